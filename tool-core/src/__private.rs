@@ -1,0 +1,260 @@
+//! Support for the code the macros generate. Not public API: anything here may change in any
+//! release.
+
+use std::future::{Future, Ready, ready};
+
+pub use inventory;
+pub use serde;
+pub use serde_json;
+
+pub use crate::context::Context;
+pub use crate::error::{BoxError, Site};
+pub use crate::json::Json;
+pub use crate::policy::{BoxFuture, Policy};
+pub use crate::registry::Registration;
+pub use crate::schema::{
+    ArrayRules, Format, Invalid, Num, NumberRules, Pattern, Rules, Schema, SchemaGen,
+    StringRules, check_array, check_number, check_string, run_validator,
+};
+pub use crate::tool::{IntoTool, Tool};
+pub use crate::violation::{ParseCx, Rule};
+
+/// Looks at a value's type to pick how to use it (autoref specialization): see
+/// [`ViaFuture`] and [`ViaReady`].
+pub struct Probe<'a, T>(pub &'a T);
+
+/// Marks a value that is a future: it is awaited.
+pub struct FutureTag;
+/// Marks a value that is not a future: it is ready.
+pub struct ReadyTag;
+
+/// Picked for a [`Probe`] of a future.
+pub trait ViaFuture {
+    /// The tag.
+    fn tag(&self) -> FutureTag {
+        FutureTag
+    }
+}
+impl<T: Future> ViaFuture for Probe<'_, T> {}
+
+/// Picked for a [`Probe`] of anything else.
+pub trait ViaReady {
+    /// The tag.
+    fn tag(&self) -> ReadyTag {
+        ReadyTag
+    }
+}
+impl<T> ViaReady for &Probe<'_, T> {}
+
+impl FutureTag {
+    /// The future itself.
+    pub fn into_future<F: Future>(self, f: F) -> F {
+        f
+    }
+}
+
+impl ReadyTag {
+    /// A future ready with the value.
+    pub fn into_future<T>(self, value: T) -> Ready<T> {
+        ready(value)
+    }
+}
+
+/// Marks a `Result`: its error is boxed.
+pub struct ResultTag;
+/// Marks a plain value: it is a success.
+pub struct PlainTag;
+
+/// Picked for a [`Probe`] of a `Result` whose error converts to [`BoxError`].
+pub trait ViaResult {
+    /// The tag.
+    fn result_tag(&self) -> ResultTag {
+        ResultTag
+    }
+}
+impl<T, E: Into<BoxError>> ViaResult for Probe<'_, Result<T, E>> {}
+
+/// Picked for a [`Probe`] of anything else.
+pub trait ViaPlain {
+    /// The tag.
+    fn result_tag(&self) -> PlainTag {
+        PlainTag
+    }
+}
+impl<T> ViaPlain for &Probe<'_, T> {}
+
+impl ResultTag {
+    /// The result with its error boxed.
+    pub fn into_result<T, E: Into<BoxError>>(self, r: Result<T, E>) -> Result<T, BoxError> {
+        r.map_err(Into::into)
+    }
+}
+
+impl PlainTag {
+    /// The value as a success.
+    pub fn into_result<T>(self, value: T) -> Result<T, BoxError> {
+        Ok(value)
+    }
+}
+
+/// The boxed policy error of a policy's output.
+pub fn policy_output<E: Into<BoxError>>(out: Result<bool, E>) -> Result<bool, BoxError> {
+    out.map_err(Into::into)
+}
+
+/// Checks at compile time that a handler's result can be sent to the model.
+pub fn assert_serialize<T: serde::Serialize>() {}
+
+/// The value of a field the model left out or sent as `null` (S2): its default, the type's
+/// absent value (`None` for `Option`), or a `required` violation.
+pub fn absent_field<T: Schema>(key: &str, cx: &mut ParseCx) -> Option<T> {
+    let v = T::absent();
+    if v.is_none() {
+        cx.violate_at(key, Rule::Required, "is required");
+    }
+    v
+}
+
+/// Records a violation for each member of `members` (an object the model sent) that the
+/// schema does not declare.
+pub fn unknown_field(key: &str, allowed: &[&str], cx: &mut ParseCx) {
+    let message = if allowed.is_empty() {
+        "is not a property of this object, which takes none".to_owned()
+    } else {
+        format!(
+            "is not a property of this object; its properties are {}",
+            crate::schema::quoted_list(allowed)
+        )
+    };
+    let short = crate::violation::preview_str(key);
+    cx.enter_key(&short);
+    cx.violate(Rule::AdditionalProperties, message);
+    cx.leave();
+}
+
+/// Takes the members of an object the model sent, or records a type violation.
+pub fn object_members(value: Json, cx: &mut ParseCx) -> Option<Vec<(String, Json)>> {
+    match value {
+        Json::Object(members) => Some(members),
+        other => {
+            cx.wrong_type("an object", &other);
+            None
+        }
+    }
+}
+
+/// Parses one field of an object (S2): a value sent (and not a `null` standing for absent) is
+/// parsed at the field's path and checked by `check` (its constraints and validator); an
+/// absent one takes `default`, the type's absent value, or a `required` violation. Returns
+/// `None` when anything was recorded for this field.
+pub fn field<T: Schema>(
+    value: Option<Json>,
+    key: &str,
+    cx: &mut ParseCx,
+    default: Option<fn() -> T>,
+    check: fn(&T, &mut ParseCx),
+) -> Option<T> {
+    match value {
+        Some(json) if !(json.is_null() && !T::ACCEPTS_NULL) => {
+            cx.enter_key(key);
+            let before = cx.error_count();
+            let parsed = T::parse(json, cx);
+            if let Some(v) = &parsed {
+                check(v, cx);
+            }
+            let clean = cx.error_count() == before;
+            cx.leave();
+            parsed.filter(|_| clean)
+        }
+        _ => match default {
+            Some(make) => Some(make()),
+            None => absent_field::<T>(key, cx),
+        },
+    }
+}
+
+/// A check that checks nothing, for fields without constraints.
+pub fn no_check<T>(_: &T, _: &mut ParseCx) {}
+
+/// Renders one property of an object schema into `properties`, and adds it to `required`
+/// when it is neither optional nor defaulted (S1).
+#[allow(clippy::too_many_arguments)]
+pub fn property<T: Schema>(
+    generator: &mut SchemaGen,
+    properties: &mut serde_json::Map<String, serde_json::Value>,
+    required: &mut Vec<serde_json::Value>,
+    key: &str,
+    description: Option<&str>,
+    rules: &Rules,
+    default: Option<serde_json::Value>,
+    example: Option<serde_json::Value>,
+) {
+    let mut node = T::schema(generator);
+    rules.apply(&mut node);
+    if let Some(obj) = node.as_object_mut() {
+        if let Some(d) = description {
+            obj.insert("description".to_owned(), d.into());
+        }
+        if let Some(example) = example {
+            obj.insert("examples".to_owned(), serde_json::Value::Array(vec![example]));
+        }
+    }
+    let has_default = default.is_some();
+    if let (Some(obj), Some(d)) = (node.as_object_mut(), default) {
+        obj.insert("default".to_owned(), d);
+    }
+    if !T::OPTIONAL && !has_default {
+        required.push(key.into());
+    }
+    properties.insert(key.to_owned(), node);
+}
+
+/// An object schema: `properties`, `required`, `additionalProperties: false` (S1).
+pub fn object(
+    properties: serde_json::Map<String, serde_json::Value>,
+    required: Vec<serde_json::Value>,
+    description: Option<&str>,
+) -> serde_json::Value {
+    let mut node = serde_json::Map::new();
+    node.insert("type".to_owned(), "object".into());
+    if let Some(d) = description {
+        node.insert("description".to_owned(), d.into());
+    }
+    node.insert("properties".to_owned(), serde_json::Value::Object(properties));
+    node.insert("required".to_owned(), serde_json::Value::Array(required));
+    node.insert("additionalProperties".to_owned(), false.into());
+    serde_json::Value::Object(node)
+}
+
+/// Records that a tagged enum's tag is missing or unknown.
+pub fn bad_tag(tag: &str, found: Option<&Json>, allowed: &[&str], cx: &mut ParseCx) {
+    cx.enter_key(tag);
+    match found {
+        None | Some(Json::Null) => cx.violate(Rule::Required, format!(
+            "is required: one of {}", crate::schema::quoted_list(allowed))),
+        Some(Json::String(s)) => cx.violate(Rule::Enum, format!(
+            "must be one of {}, found {:?}", crate::schema::quoted_list(allowed),
+            crate::violation::preview_str(s))),
+        Some(other) => cx.wrong_type("a string", other),
+    }
+    cx.leave();
+}
+
+/// Parses a unit variant name: one of `names`, else a violation.
+pub fn unit_variant(value: Json, names: &[&str], cx: &mut ParseCx) -> Option<usize> {
+    match value {
+        Json::String(s) => {
+            let found = names.iter().position(|n| *n == s);
+            if found.is_none() {
+                cx.violate(Rule::Enum, format!(
+                    "must be one of {}, found {:?}", crate::schema::quoted_list(names),
+                    crate::violation::preview_str(&s)));
+            }
+            found
+        }
+        other => {
+            cx.wrong_type("a string", &other);
+            None
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! Errors: the text a handler approves for the model ([`ToolError`]), failures that end a run
+//! ([`Permanent`]), call and run failures ([`Error`], [`ErrorKind`]) and declaration problems
+//! ([`DeclarationError`]).
+
+use std::borrow::Cow;
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::name::NameError;
+use crate::schema::SchemaError;
+
+/// Any error a handler, policy or validator may return.
+pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// Text the application approves for the model (E2).
+///
+/// A handler error whose `source()` chain holds a `ToolError` reaches the model as that
+/// `ToolError`'s text and nothing of the errors wrapping it. Every other handler error reaches
+/// the model as `the tool failed`. Do not put secrets, or facts the caller may not learn (that
+/// a resource exists, say), in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    text: Cow<'static, str>,
+}
+
+impl ToolError {
+    /// A failure the model may read, with this text.
+    pub fn new(text: impl Into<Cow<'static, str>>) -> Self {
+        Self { text: text.into() }
+    }
+
+    /// The text the model receives.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl StdError for ToolError {}
+
+/// A failure that must end the run (P1): siblings are cancelled and joined, and the run
+/// returns this failure (P2, P3). The model is told only `the tool failed`.
+#[derive(Debug)]
+pub struct Permanent {
+    cause: BoxError,
+}
+
+impl Permanent {
+    /// Marks `cause` as permanent.
+    pub fn new(cause: impl Into<BoxError>) -> Self {
+        Self {
+            cause: cause.into(),
+        }
+    }
+
+    /// The failure that made the run end.
+    pub fn cause(&self) -> &(dyn StdError + Send + Sync + 'static) {
+        &*self.cause
+    }
+}
+
+impl fmt::Display for Permanent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("permanent failure")
+    }
+}
+
+impl StdError for Permanent {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        Some(&*self.cause)
+    }
+}
+
+/// Finds the first error of type `T` in `error`'s `source()` chain, `error` included.
+pub fn find_in_chain<'a, T: StdError + 'static>(
+    error: &'a (dyn StdError + 'static),
+) -> Option<&'a T> {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if let Some(found) = e.downcast_ref::<T>() {
+            return Some(found);
+        }
+        current = e.source();
+    }
+    None
+}
+
+/// What kind of failure an [`Error`] is; match on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A tool or agent was declared wrong (D2, N3, V1): found before any model I/O.
+    Declaration,
+    /// An availability policy failed (A3, A6). At execution it is also permanent.
+    Availability,
+    /// A handler returned [`Permanent`] (P1).
+    Permanent,
+    /// A handler or policy panicked (E4). Always permanent.
+    Panic,
+    /// A handler failed in an ordinary way; the run goes on.
+    Handler,
+    /// A custom validator failed operationally (S5); the run goes on.
+    Validation,
+    /// A call ran past its timeout; the run goes on.
+    Timeout,
+    /// The run, or a call, was cancelled (P2, P4).
+    Cancelled,
+    /// The run reached its turn limit (R3).
+    MaxTurns,
+    /// The model or its provider failed.
+    Model,
+    /// The model broke the protocol (a reply that cannot be a turn, say).
+    Protocol,
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            ErrorKind::Declaration => "declaration",
+            ErrorKind::Availability => "availability",
+            ErrorKind::Permanent => "permanent",
+            ErrorKind::Panic => "panic",
+            ErrorKind::Handler => "handler",
+            ErrorKind::Validation => "validation",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::MaxTurns => "max turns",
+            ErrorKind::Model => "model",
+            ErrorKind::Protocol => "protocol",
+        };
+        f.write_str(s)
+    }
+}
+
+/// A failure, for the application: its kind, whether it ends the run, what happened, and its
+/// cause. Cheap to clone. Never shown to the model as it is (E2, E3).
+///
+/// [`Error::is`] answers for the kind and for `Permanent`: a policy failure during a call is
+/// of kind `Availability` and also permanent (A6), a panic is of kind `Panic` and permanent.
+#[derive(Clone)]
+pub struct Error {
+    inner: Arc<Inner>,
+    permanent: bool,
+}
+
+struct Inner {
+    kind: ErrorKind,
+    message: Cow<'static, str>,
+    source: Option<BoxError>,
+}
+
+impl Error {
+    /// An error of `kind` that says `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::build(kind, message.into(), None)
+    }
+
+    /// An error of `kind` that says `message`, caused by `source`. A handler error whose
+    /// chain holds [`Permanent`] becomes of kind `Permanent`.
+    pub fn with_source(
+        kind: ErrorKind,
+        message: impl Into<Cow<'static, str>>,
+        source: impl Into<BoxError>,
+    ) -> Self {
+        Self::build(kind, message.into(), Some(source.into()))
+    }
+
+    fn build(kind: ErrorKind, message: Cow<'static, str>, source: Option<BoxError>) -> Self {
+        let chain_permanent = source
+            .as_deref()
+            .is_some_and(|s| find_in_chain::<Permanent>(s).is_some());
+        let kind = match kind {
+            ErrorKind::Handler | ErrorKind::Validation if chain_permanent => ErrorKind::Permanent,
+            other => other,
+        };
+        let permanent = chain_permanent
+            || matches!(
+                kind,
+                ErrorKind::Permanent | ErrorKind::Panic | ErrorKind::Declaration
+            );
+        Self {
+            inner: Arc::new(Inner {
+                kind,
+                message,
+                source,
+            }),
+            permanent,
+        }
+    }
+
+    /// The same error, marked permanent: it ends the run (A6).
+    #[must_use]
+    pub fn into_permanent(mut self) -> Self {
+        self.permanent = true;
+        self
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.inner.kind
+    }
+
+    /// Whether this error is of `kind`, or permanent when `kind` is `Permanent`.
+    pub fn is(&self, kind: ErrorKind) -> bool {
+        self.inner.kind == kind || (kind == ErrorKind::Permanent && self.permanent)
+    }
+
+    /// Whether this failure ends the run (P1, A6, E4).
+    pub fn is_permanent(&self) -> bool {
+        self.permanent
+    }
+
+    /// What happened, for the application.
+    pub fn message(&self) -> &str {
+        &self.inner.message
+    }
+
+    /// The [`ToolError`] in the cause chain, if any.
+    pub fn tool_error(&self) -> Option<&ToolError> {
+        self.inner
+            .source
+            .as_deref()
+            .and_then(|s| find_in_chain::<ToolError>(s))
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.inner.kind)
+            .field("permanent", &self.permanent)
+            .field("message", &self.inner.message)
+            .field("source", &self.inner.source)
+            .finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.inner.message)?;
+        if f.alternate() {
+            let mut source = StdError::source(self);
+            while let Some(s) = source {
+                write!(f, ": {s}")?;
+                source = s.source();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl StdError for Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.inner
+            .source
+            .as_deref()
+            .map(|s| s as &(dyn StdError + 'static))
+    }
+}
+
+/// Where a tool was declared: the `#[tool]` attribute, or the call to `Tool::builder`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Site {
+    /// The source file.
+    pub file: &'static str,
+    /// The line, from 1.
+    pub line: u32,
+    /// The column, from 1.
+    pub column: u32,
+}
+
+impl Site {
+    /// The site of the caller of the `#[track_caller]` function that calls this.
+    #[track_caller]
+    pub fn caller() -> Self {
+        let at = std::panic::Location::caller();
+        Self {
+            file: at.file(),
+            line: at.line(),
+            column: at.column(),
+        }
+    }
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// A tool or agent that cannot be used, found before any model I/O (D2, N3).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeclarationError {
+    /// The tool's name breaks N1.
+    #[error("invalid tool name {name:?} (declared at {site}): {source}")]
+    InvalidName {
+        /// The name as given.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+        /// The rule it breaks.
+        source: NameError,
+    },
+    /// The tool has no description.
+    #[error("tool `{name}` (declared at {site}) has no description: the model needs one")]
+    MissingDescription {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+    },
+    /// The tool has no handler.
+    #[error("tool `{name}` (declared at {site}) has no handler")]
+    MissingHandler {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+    },
+    /// The tool's input schema cannot be rendered.
+    #[error("tool `{name}` (declared at {site}): {source}")]
+    Schema {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+        /// Why the schema cannot be rendered.
+        source: SchemaError,
+    },
+    /// Two tools share one name (N3).
+    #[error("two tools are named `{name}`: one declared at {first}, one at {second}")]
+    DuplicateName {
+        /// The shared name.
+        name: String,
+        /// Where the first was declared.
+        first: Site,
+        /// Where the second was declared.
+        second: Site,
+    },
+    /// A selection names a tool that is not registered.
+    #[error("no tool named `{name}` is registered")]
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+    },
+}
+
+impl From<DeclarationError> for Error {
+    fn from(e: DeclarationError) -> Self {
+        Error::with_source(ErrorKind::Declaration, "a tool is declared wrong", e)
+    }
+}

@@ -1,0 +1,273 @@
+//! The strict JSON decoder for tool arguments (S2, S4).
+//!
+//! Arguments are decoded into [`Json`], a tree that keeps an object's members in the order the
+//! model sent them and rejects duplicate keys, which `serde_json::Value` would silently merge.
+//! Nesting is bounded by `serde_json`'s recursion limit (128 levels), so deeply nested input is
+//! an error, never a stack overflow.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Number, Value};
+
+/// A decoded JSON value, as the model sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<Json>),
+    /// An object, its members in the order they were sent; keys are unique.
+    Object(Vec<(String, Json)>),
+}
+
+/// Why argument bytes could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The bytes are not JSON (this includes nesting deeper than 128 levels).
+    #[error("arguments are not valid JSON: {0}")]
+    Syntax(String),
+    /// An object holds the same key twice.
+    #[error("arguments hold the key {0:?} twice")]
+    DuplicateKey(String),
+    /// The bytes are longer than the configured limit.
+    #[error("arguments are {len} bytes long; the limit is {limit}")]
+    TooLarge {
+        /// The length of the arguments.
+        len: usize,
+        /// The configured limit.
+        limit: usize,
+    },
+}
+
+/// The prefix of a duplicate-key message, used to tell it apart from a syntax error.
+const DUPLICATE: &str = "\u{0}duplicate key:";
+
+/// Decodes argument bytes into a [`Json`] tree.
+///
+/// Empty or blank input decodes as `{}`: providers send it for tools without parameters.
+///
+/// # Errors
+///
+/// Returns [`DecodeError::Syntax`] for bytes that are not one JSON value (nesting deeper than
+/// 128 levels included) and [`DecodeError::DuplicateKey`] for an object with a repeated key.
+pub fn decode(bytes: &[u8]) -> Result<Json, DecodeError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Json::Object(Vec::new()));
+    }
+    serde_json::from_slice::<Json>(bytes).map_err(|e| {
+        let text = e.to_string();
+        match text.strip_prefix(DUPLICATE) {
+            Some(rest) => {
+                let key = rest.rsplit_once(" at line").map_or(rest, |(k, _)| k);
+                DecodeError::DuplicateKey(crate::violation::preview_str(key))
+            }
+            None => DecodeError::Syntax(text),
+        }
+    })
+}
+
+impl Json {
+    /// The JSON type of this value, as JSON Schema names it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "boolean",
+            Json::Number(n) if n.is_f64() => "number",
+            Json::Number(_) => "integer",
+            Json::String(_) => "string",
+            Json::Array(_) => "array",
+            Json::Object(_) => "object",
+        }
+    }
+
+    /// Whether this value is `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Json::Null)
+    }
+
+    /// Converts into a `serde_json::Value` (member order is kept only with that crate's
+    /// `preserve_order` feature).
+    pub fn into_value(self) -> Value {
+        match self {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(b),
+            Json::Number(n) => Value::Number(n),
+            Json::String(s) => Value::String(s),
+            Json::Array(items) => Value::Array(items.into_iter().map(Json::into_value).collect()),
+            Json::Object(members) => Value::Object(
+                members
+                    .into_iter()
+                    .map(|(k, v)| (k, v.into_value()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Converts from a `serde_json::Value`.
+    pub fn from_value(value: Value) -> Json {
+        match value {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(b),
+            Value::Number(n) => Json::Number(n),
+            Value::String(s) => Json::String(s),
+            Value::Array(items) => Json::Array(items.into_iter().map(Json::from_value).collect()),
+            Value::Object(members) => Json::Object(
+                members
+                    .into_iter()
+                    .map(|(k, v)| (k, Json::from_value(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json, E> {
+        Number::from_f64(v)
+            .map(Json::Number)
+            .ok_or_else(|| E::custom("a number is not finite"))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Json, E> {
+        Ok(Json::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+        Json::deserialize(d)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(item) = seq.next_element::<Json>()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut members: Vec<(String, Json)> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value::<Json>()?;
+            members.push((key, value));
+        }
+        if let Some(key) = first_duplicate(&members) {
+            return Err(de::Error::custom(format_args!("{DUPLICATE}{key}")));
+        }
+        Ok(Json::Object(members))
+    }
+}
+
+/// The first key that appears twice, if any.
+fn first_duplicate(members: &[(String, Json)]) -> Option<&str> {
+    if members.len() <= 16 {
+        for (i, (key, _)) in members.iter().enumerate() {
+            if members[..i].iter().any(|(k, _)| k == key) {
+                return Some(key);
+            }
+        }
+        return None;
+    }
+    let mut keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+    keys.sort_unstable();
+    keys.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn s4_duplicate_keys_are_rejected() {
+        assert_eq!(
+            decode(br#"{"a":1,"a":2}"#),
+            Err(DecodeError::DuplicateKey("a".into()))
+        );
+        let many: String = (0..40).map(|i| format!("\"k{i}\":1,")).collect();
+        let body = format!("{{{many}\"k7\":2}}");
+        assert_eq!(
+            decode(body.as_bytes()),
+            Err(DecodeError::DuplicateKey("k7".into()))
+        );
+        // nested too
+        assert!(matches!(
+            decode(br#"{"a":{"b":1,"b":1}}"#),
+            Err(DecodeError::DuplicateKey(_))
+        ));
+    }
+
+    #[test]
+    fn s2_deep_nesting_is_an_error_not_an_overflow() {
+        let deep = "[".repeat(10_000) + &"]".repeat(10_000);
+        assert!(matches!(
+            decode(deep.as_bytes()),
+            Err(DecodeError::Syntax(_))
+        ));
+        let deep_obj = r#"{"a":"#.repeat(10_000) + "1" + &"}".repeat(10_000);
+        assert!(matches!(
+            decode(deep_obj.as_bytes()),
+            Err(DecodeError::Syntax(_))
+        ));
+    }
+
+    #[test]
+    fn blank_is_an_empty_object_and_order_is_kept() {
+        assert_eq!(decode(b"  "), Ok(Json::Object(vec![])));
+        let Ok(Json::Object(m)) = decode(br#"{"z":1,"a":2}"#) else {
+            panic!("not an object")
+        };
+        assert_eq!(m[0].0, "z");
+    }
+
+    #[test]
+    fn garbage_is_a_syntax_error() {
+        for bad in [&b"{"[..], b"nul", b"{\"a\":}", b"\xff\xfe", b"1 2"] {
+            assert!(matches!(decode(bad), Err(DecodeError::Syntax(_))));
+        }
+    }
+}

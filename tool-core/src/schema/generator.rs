@@ -1,0 +1,129 @@
+//! Rendering schemas, with `$defs`/`$ref` for recursive types.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::Schema;
+
+/// Why a type's schema cannot be a tool's input schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// The root is not an object: a tool's input must be a struct (S1).
+    #[error("a tool's input schema must be an object (a struct), not {found}")]
+    RootNotObject {
+        /// What the root renders as.
+        found: String,
+    },
+}
+
+/// Renders the schemas of a type and of everything it holds.
+///
+/// Each named type (a struct or enum that derives [`Schema`]) renders inline, unless it
+/// refers to itself: then it goes into `$defs` and every use is a `$ref`. A type that refers
+/// back to the root uses `{"$ref": "#"}`.
+#[derive(Debug, Default)]
+pub struct SchemaGen {
+    stack: Vec<&'static str>,
+    recursive: HashSet<&'static str>,
+    names: HashMap<&'static str, String>,
+    taken: HashSet<String>,
+    defs: BTreeMap<String, Value>,
+}
+
+impl SchemaGen {
+    /// A generator with nothing rendered yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Renders the schema of `T` in this generator.
+    pub fn subschema<T: Schema>(&mut self) -> Value {
+        T::schema(self)
+    }
+
+    /// Renders a named type: `key` identifies it (its full type name), `short` names its
+    /// entry in `$defs`, `body` renders it. Call this from [`Schema::schema`] of a type that
+    /// can be recursive.
+    pub fn named(
+        &mut self,
+        key: &'static str,
+        short: &'static str,
+        body: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
+        if self.stack.first() == Some(&key) {
+            return ref_to("#".to_owned());
+        }
+        if self.stack.contains(&key) {
+            self.recursive.insert(key);
+            let name = self.def_name(key, short);
+            return ref_to(format!("#/$defs/{name}"));
+        }
+        if let Some(name) = self.names.get(key).filter(|n| self.defs.contains_key(*n)) {
+            return ref_to(format!("#/$defs/{name}"));
+        }
+        self.stack.push(key);
+        let rendered = body(self);
+        self.stack.pop();
+        if self.recursive.contains(key) && !self.stack.is_empty() {
+            let name = self.def_name(key, short);
+            self.defs.insert(name.clone(), rendered);
+            return ref_to(format!("#/$defs/{name}"));
+        }
+        rendered
+    }
+
+    fn def_name(&mut self, key: &'static str, short: &'static str) -> String {
+        if let Some(name) = self.names.get(key) {
+            return name.clone();
+        }
+        let mut name = short.to_owned();
+        let mut n = 2;
+        while self.taken.contains(&name) {
+            name = format!("{short}{n}");
+            n += 1;
+        }
+        self.taken.insert(name.clone());
+        self.names.insert(key, name.clone());
+        name
+    }
+
+    /// Takes the `$defs` rendered so far.
+    pub fn take_defs(&mut self) -> BTreeMap<String, Value> {
+        std::mem::take(&mut self.defs)
+    }
+}
+
+fn ref_to(target: String) -> Value {
+    let mut m = Map::new();
+    m.insert("$ref".to_owned(), Value::String(target));
+    Value::Object(m)
+}
+
+/// Renders the input schema of a tool whose input is `T`: an object root (S1) with its
+/// `$defs`, if any.
+///
+/// # Errors
+///
+/// Returns [`SchemaError::RootNotObject`] when `T` does not render as an object.
+pub fn render_root<T: Schema>() -> Result<Value, SchemaError> {
+    let mut generator = SchemaGen::new();
+    let mut root = T::schema(&mut generator);
+    let defs = generator.take_defs();
+    let Some(obj) = root.as_object_mut() else {
+        return Err(SchemaError::RootNotObject {
+            found: root.to_string(),
+        });
+    };
+    if obj.get("type").and_then(Value::as_str) != Some("object") {
+        let found = obj
+            .get("type")
+            .map_or_else(|| "a schema without `type: object`".to_owned(), Value::to_string);
+        return Err(SchemaError::RootNotObject { found });
+    }
+    if !defs.is_empty() {
+        obj.insert("$defs".to_owned(), Value::Object(defs.into_iter().collect()));
+    }
+    Ok(root)
+}

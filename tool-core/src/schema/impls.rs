@@ -1,0 +1,321 @@
+//! [`Schema`] for the standard types a field can have.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasher;
+
+use serde_json::{Map, Value, json};
+
+use super::{Schema, SchemaGen};
+use crate::json::Json;
+use crate::violation::{ParseCx, Rule};
+
+impl Schema for String {
+    fn schema(_: &mut SchemaGen) -> Value {
+        json!({"type": "string"})
+    }
+
+    fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
+        match value {
+            Json::String(s) => Some(s),
+            other => {
+                cx.wrong_type("a string", &other);
+                None
+            }
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        Value::String(self.clone())
+    }
+}
+
+impl Schema for bool {
+    fn schema(_: &mut SchemaGen) -> Value {
+        json!({"type": "boolean"})
+    }
+
+    fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
+        match value {
+            Json::Bool(b) => Some(b),
+            other => {
+                cx.wrong_type("a boolean", &other);
+                None
+            }
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        Value::Bool(*self)
+    }
+}
+
+/// The integer a JSON number holds exactly, if it holds one (`3.0` does, `3.5` does not).
+fn integer_of(n: &serde_json::Number) -> Option<i128> {
+    if let Some(i) = n.as_i64() {
+        return Some(i.into());
+    }
+    if let Some(u) = n.as_u64() {
+        return Some(u.into());
+    }
+    let f = n.as_f64()?;
+    // Floats within ±2^63 convert exactly when they have no fraction.
+    #[allow(clippy::cast_possible_truncation)]
+    (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i128)
+}
+
+macro_rules! integer_schema {
+    ($($t:ty => $render_bounds:expr),* $(,)?) => {$(
+        impl Schema for $t {
+            fn schema(_: &mut SchemaGen) -> Value {
+                let mut node = Map::new();
+                node.insert("type".to_owned(), "integer".into());
+                if <$t>::MIN == 0 || $render_bounds {
+                    node.insert("minimum".to_owned(), crate::schema::Num::Int(<$t>::MIN as i128).to_json());
+                }
+                if $render_bounds {
+                    node.insert("maximum".to_owned(), crate::schema::Num::Int(<$t>::MAX as i128).to_json());
+                }
+                Value::Object(node)
+            }
+
+            fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
+                let n = match &value {
+                    Json::Number(n) => n,
+                    other => {
+                        cx.wrong_type("an integer", other);
+                        return None;
+                    }
+                };
+                let Some(i) = integer_of(n) else {
+                    cx.violate(Rule::Type, format!("expected an integer, found {n}"));
+                    return None;
+                };
+                match <$t>::try_from(i) {
+                    Ok(v) => Some(v),
+                    Err(_) if i < 0 && i < <$t>::MIN as i128 => {
+                        cx.violate(Rule::Minimum, format!(
+                            "must be at least {} (the range of {}), found {i}",
+                            <$t>::MIN, stringify!($t)));
+                        None
+                    }
+                    Err(_) => {
+                        cx.violate(Rule::Maximum, format!(
+                            "must be at most {} (the range of {}), found {i}",
+                            <$t>::MAX, stringify!($t)));
+                        None
+                    }
+                }
+            }
+
+            fn to_json(&self) -> Value {
+                crate::schema::Num::Int(*self as i128).to_json()
+            }
+        }
+    )*};
+}
+
+#[allow(clippy::cast_lossless, clippy::cast_possible_wrap)]
+mod ints {
+    use super::*;
+    integer_schema! {
+        i8 => true, i16 => true, i32 => false, i64 => false, i128 => false, isize => false,
+        u8 => true, u16 => true, u32 => false, u64 => false, u128 => false, usize => false,
+    }
+}
+
+macro_rules! float_schema {
+    ($($t:ty),*) => {$(
+        impl Schema for $t {
+            fn schema(_: &mut SchemaGen) -> Value {
+                json!({"type": "number"})
+            }
+
+            fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
+                match value {
+                    Json::Number(n) => {
+                        let f = n.as_f64().unwrap_or(f64::NAN);
+                        #[allow(clippy::cast_possible_truncation)]
+                        let v = f as $t;
+                        if v.is_finite() {
+                            Some(v)
+                        } else {
+                            cx.violate(Rule::Type, format!(
+                                "expected a finite number that fits {}, found {n}", stringify!($t)));
+                            None
+                        }
+                    }
+                    other => {
+                        cx.wrong_type("a number", &other);
+                        None
+                    }
+                }
+            }
+
+            fn to_json(&self) -> Value {
+                serde_json::Number::from_f64(f64::from(*self)).map_or(Value::Null, Value::Number)
+            }
+        }
+    )*};
+}
+float_schema!(f32, f64);
+
+impl<T: Schema> Schema for Option<T> {
+    const OPTIONAL: bool = true;
+    const ACCEPTS_NULL: bool = true;
+
+    fn schema(generator: &mut SchemaGen) -> Value {
+        T::schema(generator)
+    }
+
+    fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
+        match value {
+            Json::Null => Some(None),
+            other => T::parse(other, cx).map(Some),
+        }
+    }
+
+    fn absent() -> Option<Self> {
+        Some(None)
+    }
+
+    fn to_json(&self) -> Value {
+        self.as_ref().map_or(Value::Null, T::to_json)
+    }
+}
+
+impl<T: Schema> Schema for Box<T> {
+    const OPTIONAL: bool = T::OPTIONAL;
+    const ACCEPTS_NULL: bool = T::ACCEPTS_NULL;
+
+    fn schema(generator: &mut SchemaGen) -> Value {
+        T::schema(generator)
+    }
+
+    fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
+        T::parse(value, cx).map(Box::new)
+    }
+
+    fn absent() -> Option<Self> {
+        T::absent().map(Box::new)
+    }
+
+    fn to_json(&self) -> Value {
+        (**self).to_json()
+    }
+}
+
+impl<T: Schema> Schema for Vec<T> {
+    fn schema(generator: &mut SchemaGen) -> Value {
+        json!({"type": "array", "items": T::schema(generator)})
+    }
+
+    fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
+        let items = match value {
+            Json::Array(items) => items,
+            other => {
+                cx.wrong_type("an array", &other);
+                return None;
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        let mut ok = true;
+        for (i, item) in items.into_iter().enumerate() {
+            cx.enter_index(i);
+            match T::parse(item, cx) {
+                Some(v) if ok => out.push(v),
+                Some(_) => {}
+                None => ok = false,
+            }
+            cx.leave();
+        }
+        ok.then_some(out)
+    }
+
+    fn to_json(&self) -> Value {
+        Value::Array(self.iter().map(T::to_json).collect())
+    }
+}
+
+fn parse_members<T: Schema>(
+    value: Json,
+    cx: &mut ParseCx,
+    mut put: impl FnMut(String, T),
+) -> bool {
+    let members = match value {
+        Json::Object(members) => members,
+        other => {
+            cx.wrong_type("an object", &other);
+            return false;
+        }
+    };
+    let mut ok = true;
+    for (key, item) in members {
+        cx.enter_key(&key);
+        match T::parse(item, cx) {
+            Some(v) => put(key, v),
+            None => ok = false,
+        }
+        cx.leave();
+    }
+    ok
+}
+
+impl<T: Schema> Schema for BTreeMap<String, T> {
+    fn schema(generator: &mut SchemaGen) -> Value {
+        json!({"type": "object", "additionalProperties": T::schema(generator)})
+    }
+
+    fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
+        let mut out = BTreeMap::new();
+        parse_members(value, cx, |k, v| {
+            out.insert(k, v);
+        })
+        .then_some(out)
+    }
+
+    fn to_json(&self) -> Value {
+        Value::Object(self.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
+    }
+}
+
+impl<T: Schema, S: BuildHasher + Default> Schema for HashMap<String, T, S> {
+    fn schema(generator: &mut SchemaGen) -> Value {
+        json!({"type": "object", "additionalProperties": T::schema(generator)})
+    }
+
+    fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
+        let mut out = HashMap::default();
+        parse_members(value, cx, |k, v| {
+            out.insert(k, v);
+        })
+        .then_some(out)
+    }
+
+    fn to_json(&self) -> Value {
+        let mut entries: Vec<_> = self.iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        Value::Object(
+            entries
+                .into_iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect(),
+        )
+    }
+}
+
+/// Any JSON value; `null` included.
+impl Schema for Value {
+    const ACCEPTS_NULL: bool = true;
+
+    fn schema(_: &mut SchemaGen) -> Value {
+        json!({})
+    }
+
+    fn parse(value: Json, _: &mut ParseCx) -> Option<Self> {
+        Some(value.into_value())
+    }
+
+    fn to_json(&self) -> Value {
+        self.clone()
+    }
+}

@@ -1,0 +1,72 @@
+//! The [`Schema`] trait: one declaration gives the rendered JSON Schema and the parser that
+//! enforces it (S1–S5).
+//!
+//! `#[derive(Schema)]` implements it for structs and enums; this module implements it for the
+//! standard types a field can have. Parsing is a walk over the decoded [`Json`] that records
+//! every violation in a [`ParseCx`] and builds the typed value only when none was found.
+
+mod format;
+mod generator;
+mod impls;
+mod rules;
+
+use serde_json::Value;
+
+pub use format::Format;
+pub use generator::{SchemaError, SchemaGen, render_root};
+pub use rules::{ArrayRules, Invalid, Num, NumberRules, Pattern, Rules, StringRules};
+pub(crate) use rules::quoted_list;
+pub use rules::{check_array, check_number, check_string, run_validator};
+
+use crate::json::Json;
+use crate::violation::ParseCx;
+
+/// A type the model can send: it renders its JSON Schema and parses untrusted JSON into itself,
+/// collecting every violation.
+///
+/// Derive it with `#[derive(Schema)]`; implement it by hand only for a type with its own wire
+/// form. A hand-written `parse` must record a violation in `cx` whenever it returns `None`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be sent by the model: it does not implement `Schema`",
+    label = "this type needs `#[derive(Schema)]`",
+    note = "add `#[derive(Schema)]` to its definition, or use a supported type: String, bool, \
+            integers, f32/f64, Option, Vec, Box, maps with String keys, serde_json::Value"
+)]
+pub trait Schema: Sized {
+    /// Whether a field of this type may be left out (it is then not `required`).
+    const OPTIONAL: bool = false;
+
+    /// Whether `null` is a value of this type, rather than "absent" (S2).
+    const ACCEPTS_NULL: bool = false;
+
+    /// Renders this type's schema. Types with a name register themselves through
+    /// [`SchemaGen::named`] so that recursive types render through `$defs`/`$ref`.
+    fn schema(generator: &mut SchemaGen) -> Value;
+
+    /// Parses a value the model sent. Returns `None` exactly when it recorded at least one
+    /// violation or failure in `cx`; it keeps going after the first to collect them all.
+    fn parse(value: Json, cx: &mut ParseCx) -> Option<Self>;
+
+    /// The value of a field of this type that the model left out, if it may (`None` for
+    /// `Option`), or `None` when the field is required.
+    fn absent() -> Option<Self> {
+        None
+    }
+
+    /// This value as JSON: used for defaults and examples in the rendered schema, and by
+    /// models that generate arguments.
+    fn to_json(&self) -> Value;
+}
+
+/// Parses a whole input: the root must be an object (S1).
+///
+/// # Errors
+///
+/// Returns the parse context with its violations when the value does not fit.
+pub fn parse_root<T: Schema>(value: Json) -> Result<T, ParseCx> {
+    let mut cx = ParseCx::new();
+    match T::parse(value, &mut cx) {
+        Some(v) if cx.is_clean() => Ok(v),
+        _ => Err(cx),
+    }
+}

@@ -1,0 +1,503 @@
+//! Field constraints: how `#[schema(min_len = …, range = …, …)]` renders and is enforced.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::{Format, Schema};
+use crate::error::BoxError;
+use crate::violation::{ParseCx, Rule, preview_str};
+
+/// A number in a constraint or a value: integers stay exact.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Num {
+    /// An integer.
+    Int(i128),
+    /// A float.
+    Float(f64),
+}
+
+impl Num {
+    fn as_f64(self) -> f64 {
+        match self {
+            // Precision loss only past 2^53, where every bound is an integer anyway.
+            #[allow(clippy::cast_precision_loss)]
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+
+    fn cmp(self, other: Num) -> Option<std::cmp::Ordering> {
+        match (self, other) {
+            (Num::Int(a), Num::Int(b)) => Some(a.cmp(&b)),
+            (a, b) => a.as_f64().partial_cmp(&b.as_f64()),
+        }
+    }
+
+    /// This number as JSON.
+    pub fn to_json(self) -> Value {
+        match self {
+            Num::Int(i) => i64::try_from(i)
+                .map(Value::from)
+                .or_else(|_| u64::try_from(i).map(Value::from))
+                .unwrap_or_else(|_| Value::from(self.as_f64())),
+            Num::Float(f) => Value::from(f),
+        }
+    }
+}
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Num::Int(i) => write!(f, "{i}"),
+            Num::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+/// A `pattern` regex, compiled on first use. The macros check its syntax at compile time.
+#[derive(Debug)]
+pub struct Pattern {
+    source: &'static str,
+    compiled: OnceLock<Result<Regex, regex::Error>>,
+}
+
+impl Pattern {
+    /// A pattern from its source.
+    pub const fn new(source: &'static str) -> Self {
+        Self {
+            source,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The regex source.
+    pub fn source(&self) -> &'static str {
+        self.source
+    }
+
+    /// The compiled regex.
+    ///
+    /// # Errors
+    ///
+    /// Returns the compile error (a pattern over the regex size limit, say).
+    pub fn regex(&self) -> Result<&Regex, &regex::Error> {
+        self.compiled
+            .get_or_init(|| Regex::new(self.source))
+            .as_ref()
+    }
+}
+
+/// The constraints declared on one field. Build it with struct update from [`Rules::NONE`].
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    /// `minLength`, in characters.
+    pub min_len: Option<usize>,
+    /// `maxLength`, in characters.
+    pub max_len: Option<usize>,
+    /// `pattern`.
+    pub pattern: Option<&'static Pattern>,
+    /// `format`.
+    pub format: Option<Format>,
+    /// `enum` of strings.
+    pub one_of: &'static [&'static str],
+    /// `minimum`.
+    pub minimum: Option<Num>,
+    /// `maximum`.
+    pub maximum: Option<Num>,
+    /// `exclusiveMinimum`.
+    pub exclusive_minimum: Option<Num>,
+    /// `exclusiveMaximum`.
+    pub exclusive_maximum: Option<Num>,
+    /// `multipleOf`.
+    pub multiple_of: Option<Num>,
+    /// `minItems`.
+    pub min_items: Option<usize>,
+    /// `maxItems`.
+    pub max_items: Option<usize>,
+    /// `uniqueItems`.
+    pub unique_items: bool,
+}
+
+impl Rules {
+    /// No constraint at all.
+    pub const NONE: Rules = Rules {
+        min_len: None,
+        max_len: None,
+        pattern: None,
+        format: None,
+        one_of: &[],
+        minimum: None,
+        maximum: None,
+        exclusive_minimum: None,
+        exclusive_maximum: None,
+        multiple_of: None,
+        min_items: None,
+        max_items: None,
+        unique_items: false,
+    };
+
+    /// Writes these constraints into a rendered schema node.
+    pub fn apply(&self, node: &mut Value) {
+        let Some(obj) = node.as_object_mut() else {
+            return;
+        };
+        if let Some(n) = self.min_len {
+            obj.insert("minLength".to_owned(), n.into());
+        }
+        if let Some(n) = self.max_len {
+            obj.insert("maxLength".to_owned(), n.into());
+        }
+        if let Some(p) = self.pattern {
+            obj.insert("pattern".to_owned(), p.source().into());
+        }
+        if let Some(f) = self.format {
+            obj.insert("format".to_owned(), f.as_str().into());
+        }
+        if !self.one_of.is_empty() {
+            obj.insert("enum".to_owned(), self.one_of.iter().map(|s| Value::from(*s)).collect());
+        }
+        if let Some(n) = self.minimum {
+            let kept = obj.get("minimum").and_then(num_of);
+            obj.insert("minimum".to_owned(), tighter(kept, n, std::cmp::Ordering::Greater).to_json());
+        }
+        if let Some(n) = self.maximum {
+            let kept = obj.get("maximum").and_then(num_of);
+            obj.insert("maximum".to_owned(), tighter(kept, n, std::cmp::Ordering::Less).to_json());
+        }
+        if let Some(n) = self.exclusive_minimum {
+            obj.insert("exclusiveMinimum".to_owned(), n.to_json());
+        }
+        if let Some(n) = self.exclusive_maximum {
+            obj.insert("exclusiveMaximum".to_owned(), n.to_json());
+        }
+        if let Some(n) = self.multiple_of {
+            obj.insert("multipleOf".to_owned(), n.to_json());
+        }
+        if let Some(n) = self.min_items {
+            obj.insert("minItems".to_owned(), n.into());
+        }
+        if let Some(n) = self.max_items {
+            obj.insert("maxItems".to_owned(), n.into());
+        }
+        if self.unique_items {
+            obj.insert("uniqueItems".to_owned(), true.into());
+        }
+    }
+}
+
+fn num_of(v: &Value) -> Option<Num> {
+    v.as_i64()
+        .map(|i| Num::Int(i.into()))
+        .or_else(|| v.as_u64().map(|u| Num::Int(u.into())))
+        .or_else(|| v.as_f64().map(Num::Float))
+}
+
+/// The tighter of a bound already rendered (a type's range) and a declared one.
+fn tighter(kept: Option<Num>, declared: Num, keep_if: std::cmp::Ordering) -> Num {
+    match kept {
+        Some(k) if k.cmp(declared) == Some(keep_if) => k,
+        _ => declared,
+    }
+}
+
+/// What a custom validator (`#[schema(validate = path)]`) returns when it rejects a value
+/// (S5).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Invalid {
+    /// The value breaks a rule: the text goes to the model as a violation. Keep it free of
+    /// secrets; it should speak only of the model's input.
+    Violation(Cow<'static, str>),
+    /// The validator itself failed (a lookup it needed, say): redacted from the model as any
+    /// handler failure (E2), kept for the application (E3).
+    Error(BoxError),
+}
+
+impl Invalid {
+    /// A violation shown to the model.
+    pub fn violation(message: impl Into<Cow<'static, str>>) -> Self {
+        Invalid::Violation(message.into())
+    }
+
+    /// An operational failure, hidden from the model.
+    pub fn error(error: impl Into<BoxError>) -> Self {
+        Invalid::Error(error.into())
+    }
+}
+
+/// Runs a custom validator on a parsed value and records what it says (S5).
+pub fn run_validator<T: ?Sized>(
+    value: &T,
+    validator: fn(&T) -> Result<(), Invalid>,
+    cx: &mut ParseCx,
+) {
+    match validator(value) {
+        Ok(()) => {}
+        Err(Invalid::Violation(message)) => cx.violate(Rule::Custom, message),
+        Err(Invalid::Error(error)) => cx.fail(error),
+    }
+}
+
+/// A field type that string constraints (`min_len`, `max_len`, `pattern`, `format`,
+/// `one_of`) apply to.
+#[diagnostic::on_unimplemented(
+    message = "this constraint applies to string fields, and `{Self}` is not a string",
+    label = "not allowed on a field of type `{Self}`",
+    note = "use `min_len`, `max_len`, `pattern`, `format` and `one_of` on `String` fields \
+            (or `Option<String>`); for numbers use `range`/`min`/`max`, for lists `min_items`/`max_items`"
+)]
+pub trait StringRules {
+    /// The string to check, or `None` when there is none (an absent `Option`).
+    fn rule_str(&self) -> Option<&str>;
+}
+
+/// A field type that number constraints (`range`, `min`, `max`, `exclusive_min`,
+/// `exclusive_max`, `multiple_of`) apply to.
+#[diagnostic::on_unimplemented(
+    message = "this constraint applies to number fields, and `{Self}` is not a number",
+    label = "not allowed on a field of type `{Self}`",
+    note = "use `range`, `min`, `max`, `exclusive_min`, `exclusive_max` and `multiple_of` on \
+            integer and float fields; for strings use `min_len`/`max_len`, for lists `min_items`/`max_items`"
+)]
+pub trait NumberRules {
+    /// The number to check, or `None` when there is none.
+    fn rule_num(&self) -> Option<Num>;
+}
+
+/// A field type that list constraints (`min_items`, `max_items`, `unique_items`) apply to.
+#[diagnostic::on_unimplemented(
+    message = "this constraint applies to list fields, and `{Self}` is not a list",
+    label = "not allowed on a field of type `{Self}`",
+    note = "use `min_items`, `max_items` and `unique_items` on `Vec<T>` fields; for strings \
+            use `min_len`/`max_len`, for numbers `range`/`min`/`max`"
+)]
+pub trait ArrayRules {
+    /// The number of items, or `None` when there is no list.
+    fn rule_len(&self) -> Option<usize>;
+    /// Whether two items are equal (for `unique_items`).
+    fn has_duplicates(&self) -> bool;
+}
+
+impl StringRules for String {
+    fn rule_str(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl<T: StringRules> StringRules for Option<T> {
+    fn rule_str(&self) -> Option<&str> {
+        self.as_ref().and_then(T::rule_str)
+    }
+}
+
+impl<T: StringRules> StringRules for Box<T> {
+    fn rule_str(&self) -> Option<&str> {
+        (**self).rule_str()
+    }
+}
+
+impl<T: NumberRules> NumberRules for Option<T> {
+    fn rule_num(&self) -> Option<Num> {
+        self.as_ref().and_then(T::rule_num)
+    }
+}
+
+impl<T: NumberRules> NumberRules for Box<T> {
+    fn rule_num(&self) -> Option<Num> {
+        (**self).rule_num()
+    }
+}
+
+macro_rules! int_rules {
+    ($($t:ty),*) => {$(
+        impl NumberRules for $t {
+            fn rule_num(&self) -> Option<Num> {
+                Some(Num::Int(i128::try_from(*self).unwrap_or(i128::MAX)))
+            }
+        }
+    )*};
+}
+int_rules!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl NumberRules for f64 {
+    fn rule_num(&self) -> Option<Num> {
+        Some(Num::Float(*self))
+    }
+}
+
+impl NumberRules for f32 {
+    fn rule_num(&self) -> Option<Num> {
+        Some(Num::Float(f64::from(*self)))
+    }
+}
+
+impl<T: Schema> ArrayRules for Vec<T> {
+    fn rule_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+
+    fn has_duplicates(&self) -> bool {
+        let mut seen = HashSet::with_capacity(self.len());
+        self.iter().any(|item| !seen.insert(item.to_json().to_string()))
+    }
+}
+
+impl<T: ArrayRules> ArrayRules for Option<T> {
+    fn rule_len(&self) -> Option<usize> {
+        self.as_ref().and_then(T::rule_len)
+    }
+
+    fn has_duplicates(&self) -> bool {
+        self.as_ref().is_some_and(T::has_duplicates)
+    }
+}
+
+impl<T: ArrayRules> ArrayRules for Box<T> {
+    fn rule_len(&self) -> Option<usize> {
+        (**self).rule_len()
+    }
+
+    fn has_duplicates(&self) -> bool {
+        (**self).has_duplicates()
+    }
+}
+
+/// Enforces the string constraints of `rules` on a parsed value.
+pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut ParseCx) {
+    let Some(s) = value.rule_str() else { return };
+    let len = if rules.min_len.is_some() || rules.max_len.is_some() {
+        s.chars().count()
+    } else {
+        0
+    };
+    if let Some(min) = rules.min_len.filter(|&m| len < m) {
+        cx.violate(
+            Rule::MinLength,
+            format!("must be at least {min} characters long, found {len}"),
+        );
+    }
+    if let Some(max) = rules.max_len.filter(|&m| len > m) {
+        cx.violate(
+            Rule::MaxLength,
+            format!("must be at most {max} characters long, found {len}"),
+        );
+    }
+    if let Some(pattern) = rules.pattern {
+        match pattern.regex() {
+            Ok(re) if re.is_match(s) => {}
+            Ok(_) => cx.violate(
+                Rule::Pattern,
+                format!(
+                    "must match the pattern {}, found {:?}",
+                    pattern.source(),
+                    preview_str(s)
+                ),
+            ),
+            Err(e) => cx.fail(Box::new(e.clone())),
+        }
+    }
+    if let Some(format) = rules.format {
+        if !format.matches(s) {
+            cx.violate(
+                Rule::Format,
+                format!("must be {}, found {:?}", format.describe(), preview_str(s)),
+            );
+        }
+    }
+    if !rules.one_of.is_empty() && !rules.one_of.contains(&s) {
+        cx.violate(
+            Rule::Enum,
+            format!(
+                "must be one of {}, found {:?}",
+                quoted_list(rules.one_of),
+                preview_str(s)
+            ),
+        );
+    }
+}
+
+/// Enforces the number constraints of `rules` on a parsed value.
+pub fn check_number<T: NumberRules + ?Sized>(value: &T, rules: &Rules, cx: &mut ParseCx) {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let Some(n) = value.rule_num() else { return };
+    if let Some(min) = rules.minimum.filter(|&m| n.cmp(m) == Some(Less)) {
+        cx.violate(Rule::Minimum, format!("must be at least {min}, found {n}"));
+    }
+    if let Some(max) = rules.maximum.filter(|&m| n.cmp(m) == Some(Greater)) {
+        cx.violate(Rule::Maximum, format!("must be at most {max}, found {n}"));
+    }
+    if let Some(min) = rules
+        .exclusive_minimum
+        .filter(|&m| matches!(n.cmp(m), Some(Less | Equal)))
+    {
+        cx.violate(
+            Rule::ExclusiveMinimum,
+            format!("must be greater than {min}, found {n}"),
+        );
+    }
+    if let Some(max) = rules
+        .exclusive_maximum
+        .filter(|&m| matches!(n.cmp(m), Some(Greater | Equal)))
+    {
+        cx.violate(
+            Rule::ExclusiveMaximum,
+            format!("must be less than {max}, found {n}"),
+        );
+    }
+    if let Some(step) = rules.multiple_of.filter(|&step| !is_multiple(n, step)) {
+        cx.violate(
+            Rule::MultipleOf,
+            format!("must be a multiple of {step}, found {n}"),
+        );
+    }
+}
+
+fn is_multiple(n: Num, step: Num) -> bool {
+    match (n, step) {
+        (_, Num::Int(0)) => true,
+        (Num::Int(a), Num::Int(b)) => a % b == 0,
+        (a, b) => {
+            let q = a.as_f64() / b.as_f64();
+            (q - q.round()).abs() < 1e-9
+        }
+    }
+}
+
+/// Enforces the list constraints of `rules` on a parsed value.
+pub fn check_array<T: ArrayRules + ?Sized>(value: &T, rules: &Rules, cx: &mut ParseCx) {
+    let Some(len) = value.rule_len() else { return };
+    if let Some(min) = rules.min_items.filter(|&m| len < m) {
+        cx.violate(
+            Rule::MinItems,
+            format!("must have at least {min} items, found {len}"),
+        );
+    }
+    if let Some(max) = rules.max_items.filter(|&m| len > m) {
+        cx.violate(
+            Rule::MaxItems,
+            format!("must have at most {max} items, found {len}"),
+        );
+    }
+    if rules.unique_items && value.has_duplicates() {
+        cx.violate(Rule::UniqueItems, "must not hold the same item twice");
+    }
+}
+
+pub(crate) fn quoted_list(items: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('"');
+        out.push_str(item);
+        out.push('"');
+    }
+    out
+}
+

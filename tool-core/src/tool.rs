@@ -1,0 +1,341 @@
+//! [`Tool`]: a name, a description, an input schema with its parser, a handler and an optional
+//! availability policy, bundled, immutable and cheap to clone (D1).
+
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::context::Context;
+use crate::error::{BoxError, DeclarationError, Site};
+use crate::json::Json;
+use crate::name::check_name;
+use crate::policy::{AsyncPolicy, AsyncPolicyFn, BoxFuture, Policy, SyncPolicy};
+use crate::schema::{Schema, SchemaError, render_root};
+use crate::violation::ParseCx;
+
+/// A tool the model can call.
+///
+/// Build one with `#[tool]` (which generates a handle implementing [`IntoTool`]) or at run time
+/// with [`Tool::builder`]. A tool is immutable, `Send + Sync` and cheap to clone: its schema is
+/// rendered and copied once, at construction (D1). A tool declared wrong is still a `Tool`,
+/// but an unusable one: [`Tool::err`] returns the problem and an agent holding it fails to
+/// build (D2).
+#[derive(Clone)]
+pub struct Tool {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    name: String,
+    description: String,
+    schema: Value,
+    schema_text: Box<str>,
+    handler: Option<Arc<dyn ErasedHandler>>,
+    policy: Option<Arc<dyn Policy>>,
+    site: Site,
+    error: Option<DeclarationError>,
+}
+
+/// Anything that becomes a [`Tool`]: a `Tool`, or the handle `#[tool]` generates.
+pub trait IntoTool {
+    /// The tool.
+    fn into_tool(self) -> Tool;
+}
+
+impl IntoTool for Tool {
+    fn into_tool(self) -> Tool {
+        self
+    }
+}
+
+impl IntoTool for &Tool {
+    fn into_tool(self) -> Tool {
+        self.clone()
+    }
+}
+
+impl Tool {
+    /// Starts a tool named `name`, described to the model by `description`.
+    ///
+    /// Nothing is checked until [`ToolBuilder::build`], which never fails: a tool declared
+    /// wrong carries its [`DeclarationError`] (D2).
+    ///
+    /// ```
+    /// use tool_core::{Context, Tool};
+    ///
+    /// type Args = std::collections::BTreeMap<String, serde_json::Value>;
+    ///
+    /// let echo = Tool::builder("echo", "Repeats the arguments.")
+    ///     .handler(|_ctx: Context, input: Args| async move {
+    ///         Ok::<_, std::convert::Infallible>(input)
+    ///     })
+    ///     .build();
+    /// assert!(echo.err().is_none());
+    ///
+    /// let bad = Tool::builder("Echo", "Repeats.").build();
+    /// assert!(bad.err().is_some());
+    /// ```
+    #[track_caller]
+    pub fn builder(name: impl Into<String>, description: impl Into<String>) -> ToolBuilder {
+        ToolBuilder {
+            name: name.into(),
+            description: description.into(),
+            handler: None,
+            policy: None,
+            site: Site::caller(),
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The description the model reads.
+    pub fn description(&self) -> &str {
+        &self.inner.description
+    }
+
+    /// The input schema (a JSON Schema object; `null` for a tool declared wrong).
+    pub fn schema(&self) -> &Value {
+        &self.inner.schema
+    }
+
+    /// The input schema as JSON text, rendered once at construction.
+    pub fn schema_json(&self) -> &str {
+        &self.inner.schema_text
+    }
+
+    /// Where the tool was declared.
+    pub fn site(&self) -> Site {
+        self.inner.site
+    }
+
+    /// Whether the tool has an availability policy.
+    pub fn has_policy(&self) -> bool {
+        self.inner.policy.is_some()
+    }
+
+    /// The declaration problem that makes this tool unusable, if any (D2).
+    pub fn err(&self) -> Option<&DeclarationError> {
+        self.inner.error.as_ref()
+    }
+
+    /// Previews the availability policy for `ctx` without parsing arguments or running the
+    /// handler (A7). A tool without a policy is available (A1).
+    ///
+    /// # Errors
+    ///
+    /// Returns the policy's error, or a message for a panicking policy.
+    pub async fn available(&self, ctx: &Context) -> Result<bool, BoxError> {
+        match &self.inner.policy {
+            None => Ok(true),
+            Some(policy) => match crate::panic::CatchUnwind::new(policy.check(ctx)).await {
+                Ok(result) => result,
+                Err(panic) => Err(format!("the availability policy panicked: {panic}").into()),
+            },
+        }
+    }
+
+    pub(crate) fn policy(&self) -> Option<&Arc<dyn Policy>> {
+        self.inner.policy.as_ref()
+    }
+
+    pub(crate) fn handler(&self) -> Option<&Arc<dyn ErasedHandler>> {
+        self.inner.handler.as_ref()
+    }
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.inner.name)
+            .field("site", &self.inner.site)
+            .field("policy", &self.inner.policy.is_some())
+            .field("error", &self.inner.error)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Tool`] at run time, with the checks `#[tool]` does at compile time done here.
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ToolBuilder {
+    name: String,
+    description: String,
+    handler: Option<(Arc<dyn ErasedHandler>, Result<Value, SchemaError>)>,
+    policy: Option<Arc<dyn Policy>>,
+    site: Site,
+}
+
+impl ToolBuilder {
+    /// Sets the handler: an async function of the call's [`Context`] and the parsed input.
+    ///
+    /// The input type's [`Schema`] is the tool's input schema; the model's arguments are
+    /// parsed and validated against it before the handler runs (S2). A result that serializes
+    /// to a JSON string goes to the model as that text; anything else as JSON (E1).
+    pub fn handler<I, F, Fut, T, E>(mut self, f: F) -> Self
+    where
+        I: Schema + Send + 'static,
+        F: Fn(Context, I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Serialize,
+        E: Into<BoxError>,
+    {
+        let schema = render_root::<I>();
+        let handler: Arc<dyn ErasedHandler> = Arc::new(TypedHandler {
+            f,
+            _input: PhantomData,
+        });
+        self.handler = Some((handler, schema));
+        self
+    }
+
+    /// Sets the availability policy (A1).
+    pub fn available(mut self, policy: impl Policy) -> Self {
+        self.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Sets a plain function as the availability policy.
+    pub fn available_fn<F, E>(self, f: F) -> Self
+    where
+        F: Fn(&Context) -> Result<bool, E> + Send + Sync + 'static,
+        E: Into<BoxError>,
+    {
+        self.available(SyncPolicy(f))
+    }
+
+    /// Sets an `async fn(&Context) -> Result<bool, E>` as the availability policy.
+    pub fn available_async<F>(self, f: F) -> Self
+    where
+        F: for<'a> AsyncPolicyFn<'a>,
+    {
+        self.available(AsyncPolicy(f))
+    }
+
+    /// Sets where the tool was declared (by default, the call to [`Tool::builder`]).
+    pub fn site(mut self, site: Site) -> Self {
+        self.site = site;
+        self
+    }
+
+    /// Builds the tool. Never fails: a problem is kept in the tool (D2, [`Tool::err`]).
+    pub fn build(self) -> Tool {
+        let Self {
+            name,
+            description,
+            handler,
+            policy,
+            site,
+        } = self;
+        let mut error = check_name(&name)
+            .err()
+            .map(|source| DeclarationError::InvalidName {
+                name: name.clone(),
+                site,
+                source,
+            });
+        if error.is_none() && description.trim().is_empty() {
+            error = Some(DeclarationError::MissingDescription {
+                name: name.clone(),
+                site,
+            });
+        }
+        let (handler, schema) = match handler {
+            Some((h, Ok(schema))) => (Some(h), schema),
+            Some((_, Err(source))) => {
+                error.get_or_insert(DeclarationError::Schema {
+                    name: name.clone(),
+                    site,
+                    source,
+                });
+                (None, Value::Null)
+            }
+            None => {
+                error.get_or_insert(DeclarationError::MissingHandler {
+                    name: name.clone(),
+                    site,
+                });
+                (None, Value::Null)
+            }
+        };
+        let schema_text = schema.to_string().into_boxed_str();
+        Tool {
+            inner: Arc::new(Inner {
+                name,
+                description,
+                schema,
+                schema_text,
+                handler,
+                policy,
+                site,
+                error,
+            }),
+        }
+    }
+}
+
+impl fmt::Debug for ToolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolBuilder")
+            .field("name", &self.name)
+            .field("site", &self.site)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The future of a handler whose input was parsed: the model-facing result text, or the
+/// handler's error.
+pub(crate) type HandlerFuture = BoxFuture<'static, Result<String, BoxError>>;
+
+/// A handler with its input type erased: parses the arguments, then runs.
+pub(crate) trait ErasedHandler: Send + Sync + 'static {
+    /// Parses `input`; on success returns the handler's future. Returns `None` when `cx`
+    /// holds violations or a failure.
+    fn prepare(&self, ctx: Context, input: Json, cx: &mut ParseCx) -> Option<HandlerFuture>;
+}
+
+struct TypedHandler<I, F> {
+    f: F,
+    _input: PhantomData<fn(I)>,
+}
+
+impl<I, F, Fut, T, E> ErasedHandler for TypedHandler<I, F>
+where
+    I: Schema + Send + 'static,
+    F: Fn(Context, I) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, E>> + Send + 'static,
+    T: Serialize,
+    E: Into<BoxError>,
+{
+    fn prepare(&self, ctx: Context, input: Json, cx: &mut ParseCx) -> Option<HandlerFuture> {
+        let input = I::parse(input, cx)?;
+        if !cx.is_clean() {
+            return None;
+        }
+        let fut = (self.f)(ctx, input);
+        Some(Box::pin(async move {
+            let output = fut.await.map_err(Into::into)?;
+            render_result(&output)
+        }))
+    }
+}
+
+/// Renders a handler's result for the model (E1): a JSON string as its text, unchanged;
+/// anything else as its JSON encoding.
+///
+/// # Errors
+///
+/// Returns the serialization error (a map with keys that are not strings, say).
+pub fn render_result<T: Serialize + ?Sized>(output: &T) -> Result<String, BoxError> {
+    let encoded = serde_json::to_string(output)?;
+    if encoded.starts_with('"') {
+        Ok(serde_json::from_str::<String>(&encoded)?)
+    } else {
+        Ok(encoded)
+    }
+}

@@ -1,0 +1,280 @@
+//! Schema violations and the parse context that collects them (S2, S3, S5).
+
+use std::fmt;
+
+use crate::error::BoxError;
+
+/// The longest piece of the model's own input a violation may quote, in characters (S3).
+pub const PREVIEW_CHARS: usize = 24;
+
+/// The most violations one parse records; the rest are counted, not kept.
+pub const MAX_VIOLATIONS: usize = 32;
+
+/// The schema rule a violation broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// The arguments were not one JSON value, or held a key twice.
+    Syntax,
+    /// The arguments were longer than the agent accepts.
+    Size,
+    /// The value has the wrong JSON type.
+    Type,
+    /// A required property is missing.
+    Required,
+    /// A property the schema does not declare (`additionalProperties: false`).
+    AdditionalProperties,
+    /// A string is shorter than `minLength`.
+    MinLength,
+    /// A string is longer than `maxLength`.
+    MaxLength,
+    /// A string does not match `pattern`.
+    Pattern,
+    /// A string does not have the declared `format`.
+    Format,
+    /// A value is not one of the `enum` values (or the tag of a tagged enum is unknown).
+    Enum,
+    /// A number is below `minimum`, or an integer below its type's range.
+    Minimum,
+    /// A number is above `maximum`, or an integer above its type's range.
+    Maximum,
+    /// A number is not above `exclusiveMinimum`.
+    ExclusiveMinimum,
+    /// A number is not below `exclusiveMaximum`.
+    ExclusiveMaximum,
+    /// A number is not a multiple of `multipleOf`.
+    MultipleOf,
+    /// An array has fewer than `minItems` items.
+    MinItems,
+    /// An array has more than `maxItems` items.
+    MaxItems,
+    /// An array's items are not unique (`uniqueItems`).
+    UniqueItems,
+    /// A custom validator rejected the value (S5).
+    Custom,
+}
+
+impl Rule {
+    /// The JSON Schema keyword (or short name) of this rule.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Rule::Syntax => "syntax",
+            Rule::Size => "size",
+            Rule::Type => "type",
+            Rule::Required => "required",
+            Rule::AdditionalProperties => "additionalProperties",
+            Rule::MinLength => "minLength",
+            Rule::MaxLength => "maxLength",
+            Rule::Pattern => "pattern",
+            Rule::Format => "format",
+            Rule::Enum => "enum",
+            Rule::Minimum => "minimum",
+            Rule::Maximum => "maximum",
+            Rule::ExclusiveMinimum => "exclusiveMinimum",
+            Rule::ExclusiveMaximum => "exclusiveMaximum",
+            Rule::MultipleOf => "multipleOf",
+            Rule::MinItems => "minItems",
+            Rule::MaxItems => "maxItems",
+            Rule::UniqueItems => "uniqueItems",
+            Rule::Custom => "custom",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+/// One way the model's arguments broke the schema.
+///
+/// Its message quotes at most [`PREVIEW_CHARS`] characters of the model's own input and
+/// otherwise only the schema's own rules (S3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The JSON pointer of the offending value (`""` for the root).
+    pub path: String,
+    /// The rule it broke.
+    pub rule: Rule,
+    /// What is wrong, for the model.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() {
+            "(root)"
+        } else {
+            &self.path
+        };
+        write!(f, "{path}: {} [{}]", self.message, self.rule)
+    }
+}
+
+/// Renders violations as the text the model receives.
+pub fn render_violations(violations: &[Violation], dropped: usize) -> String {
+    let mut out = String::from("invalid arguments:");
+    for v in violations {
+        out.push_str("\n- ");
+        out.push_str(&v.to_string());
+    }
+    if dropped > 0 {
+        out.push_str(&format!("\n- … and {dropped} more"));
+    }
+    out
+}
+
+/// A short, truncated quote of a string from the model's input (S3).
+pub fn preview_str(s: &str) -> String {
+    let mut chars = s.chars();
+    let head: String = chars.by_ref().take(PREVIEW_CHARS).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+/// Collects violations while a value is parsed (S2): the JSON pointer of the value being
+/// parsed, every violation so far, and an operational failure if a validator had one (S5).
+#[derive(Debug, Default)]
+pub struct ParseCx {
+    path: String,
+    marks: Vec<usize>,
+    violations: Vec<Violation>,
+    dropped: usize,
+    failure: Option<BoxError>,
+}
+
+impl ParseCx {
+    /// An empty context, at the root.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Enters the object member `key`.
+    pub fn enter_key(&mut self, key: &str) {
+        self.marks.push(self.path.len());
+        self.path.push('/');
+        for c in key.chars() {
+            match c {
+                '~' => self.path.push_str("~0"),
+                '/' => self.path.push_str("~1"),
+                c => self.path.push(c),
+            }
+        }
+    }
+
+    /// Enters the array item `index`.
+    pub fn enter_index(&mut self, index: usize) {
+        use fmt::Write as _;
+        self.marks.push(self.path.len());
+        let _ = write!(self.path, "/{index}");
+    }
+
+    /// Leaves the member or item last entered.
+    pub fn leave(&mut self) {
+        if let Some(len) = self.marks.pop() {
+            self.path.truncate(len);
+        }
+    }
+
+    /// The JSON pointer of the value being parsed.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Records a violation at the current path.
+    pub fn violate(&mut self, rule: Rule, message: impl Into<String>) {
+        if self.violations.len() >= MAX_VIOLATIONS {
+            self.dropped += 1;
+            return;
+        }
+        self.violations.push(Violation {
+            path: self.path.clone(),
+            rule,
+            message: message.into(),
+        });
+    }
+
+    /// Records a violation at the member `key` of the current object.
+    pub fn violate_at(&mut self, key: &str, rule: Rule, message: impl Into<String>) {
+        self.enter_key(key);
+        self.violate(rule, message);
+        self.leave();
+    }
+
+    /// Records a type violation: `expected` was wanted, `found` was sent.
+    pub fn wrong_type(&mut self, expected: &str, found: &crate::json::Json) {
+        self.violate(
+            Rule::Type,
+            format!("expected {expected}, found {}", found.type_name()),
+        );
+    }
+
+    /// Records an operational failure of a validator (S5): the parse fails, and the model is
+    /// told only `the tool failed` (E2).
+    pub fn fail(&mut self, error: BoxError) {
+        if self.failure.is_none() {
+            self.failure = Some(error);
+        }
+    }
+
+    /// How many problems were recorded so far (violations, dropped ones, a failure).
+    pub fn error_count(&self) -> usize {
+        self.violations.len() + self.dropped + usize::from(self.failure.is_some())
+    }
+
+    /// Whether nothing has gone wrong so far.
+    pub fn is_clean(&self) -> bool {
+        self.violations.is_empty() && self.dropped == 0 && self.failure.is_none()
+    }
+
+    /// The violations recorded so far.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// Splits into the violations, how many more were dropped, and the operational failure.
+    pub fn finish(self) -> (Vec<Violation>, usize, Option<BoxError>) {
+        (self.violations, self.dropped, self.failure)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_escapes_and_unwinds() {
+        let mut cx = ParseCx::new();
+        cx.enter_key("a/b");
+        cx.enter_index(3);
+        cx.enter_key("c~d");
+        assert_eq!(cx.path(), "/a~1b/3/c~0d");
+        cx.leave();
+        cx.leave();
+        assert_eq!(cx.path(), "/a~1b");
+        cx.leave();
+        assert_eq!(cx.path(), "");
+    }
+
+    #[test]
+    fn s3_previews_are_short() {
+        let long = "x".repeat(1000);
+        assert_eq!(preview_str(&long).chars().count(), PREVIEW_CHARS + 1);
+        assert_eq!(preview_str("short"), "short");
+    }
+
+    #[test]
+    fn violations_are_capped() {
+        let mut cx = ParseCx::new();
+        for _ in 0..MAX_VIOLATIONS + 5 {
+            cx.violate(Rule::Type, "x");
+        }
+        let (v, dropped, _) = cx.finish();
+        assert_eq!((v.len(), dropped), (MAX_VIOLATIONS, 5));
+        assert!(render_violations(&v, dropped).ends_with("and 5 more"));
+    }
+}
