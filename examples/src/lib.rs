@@ -1,0 +1,1 @@
+//! Examples of tool-runtime; run them with `cargo run --example NAME`.

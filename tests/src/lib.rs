@@ -1,0 +1,1 @@
+//! Shared items of the integration tests: a user crate that names only `tool-runtime`.
