@@ -30,8 +30,8 @@ where
     E: Into<BoxError>,
 {
     fn check<'a>(&'a self, ctx: &'a Context) -> BoxFuture<'a, Result<bool, BoxError>> {
-        let out = (self.0)(ctx).map_err(Into::into);
-        Box::pin(std::future::ready(out))
+        // Called when polled, so that a panic surfaces where the caller contains it (E4).
+        Box::pin(async move { (self.0)(ctx).map_err(Into::into) })
     }
 }
 
@@ -69,7 +69,6 @@ where
     F: for<'a> AsyncPolicyFn<'a>,
 {
     fn check<'a>(&'a self, ctx: &'a Context) -> BoxFuture<'a, Result<bool, BoxError>> {
-        let fut = self.0.call(ctx);
-        Box::pin(async move { fut.await.map_err(Into::into) })
+        Box::pin(async move { self.0.call(ctx).await.map_err(Into::into) })
     }
 }
