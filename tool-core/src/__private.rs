@@ -13,8 +13,8 @@ pub use crate::json::Json;
 pub use crate::policy::{BoxFuture, Policy};
 pub use crate::registry::Registration;
 pub use crate::schema::{
-    ArrayRules, Format, Invalid, Num, NumberRules, Pattern, Rules, Schema, SchemaGen,
-    StringRules, check_array, check_number, check_string, run_validator,
+    ArrayRules, Format, Invalid, Num, NumberRules, Pattern, Rules, Schema, SchemaGen, StringRules,
+    check_array, check_number, check_string, run_validator,
 };
 pub use crate::tool::{IntoTool, Tool};
 pub use crate::violation::{ParseCx, Rule};
@@ -155,7 +155,7 @@ pub fn field<T: Schema>(
     check: fn(&T, &mut ParseCx),
 ) -> Option<T> {
     match value {
-        Some(json) if !(json.is_null() && !T::ACCEPTS_NULL) => {
+        Some(json) if !json.is_null() || T::ACCEPTS_NULL => {
             cx.enter_key(key);
             let before = cx.error_count();
             let parsed = T::parse(json, cx);
@@ -196,7 +196,10 @@ pub fn property<T: Schema>(
             obj.insert("description".to_owned(), d.into());
         }
         if let Some(example) = example {
-            obj.insert("examples".to_owned(), serde_json::Value::Array(vec![example]));
+            obj.insert(
+                "examples".to_owned(),
+                serde_json::Value::Array(vec![example]),
+            );
         }
     }
     let has_default = default.is_some();
@@ -220,7 +223,10 @@ pub fn object(
     if let Some(d) = description {
         node.insert("description".to_owned(), d.into());
     }
-    node.insert("properties".to_owned(), serde_json::Value::Object(properties));
+    node.insert(
+        "properties".to_owned(),
+        serde_json::Value::Object(properties),
+    );
     node.insert("required".to_owned(), serde_json::Value::Array(required));
     node.insert("additionalProperties".to_owned(), false.into());
     serde_json::Value::Object(node)
@@ -230,11 +236,21 @@ pub fn object(
 pub fn bad_tag(tag: &str, found: Option<&Json>, allowed: &[&str], cx: &mut ParseCx) {
     cx.enter_key(tag);
     match found {
-        None | Some(Json::Null) => cx.violate(Rule::Required, format!(
-            "is required: one of {}", crate::schema::quoted_list(allowed))),
-        Some(Json::String(s)) => cx.violate(Rule::Enum, format!(
-            "must be one of {}, found {:?}", crate::schema::quoted_list(allowed),
-            crate::violation::preview_str(s))),
+        None | Some(Json::Null) => cx.violate(
+            Rule::Required,
+            format!(
+                "is required: one of {}",
+                crate::schema::quoted_list(allowed)
+            ),
+        ),
+        Some(Json::String(s)) => cx.violate(
+            Rule::Enum,
+            format!(
+                "must be one of {}, found {:?}",
+                crate::schema::quoted_list(allowed),
+                crate::violation::preview_str(s)
+            ),
+        ),
         Some(other) => cx.wrong_type("a string", other),
     }
     cx.leave();
@@ -246,9 +262,14 @@ pub fn unit_variant(value: Json, names: &[&str], cx: &mut ParseCx) -> Option<usi
         Json::String(s) => {
             let found = names.iter().position(|n| *n == s);
             if found.is_none() {
-                cx.violate(Rule::Enum, format!(
-                    "must be one of {}, found {:?}", crate::schema::quoted_list(names),
-                    crate::violation::preview_str(&s)));
+                cx.violate(
+                    Rule::Enum,
+                    format!(
+                        "must be one of {}, found {:?}",
+                        crate::schema::quoted_list(names),
+                        crate::violation::preview_str(&s)
+                    ),
+                );
             }
             found
         }

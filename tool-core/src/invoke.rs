@@ -142,7 +142,10 @@ impl Outcome {
     pub fn failure(error: Error) -> Self {
         let (kind, text) = if error.is_permanent() {
             (OutcomeKind::Fatal, FAILED.to_owned())
-        } else if let Some(approved) = error.tool_error().filter(|_| error.kind() == ErrorKind::Handler) {
+        } else if let Some(approved) = error
+            .tool_error()
+            .filter(|_| error.kind() == ErrorKind::Handler)
+        {
             (OutcomeKind::Rejected, approved.text().to_owned())
         } else {
             (OutcomeKind::Failed, FAILED.to_owned())
@@ -250,7 +253,9 @@ impl Tool {
         }
         let json = match decode(args) {
             Ok(json) => json,
-            Err(e) => return Outcome::invalid(vec![root_violation(Rule::Syntax, e.to_string())], 0),
+            Err(e) => {
+                return Outcome::invalid(vec![root_violation(Rule::Syntax, e.to_string())], 0);
+            }
         };
         let Some(handler) = self.handler() else {
             return Outcome::failure(Error::new(

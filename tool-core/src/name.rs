@@ -221,7 +221,10 @@ mod tests {
     #[test]
     fn n1_rejects_each_broken_rule() {
         assert_eq!(check_name(""), Err(NameError::Empty));
-        assert_eq!(check_name(&"x".repeat(65)), Err(NameError::TooLong { len: 65 }));
+        assert_eq!(
+            check_name(&"x".repeat(65)),
+            Err(NameError::TooLong { len: 65 })
+        );
         assert_eq!(
             check_name("lookUp"),
             Err(NameError::Uppercase { found: 'U', at: 4 })
@@ -241,7 +244,14 @@ mod tests {
 
     #[test]
     fn n2_suggestions_are_valid() {
-        for bad in ["Lookup_Window", "a..b", "  x  ", &"ab_".repeat(40), "HTTPServer", "é-a"] {
+        for bad in [
+            "Lookup_Window",
+            "a..b",
+            "  x  ",
+            &"ab_".repeat(40),
+            "HTTPServer",
+            "é-a",
+        ] {
             let good = suggest_name(bad).expect("a suggestion");
             assert_eq!(check_name(&good), Ok(()), "{bad} -> {good}");
         }

@@ -76,7 +76,10 @@ fn d1_tool_is_send_sync_clone_and_schema_is_rendered_once() {
     // construction.
     assert_eq!(QUERY_RENDERS.load(Ordering::SeqCst), before + 1);
     assert_eq!(copy.schema_json(), rendered);
-    assert_eq!(serde_json::from_str::<Value>(&rendered).ok().as_ref(), Some(tool.schema()));
+    assert_eq!(
+        serde_json::from_str::<Value>(&rendered).ok().as_ref(),
+        Some(tool.schema())
+    );
 }
 
 #[test]
@@ -110,12 +113,19 @@ fn d2_invalid_declarations_are_kept_in_the_tool() {
     let not_object = Tool::builder("lookup", "x")
         .handler(|_: Context, _: Vec<String>| async { Ok::<_, Infallible>("") })
         .build();
-    assert!(matches!(not_object.err(), Some(DeclarationError::Schema { .. })));
+    assert!(matches!(
+        not_object.err(),
+        Some(DeclarationError::Schema { .. })
+    ));
 
     // The error names where the tool was declared.
     let site = no_handler.site();
     assert!(site.file.ends_with("pipeline.rs"), "{site}");
-    assert!(no_handler.err().is_some_and(|e| e.to_string().contains("pipeline.rs")));
+    assert!(
+        no_handler
+            .err()
+            .is_some_and(|e| e.to_string().contains("pipeline.rs"))
+    );
 }
 
 #[test]
@@ -138,7 +148,10 @@ fn d2_an_invalid_tool_never_runs_its_handler() {
 fn a1_a_tool_without_policy_is_available() {
     let tool = counting_tool(Arc::new(AtomicUsize::new(0)));
     assert!(!tool.has_policy());
-    assert!(matches!(block_on(tool.available(&Context::new())), Ok(true)));
+    assert!(matches!(
+        block_on(tool.available(&Context::new())),
+        Ok(true)
+    ));
 }
 
 #[test]
@@ -191,7 +204,10 @@ fn a4_async_policy_reads_the_context_of_each_call() {
     let out = block_on(tool.invoke(&allowed, br#"{"id":"svc-1"}"#));
     assert_eq!((out.kind(), out.text()), (OutcomeKind::Success, "svc-1"));
     let out = block_on(tool.invoke(&denied, br#"{"id":"svc-1"}"#));
-    assert_eq!((out.kind(), out.text()), (OutcomeKind::Unavailable, UNAVAILABLE));
+    assert_eq!(
+        (out.kind(), out.text()),
+        (OutcomeKind::Unavailable, UNAVAILABLE)
+    );
 }
 
 #[test]
@@ -231,7 +247,10 @@ fn a7_available_previews_without_parsing_or_running() {
         .build();
     let yes = Context::new().with(Principal { can_view: true });
     assert!(matches!(block_on(tool.available(&yes)), Ok(true)));
-    assert!(matches!(block_on(tool.available(&Context::new())), Ok(false)));
+    assert!(matches!(
+        block_on(tool.available(&Context::new())),
+        Ok(false)
+    ));
     assert_eq!(calls.load(Ordering::SeqCst), 0);
 }
 
@@ -306,7 +325,10 @@ fn e2_anyhow_context_around_a_tool_error() {
         })
         .build();
     let out = block_on(tool.invoke(&Context::new(), br#"{"id":"a"}"#));
-    assert_eq!((out.kind(), out.text()), (OutcomeKind::Rejected, "try again tomorrow"));
+    assert_eq!(
+        (out.kind(), out.text()),
+        (OutcomeKind::Rejected, "try again tomorrow")
+    );
 
     let plain = Tool::builder("t", "x")
         .handler(|_: Context, _: Query| async {
@@ -382,7 +404,11 @@ fn s2_violations_stop_the_handler_and_reach_the_model() {
         assert_eq!(out.kind(), OutcomeKind::InvalidArguments, "{args:?}");
         assert_eq!(out.violations()[0].rule, rule);
         assert_eq!(out.violations()[0].path, path);
-        assert!(out.text().starts_with("invalid arguments:"), "{}", out.text());
+        assert!(
+            out.text().starts_with("invalid arguments:"),
+            "{}",
+            out.text()
+        );
     }
     assert_eq!(calls.load(Ordering::SeqCst), 0);
 }
@@ -394,7 +420,10 @@ fn s2_huge_and_deep_arguments_are_violations() {
     let huge = format!("{{\"id\":\"{}\"}}", "x".repeat(10 * 1024 * 1024));
     let out = block_on(tool.invoke(&Context::new(), huge.as_bytes()));
     assert_eq!(out.violations()[0].rule, Rule::Size);
-    assert!(out.text().len() < 200, "the model gets no echo of the input");
+    assert!(
+        out.text().len() < 200,
+        "the model gets no echo of the input"
+    );
 
     // The limit is configurable.
     let small = Limits {

@@ -117,13 +117,17 @@ pub fn render_root<T: Schema>() -> Result<Value, SchemaError> {
         });
     };
     if obj.get("type").and_then(Value::as_str) != Some("object") {
-        let found = obj
-            .get("type")
-            .map_or_else(|| "a schema without `type: object`".to_owned(), Value::to_string);
+        let found = obj.get("type").map_or_else(
+            || "a schema without `type: object`".to_owned(),
+            Value::to_string,
+        );
         return Err(SchemaError::RootNotObject { found });
     }
     if !defs.is_empty() {
-        obj.insert("$defs".to_owned(), Value::Object(defs.into_iter().collect()));
+        obj.insert(
+            "$defs".to_owned(),
+            Value::Object(defs.into_iter().collect()),
+        );
     }
     Ok(root)
 }

@@ -236,11 +236,7 @@ impl<T: Schema> Schema for Vec<T> {
     }
 }
 
-fn parse_members<T: Schema>(
-    value: Json,
-    cx: &mut ParseCx,
-    mut put: impl FnMut(String, T),
-) -> bool {
+fn parse_members<T: Schema>(value: Json, cx: &mut ParseCx, mut put: impl FnMut(String, T)) -> bool {
     let members = match value {
         Json::Object(members) => members,
         other => {

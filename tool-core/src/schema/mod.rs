@@ -14,8 +14,8 @@ use serde_json::Value;
 
 pub use format::Format;
 pub use generator::{SchemaError, SchemaGen, render_root};
-pub use rules::{ArrayRules, Invalid, Num, NumberRules, Pattern, Rules, StringRules};
 pub(crate) use rules::quoted_list;
+pub use rules::{ArrayRules, Invalid, Num, NumberRules, Pattern, Rules, StringRules};
 pub use rules::{check_array, check_number, check_string, run_validator};
 
 use crate::json::Json;

@@ -159,15 +159,24 @@ impl Rules {
             obj.insert("format".to_owned(), f.as_str().into());
         }
         if !self.one_of.is_empty() {
-            obj.insert("enum".to_owned(), self.one_of.iter().map(|s| Value::from(*s)).collect());
+            obj.insert(
+                "enum".to_owned(),
+                self.one_of.iter().map(|s| Value::from(*s)).collect(),
+            );
         }
         if let Some(n) = self.minimum {
             let kept = obj.get("minimum").and_then(num_of);
-            obj.insert("minimum".to_owned(), tighter(kept, n, std::cmp::Ordering::Greater).to_json());
+            obj.insert(
+                "minimum".to_owned(),
+                tighter(kept, n, std::cmp::Ordering::Greater).to_json(),
+            );
         }
         if let Some(n) = self.maximum {
             let kept = obj.get("maximum").and_then(num_of);
-            obj.insert("maximum".to_owned(), tighter(kept, n, std::cmp::Ordering::Less).to_json());
+            obj.insert(
+                "maximum".to_owned(),
+                tighter(kept, n, std::cmp::Ordering::Less).to_json(),
+            );
         }
         if let Some(n) = self.exclusive_minimum {
             obj.insert("exclusiveMinimum".to_owned(), n.to_json());
@@ -322,7 +331,9 @@ macro_rules! int_rules {
         }
     )*};
 }
-int_rules!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+int_rules!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
 
 impl NumberRules for f64 {
     fn rule_num(&self) -> Option<Num> {
@@ -343,7 +354,8 @@ impl<T: Schema> ArrayRules for Vec<T> {
 
     fn has_duplicates(&self) -> bool {
         let mut seen = HashSet::with_capacity(self.len());
-        self.iter().any(|item| !seen.insert(item.to_json().to_string()))
+        self.iter()
+            .any(|item| !seen.insert(item.to_json().to_string()))
     }
 }
 
@@ -401,13 +413,11 @@ pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
             Err(e) => cx.fail(Box::new(e.clone())),
         }
     }
-    if let Some(format) = rules.format {
-        if !format.matches(s) {
-            cx.violate(
-                Rule::Format,
-                format!("must be {}, found {:?}", format.describe(), preview_str(s)),
-            );
-        }
+    if let Some(format) = rules.format.filter(|f| !f.matches(s)) {
+        cx.violate(
+            Rule::Format,
+            format!("must be {}, found {:?}", format.describe(), preview_str(s)),
+        );
     }
     if !rules.one_of.is_empty() && !rules.one_of.contains(&s) {
         cx.violate(
@@ -500,4 +510,3 @@ pub(crate) fn quoted_list(items: &[&str]) -> String {
     }
     out
 }
-
