@@ -91,6 +91,30 @@ pub fn find_in_chain<'a, T: StdError + 'static>(
     None
 }
 
+/// A panic the framework contained (E4), as an error: the panic's message.
+///
+/// [`Tool::available`](crate::Tool::available) returns it (boxed) for a panicking policy, so
+/// that a caller can tell a panic from the policy's own error with [`find_in_chain`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Panicked {
+    message: String,
+}
+
+impl Panicked {
+    /// A contained panic described by `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// What the panic said, with what was running.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
 /// What kind of failure an [`Error`] is; match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]

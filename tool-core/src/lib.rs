@@ -24,7 +24,9 @@ pub mod violation;
 pub mod __private;
 
 pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
-pub use error::{BoxError, DeclarationError, Error, ErrorKind, Permanent, Site, ToolError};
+pub use error::{
+    BoxError, DeclarationError, Error, ErrorKind, Panicked, Permanent, Site, ToolError,
+};
 pub use invoke::{
     CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, Limits, Outcome, OutcomeKind, TIMED_OUT,
     UNAVAILABLE,

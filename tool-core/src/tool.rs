@@ -130,13 +130,16 @@ impl Tool {
     ///
     /// # Errors
     ///
-    /// Returns the policy's error, or a message for a panicking policy.
+    /// Returns the policy's error, or a [`Panicked`](crate::error::Panicked) for a panicking
+    /// policy.
     pub async fn available(&self, ctx: &Context) -> Result<bool, BoxError> {
         match &self.inner.policy {
             None => Ok(true),
             Some(policy) => match crate::panic::CatchUnwind::new(policy.check(ctx)).await {
                 Ok(result) => result,
-                Err(panic) => Err(format!("the availability policy panicked: {panic}").into()),
+                Err(panic) => Err(Box::new(crate::error::Panicked::new(format!(
+                    "the availability policy panicked: {panic}"
+                )))),
             },
         }
     }
