@@ -279,3 +279,109 @@ pub fn unit_variant(value: Json, names: &[&str], cx: &mut ParseCx) -> Option<usi
         }
     }
 }
+
+/// The schema of an enum of unit variants: a string that is one of `names` (S1). `enum` has
+/// no per-value description, so the macro appends the variants' docs to `description`.
+pub fn string_enum(names: &[&str], description: Option<&str>) -> serde_json::Value {
+    let mut node = serde_json::Map::new();
+    node.insert("type".to_owned(), "string".into());
+    if let Some(d) = description {
+        node.insert("description".to_owned(), d.into());
+    }
+    node.insert(
+        "enum".to_owned(),
+        names.iter().map(|n| serde_json::Value::from(*n)).collect(),
+    );
+    serde_json::Value::Object(node)
+}
+
+/// Renders the tag property of one variant of a tagged enum, `{"type": "string", "enum":
+/// [variant]}`, and makes it required.
+pub fn tag_property(
+    properties: &mut serde_json::Map<String, serde_json::Value>,
+    required: &mut Vec<serde_json::Value>,
+    tag: &str,
+    variant: &str,
+) {
+    let mut node = serde_json::Map::new();
+    node.insert("type".to_owned(), "string".into());
+    node.insert(
+        "enum".to_owned(),
+        serde_json::Value::Array(vec![variant.into()]),
+    );
+    properties.insert(tag.to_owned(), serde_json::Value::Object(node));
+    required.push(tag.into());
+}
+
+/// The schema of a tagged enum: `anyOf` its variants' object schemas.
+pub fn any_of(variants: Vec<serde_json::Value>, description: Option<&str>) -> serde_json::Value {
+    let mut node = serde_json::Map::new();
+    if let Some(d) = description {
+        node.insert("description".to_owned(), d.into());
+    }
+    node.insert("anyOf".to_owned(), serde_json::Value::Array(variants));
+    serde_json::Value::Object(node)
+}
+
+/// Takes the tag member out of the members of a tagged enum's object and returns the index of
+/// the variant it names in `names`; records a violation (see [`bad_tag`]) when it is missing
+/// or names no variant.
+pub fn take_tag(
+    members: &mut Vec<(String, Json)>,
+    tag: &str,
+    names: &[&str],
+    cx: &mut ParseCx,
+) -> Option<usize> {
+    let found = members
+        .iter()
+        .position(|(k, _)| k == tag)
+        .map(|i| members.remove(i).1);
+    let index = match &found {
+        Some(Json::String(s)) => names.iter().position(|n| n == s),
+        _ => None,
+    };
+    if index.is_none() {
+        bad_tag(tag, found.as_ref(), names, cx);
+    }
+    index
+}
+
+/// Renders a handler's success for the model (E1).
+///
+/// Generated code calls this at the span of the handler's return type, so that a success type
+/// that is not `Serialize` is reported there, once. The text it returns renders to itself
+/// again in the tool's pipeline (a JSON string goes to the model as its text).
+///
+/// # Errors
+///
+/// Returns the handler's error, or the serialization error.
+pub fn render_output<T: serde::Serialize>(out: Result<T, BoxError>) -> Result<String, BoxError> {
+    out.and_then(|value| crate::tool::render_result(&value))
+}
+
+/// What an availability policy returns: `Result<bool, E>` with `E: Into<BoxError>` (A1).
+#[diagnostic::on_unimplemented(
+    message = "an availability policy returns `Result<bool, E>`, and this one returns `{Self}`",
+    label = "this policy must be `async fn(&Context) -> Result<bool, E>` or `fn(&Context) -> Result<bool, E>`",
+    note = "`E` is any error that converts into `BoxError`: any std error, `Box<dyn Error + Send + Sync>`, `anyhow::Error`"
+)]
+pub trait PolicyOutput {
+    /// The output with its error boxed.
+    fn into_policy_result(self) -> Result<bool, BoxError>;
+}
+
+impl<E: Into<BoxError>> PolicyOutput for Result<bool, E> {
+    fn into_policy_result(self) -> Result<bool, BoxError> {
+        self.map_err(Into::into)
+    }
+}
+
+/// The boxed output of a policy. Generated code calls this at the span of the policy's path,
+/// so that a policy of the wrong signature is reported there.
+///
+/// # Errors
+///
+/// Returns the policy's error, boxed.
+pub fn policy_result<T: PolicyOutput>(out: T) -> Result<bool, BoxError> {
+    out.into_policy_result()
+}

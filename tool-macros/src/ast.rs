@@ -1,0 +1,552 @@
+//! A typed view of the macros' input: the struct or enum of `#[derive(Schema)]`, the fn of
+//! `#[tool]`, with their attributes parsed. Shapes the macros cannot handle at all (a tuple
+//! struct, a `self` receiver) are reported here; every other rule is checked in `valid.rs`.
+
+use darling::FromMeta as _;
+use darling::ast::NestedMeta;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens as _, quote};
+use syn::spanned::Spanned as _;
+use syn::{
+    Attribute, Data, DeriveInput, Expr, ExprLit, FnArg, Generics, Ident, ItemFn, Lit, Meta, Pat,
+    Type,
+};
+
+use crate::attr::{self, ContainerAttrs, FieldAttrs, Keyed, RenameRule, ToolArgs, VariantAttrs};
+use crate::valid::Errors;
+
+/// The input of `#[derive(Schema)]`.
+pub(crate) struct Container {
+    pub(crate) ident: Ident,
+    pub(crate) generics: Generics,
+    /// The facade crate's path: `::tool_runtime` or the `crate = path` override.
+    pub(crate) krate: TokenStream,
+    pub(crate) attrs: ContainerAttrs,
+    pub(crate) description: Option<String>,
+    pub(crate) body: Body,
+}
+
+/// What kind of schema a container renders as.
+pub(crate) enum Body {
+    /// A struct with named fields (or none): an object.
+    Struct(Vec<Field>),
+    /// An enum of unit variants only: a string enum.
+    UnitEnum(Vec<Variant>),
+    /// An enum with fields (or with `tag = "…"`): an `anyOf` of objects tagged by a property.
+    TaggedEnum {
+        tag: String,
+        tag_span: Span,
+        variants: Vec<Variant>,
+    },
+}
+
+/// An enum variant.
+pub(crate) struct Variant {
+    pub(crate) ident: Ident,
+    /// Its JSON name (the value of the tag, or of the string enum).
+    pub(crate) name: String,
+    pub(crate) attrs: VariantAttrs,
+    pub(crate) description: Option<String>,
+    pub(crate) fields: Vec<Field>,
+    /// Whether it is written without braces.
+    pub(crate) unit: bool,
+}
+
+/// A named field of a struct or variant, or a described parameter of a `#[tool]` fn.
+pub(crate) struct Field {
+    /// The Rust name.
+    pub(crate) member: Ident,
+    pub(crate) ty: Type,
+    /// The JSON name.
+    pub(crate) key: String,
+    pub(crate) attrs: FieldAttrs,
+    pub(crate) description: Option<String>,
+    /// The whole field, for errors about it.
+    pub(crate) span: Span,
+}
+
+/// The input of `#[tool]`.
+pub(crate) struct ToolFn {
+    /// The fn as written, minus the `#[schema]` attributes of its parameters.
+    pub(crate) func: ItemFn,
+    pub(crate) args: ToolArgs,
+    pub(crate) krate: TokenStream,
+    /// The tool's name, where it comes from, and the span to blame for it.
+    pub(crate) name: String,
+    pub(crate) name_span: Span,
+    pub(crate) name_from_attr: bool,
+    pub(crate) description: Option<String>,
+    /// The `Context` parameter, if any.
+    pub(crate) ctx: Option<CtxParam>,
+    pub(crate) input: ToolInput,
+}
+
+/// How the handler takes its context.
+#[derive(Clone, Copy)]
+pub(crate) struct CtxParam {
+    /// `&Context` rather than `Context`.
+    pub(crate) by_ref: bool,
+}
+
+/// How the handler takes the model's arguments.
+pub(crate) enum ToolInput {
+    /// One parameter whose type implements `Schema`.
+    Single { ty: Type },
+    /// Plain parameters, each described, gathered into a hidden input struct (none at all
+    /// gives an empty input object).
+    Params(Vec<Param>),
+}
+
+/// A described parameter.
+pub(crate) struct Param {
+    pub(crate) field: Field,
+    /// Whether it had `#[schema(...)]` at all.
+    pub(crate) has_attrs: bool,
+}
+
+/// The path of the facade crate.
+fn krate_path(over: Option<&syn::Path>) -> TokenStream {
+    match over {
+        Some(path) => path.to_token_stream(),
+        None => quote!(::tool_runtime),
+    }
+}
+
+impl Container {
+    /// Reads a derive input; problems go to `errors`, and a best-effort view is returned.
+    pub(crate) fn from_syn(input: &DeriveInput, errors: &mut Errors) -> Container {
+        let attrs =
+            parse_attrs::<ContainerAttrs>(&input.attrs, "schema", attr::CONTAINER_KEYS, errors);
+        let description = attrs
+            .description
+            .as_ref()
+            .map(|d| d.value.clone())
+            .or_else(|| doc_of(&input.attrs));
+        let rename_all = attrs.rename_all.as_ref().map(|r| r.value);
+        let body = match &input.data {
+            Data::Struct(data) => match &data.fields {
+                syn::Fields::Named(named) => {
+                    Body::Struct(fields_of(named.named.iter(), rename_all, errors))
+                }
+                syn::Fields::Unit => Body::Struct(Vec::new()),
+                syn::Fields::Unnamed(unnamed) => {
+                    errors.push(syn::Error::new(
+                        unnamed.span(),
+                        "`#[derive(Schema)]` needs named fields: each field becomes a property of \
+                         a JSON object, so give them names (`struct Query { id: String }`)",
+                    ));
+                    Body::Struct(Vec::new())
+                }
+            },
+            Data::Enum(data) => {
+                let mut variants = Vec::new();
+                for v in &data.variants {
+                    let vattrs =
+                        parse_attrs::<VariantAttrs>(&v.attrs, "schema", attr::VARIANT_KEYS, errors);
+                    let name = match &vattrs.rename {
+                        Some(r) => r.value.value(),
+                        None => {
+                            let ident = unraw(&v.ident);
+                            rename_all.map_or(ident.clone(), |r| r.apply_to_variant(&ident))
+                        }
+                    };
+                    let description = vattrs
+                        .describe
+                        .as_ref()
+                        .map(|d| d.value.clone())
+                        .or_else(|| doc_of(&v.attrs));
+                    let field_rule = vattrs.rename_all.as_ref().map(|r| r.value);
+                    let (fields, unit) = match &v.fields {
+                        syn::Fields::Named(named) => {
+                            (fields_of(named.named.iter(), field_rule, errors), false)
+                        }
+                        syn::Fields::Unit => (Vec::new(), true),
+                        syn::Fields::Unnamed(unnamed) => {
+                            errors.push(syn::Error::new(
+                                unnamed.span(),
+                                format!(
+                                    "a tuple variant has no property names: make `{}` a struct \
+                                     variant (`{} {{ name: T }}`) or a unit variant",
+                                    v.ident, v.ident
+                                ),
+                            ));
+                            (Vec::new(), false)
+                        }
+                    };
+                    variants.push(Variant {
+                        ident: v.ident.clone(),
+                        name,
+                        attrs: vattrs,
+                        description,
+                        fields,
+                        unit,
+                    });
+                }
+                let all_unit = variants.iter().all(|v| v.unit);
+                match (&attrs.tag, all_unit) {
+                    (None, true) => Body::UnitEnum(variants),
+                    (Some(tag), _) => Body::TaggedEnum {
+                        tag: tag.value.value(),
+                        tag_span: tag.value.span(),
+                        variants,
+                    },
+                    (None, false) => Body::TaggedEnum {
+                        tag: "type".to_owned(),
+                        tag_span: Span::call_site(),
+                        variants,
+                    },
+                }
+            }
+            Data::Union(data) => {
+                errors.push(syn::Error::new(
+                    data.union_token.span(),
+                    "`#[derive(Schema)]` does not support unions: use a struct, or an enum with \
+                     struct variants",
+                ));
+                Body::Struct(Vec::new())
+            }
+        };
+        Container {
+            ident: input.ident.clone(),
+            generics: input.generics.clone(),
+            krate: krate_path(attrs.krate.as_ref()),
+            attrs,
+            description,
+            body,
+        }
+    }
+}
+
+fn fields_of<'a>(
+    fields: impl Iterator<Item = &'a syn::Field>,
+    rule: Option<RenameRule>,
+    errors: &mut Errors,
+) -> Vec<Field> {
+    fields
+        .filter_map(|f| {
+            let ident = f.ident.clone()?;
+            Some(Field::new(
+                ident,
+                f.ty.clone(),
+                &f.attrs,
+                rule,
+                f.span(),
+                errors,
+            ))
+        })
+        .collect()
+}
+
+impl Field {
+    fn new(
+        member: Ident,
+        ty: Type,
+        attrs: &[Attribute],
+        rule: Option<RenameRule>,
+        span: Span,
+        errors: &mut Errors,
+    ) -> Field {
+        let fattrs = parse_attrs::<FieldAttrs>(attrs, "schema", attr::FIELD_KEYS, errors);
+        let key = match &fattrs.rename {
+            Some(r) => r.value.value(),
+            None => {
+                let ident = unraw(&member);
+                rule.map_or(ident.clone(), |r| r.apply_to_field(&ident))
+            }
+        };
+        let description = fattrs
+            .describe
+            .as_ref()
+            .map(|d| d.value.clone())
+            .or_else(|| doc_of(attrs));
+        Field {
+            member,
+            ty,
+            key,
+            attrs: fattrs,
+            description,
+            span,
+        }
+    }
+
+    /// The span that names this field's JSON key: the `rename` literal, or the ident.
+    pub(crate) fn key_span(&self) -> Span {
+        self.attrs
+            .rename
+            .as_ref()
+            .map_or_else(|| self.member.span(), |r| r.value.span())
+    }
+}
+
+impl ToolFn {
+    /// Reads `#[tool(args)]` and the fn it is on; problems go to `errors`.
+    pub(crate) fn from_syn(args: TokenStream, mut func: ItemFn, errors: &mut Errors) -> ToolFn {
+        let args = match NestedMeta::parse_meta_list(args) {
+            Ok(list) => match ToolArgs::from_list(&list) {
+                Ok(args) => args,
+                Err(e) => {
+                    errors.push(attr::into_syn(e, "tool", attr::TOOL_KEYS));
+                    ToolArgs::default()
+                }
+            },
+            Err(e) => {
+                errors.push(e);
+                ToolArgs::default()
+            }
+        };
+        let (name, name_span, name_from_attr) = match &args.name {
+            Some(lit) => (lit.value(), lit.span(), true),
+            None => (
+                tool_core::name::name_from_fn(&func.sig.ident.to_string()),
+                func.sig.ident.span(),
+                false,
+            ),
+        };
+        let description = match &args.description {
+            Some(lit) => Some(lit.value().trim().to_owned()).filter(|d| !d.is_empty()),
+            None => doc_of(&func.attrs),
+        };
+
+        let mut ctx = None;
+        let mut params = Vec::new();
+        let mut single_candidates = Vec::new();
+        for (i, arg) in func.sig.inputs.iter_mut().enumerate() {
+            let typed = match arg {
+                FnArg::Receiver(receiver) => {
+                    errors.push(syn::Error::new(
+                        receiver.span(),
+                        "a `#[tool]` handler is a free fn: it cannot take `self`; move it out \
+                         of the `impl` block, and reach shared state through the `Context`",
+                    ));
+                    continue;
+                }
+                FnArg::Typed(typed) => typed,
+            };
+            if i == 0 {
+                if let Some(by_ref) = context_param(&typed.ty) {
+                    ctx = Some(CtxParam { by_ref });
+                    continue;
+                }
+            }
+            // Take the `#[schema]` attributes off: the fn is emitted as written otherwise.
+            let (schema_attrs, others): (Vec<Attribute>, Vec<Attribute>) =
+                std::mem::take(&mut typed.attrs)
+                    .into_iter()
+                    .partition(|a| a.path().is_ident("schema"));
+            typed.attrs = others;
+            let has_attrs = !schema_attrs.is_empty();
+            let member = match &*typed.pat {
+                Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+                other => {
+                    errors.push(syn::Error::new(
+                        other.span(),
+                        "a `#[tool]` parameter needs a plain name (`name: Type`): the name is \
+                         the property the model fills in",
+                    ));
+                    Ident::new("__invalid", other.span())
+                }
+            };
+            single_candidates.push((*typed.ty).clone());
+            let field = Field::new(
+                member,
+                (*typed.ty).clone(),
+                &schema_attrs,
+                None,
+                typed.span(),
+                errors,
+            );
+            params.push(Param { field, has_attrs });
+        }
+        let input = match (params.len(), params.first()) {
+            (1, Some(p)) if !p.has_attrs => ToolInput::Single {
+                ty: single_candidates.remove(0),
+            },
+            _ => ToolInput::Params(params),
+        };
+        ToolFn {
+            krate: krate_path(args.krate.as_ref()),
+            args,
+            name,
+            name_span,
+            name_from_attr,
+            description,
+            ctx,
+            input,
+            func,
+        }
+    }
+}
+
+/// Whether `ty` is `Context` (`Some(false)`) or `&Context` (`Some(true)`), by the last segment
+/// of its path.
+fn context_param(ty: &Type) -> Option<bool> {
+    match ty {
+        Type::Reference(r) if r.mutability.is_none() => context_param(&r.elem)
+            .filter(|by_ref| !by_ref)
+            .map(|_| true),
+        Type::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .filter(|s| s.ident == "Context" && s.arguments.is_none())
+            .map(|_| false),
+        Type::Group(g) => context_param(&g.elem),
+        Type::Paren(p) => context_param(&p.elem),
+        _ => None,
+    }
+}
+
+/// Parses the `#[attr(...)]` attributes among `attrs` with darling, reporting problems.
+fn parse_attrs<T: darling::FromAttributes + Default>(
+    attrs: &[Attribute],
+    name: &str,
+    keys: &[&str],
+    errors: &mut Errors,
+) -> T {
+    T::from_attributes(attrs).unwrap_or_else(|e| {
+        errors.push(attr::into_syn(e, name, keys));
+        T::default()
+    })
+}
+
+/// An identifier without its `r#`.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#")
+        .map_or_else(|| s.clone(), str::to_owned)
+}
+
+/// The text of the `///` doc comments among `attrs`, or `None` when there are none.
+///
+/// Lines of a paragraph are joined with spaces (the wrapping of source code means nothing to
+/// the model); paragraphs are separated by a blank line, and list items keep their own line.
+pub(crate) fn doc_of(attrs: &[Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let Meta::NameValue(nv) = &attr.meta {
+            if let Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) = &nv.value
+            {
+                for line in s.value().lines() {
+                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    let mut blank = false;
+    for line in &lines {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            blank = !out.is_empty();
+            continue;
+        }
+        if out.is_empty() {
+        } else if blank {
+            out.push_str("\n\n");
+        } else if is_list_item(trimmed) {
+            out.push('\n');
+        } else {
+            out.push(' ');
+        }
+        blank = false;
+        out.push_str(if is_list_item(trimmed) {
+            line.trim_start()
+        } else {
+            trimmed
+        });
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn is_list_item(line: &str) -> bool {
+    line.starts_with("- ")
+        || line.starts_with("* ")
+        || line
+            .split_once(". ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The `T` of a type written `Option<T>` (by the last segment of its path).
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            if last.ident != "Option" {
+                return None;
+            }
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
+                    match args.args.first()? {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        Type::Group(g) => option_inner(&g.elem),
+        Type::Paren(p) => option_inner(&p.elem),
+        _ => None,
+    }
+}
+
+/// The last segment of a type's path, if it is a path.
+pub(crate) fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        Type::Group(g) => last_segment(&g.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        _ => None,
+    }
+}
+
+/// The span of a `Keyed` attribute value's key, if it was given.
+pub(crate) fn key_of<T>(k: Option<&Keyed<T>>) -> Option<Span> {
+    k.map(|k| k.key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    #[test]
+    fn doc_comments_become_descriptions() {
+        let attrs: Vec<Attribute> = vec![
+            parse_quote!(#[doc = " Find the window"]),
+            parse_quote!(#[doc = " for a service."]),
+            parse_quote!(#[doc = ""]),
+            parse_quote!(#[doc = " - one"]),
+            parse_quote!(#[doc = " - two"]),
+        ];
+        assert_eq!(
+            doc_of(&attrs).as_deref(),
+            Some("Find the window for a service.\n\n- one\n- two")
+        );
+        assert_eq!(doc_of(&[]), None);
+    }
+
+    #[test]
+    fn context_params_are_found_by_type() {
+        assert_eq!(context_param(&parse_quote!(Context)), Some(false));
+        assert_eq!(
+            context_param(&parse_quote!(&tool_runtime::Context)),
+            Some(true)
+        );
+        assert_eq!(context_param(&parse_quote!(&&Context)), None);
+        assert_eq!(context_param(&parse_quote!(&mut Context)), None);
+        assert_eq!(context_param(&parse_quote!(String)), None);
+    }
+
+    #[test]
+    fn options_are_recognized() {
+        let ty: Type = parse_quote!(Option<String>);
+        assert!(option_inner(&ty).is_some());
+        assert!(option_inner(&parse_quote!(Vec<String>)).is_none());
+    }
+}

@@ -1,0 +1,547 @@
+//! The darling receivers: what `#[schema(...)]` and `#[tool(...)]` may say, parsed but not yet
+//! checked against each other (that is `valid.rs`).
+
+use darling::{FromAttributes, FromMeta};
+use proc_macro2::Span;
+use syn::spanned::Spanned as _;
+use syn::{Expr, ExprLit, Lit, LitStr, Meta, Path, RangeLimits, UnOp};
+
+/// A value together with the span of the key it was given under: `min_len` in `min_len = 1`.
+/// Diagnostics about the attribute (and type errors of checks it generates) point there.
+#[derive(Debug, Clone)]
+pub(crate) struct Keyed<T> {
+    pub(crate) value: T,
+    pub(crate) key: Span,
+}
+
+impl<T: FromMeta> FromMeta for Keyed<T> {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        Ok(Keyed {
+            value: T::from_meta(item)?,
+            key: item.path().span(),
+        })
+    }
+}
+
+/// `#[schema(...)]` on a struct or an enum.
+#[derive(Debug, Default, FromAttributes)]
+#[darling(attributes(schema))]
+pub(crate) struct ContainerAttrs {
+    /// How field names (structs) or variant names (enums) become JSON names.
+    pub(crate) rename_all: Option<Keyed<RenameRule>>,
+    /// The schema's description; else the doc comment.
+    pub(crate) description: Option<Keyed<String>>,
+    /// The path of the facade crate, `::tool_runtime` by default.
+    #[darling(rename = "crate")]
+    pub(crate) krate: Option<Path>,
+    /// The name of the tag property of an enum with fields.
+    pub(crate) tag: Option<Keyed<LitStr>>,
+}
+
+/// The keys [`ContainerAttrs`] accepts, for diagnostics.
+pub(crate) const CONTAINER_KEYS: &[&str] = &["crate", "description", "rename_all", "tag"];
+
+/// `#[schema(...)]` on an enum variant.
+#[derive(Debug, Default, FromAttributes)]
+#[darling(attributes(schema))]
+pub(crate) struct VariantAttrs {
+    /// The variant's JSON name.
+    pub(crate) rename: Option<Keyed<LitStr>>,
+    /// How this variant's field names become JSON names.
+    pub(crate) rename_all: Option<Keyed<RenameRule>>,
+    /// The variant's description; else its doc comment.
+    pub(crate) describe: Option<Keyed<String>>,
+}
+
+/// The keys [`VariantAttrs`] accepts, for diagnostics.
+pub(crate) const VARIANT_KEYS: &[&str] = &["describe", "rename", "rename_all"];
+
+/// `#[schema(...)]` on a field, or on a parameter of a `#[tool]` fn.
+#[derive(Debug, Clone, Default, FromAttributes)]
+#[darling(attributes(schema))]
+pub(crate) struct FieldAttrs {
+    /// The field's description; else its doc comment.
+    pub(crate) describe: Option<Keyed<String>>,
+    /// The field's JSON name.
+    pub(crate) rename: Option<Keyed<LitStr>>,
+    /// The value of an absent field: `default` or `default = expr`.
+    pub(crate) default: Option<Keyed<DefaultValue>>,
+    /// `minLength`, in characters.
+    pub(crate) min_len: Option<Keyed<usize>>,
+    /// `maxLength`, in characters.
+    pub(crate) max_len: Option<Keyed<usize>>,
+    /// `pattern`, a regex.
+    pub(crate) pattern: Option<Keyed<LitStr>>,
+    /// `format`.
+    pub(crate) format: Option<Keyed<LitStr>>,
+    /// `enum` of strings.
+    pub(crate) one_of: Option<Keyed<StrList>>,
+    /// `a..=b`, `a..b`, `a..`, `..=b`, `..b`.
+    pub(crate) range: Option<Keyed<NumRange>>,
+    /// `minimum`.
+    pub(crate) min: Option<Keyed<NumLit>>,
+    /// `maximum`.
+    pub(crate) max: Option<Keyed<NumLit>>,
+    /// `exclusiveMinimum`.
+    pub(crate) exclusive_min: Option<Keyed<NumLit>>,
+    /// `exclusiveMaximum`.
+    pub(crate) exclusive_max: Option<Keyed<NumLit>>,
+    /// `multipleOf`.
+    pub(crate) multiple_of: Option<Keyed<NumLit>>,
+    /// `minItems`.
+    pub(crate) min_items: Option<Keyed<usize>>,
+    /// `maxItems`.
+    pub(crate) max_items: Option<Keyed<usize>>,
+    /// `uniqueItems`.
+    pub(crate) unique_items: Option<Keyed<bool>>,
+    /// A custom validator, `fn(&T) -> Result<(), Invalid>` (S5).
+    pub(crate) validate: Option<Keyed<Path>>,
+    /// An example value, rendered into `examples`.
+    pub(crate) example: Option<Keyed<ValueExpr>>,
+}
+
+/// The keys [`FieldAttrs`] accepts, for diagnostics.
+pub(crate) const FIELD_KEYS: &[&str] = &[
+    "default",
+    "describe",
+    "example",
+    "exclusive_max",
+    "exclusive_min",
+    "format",
+    "max",
+    "max_items",
+    "max_len",
+    "min",
+    "min_items",
+    "min_len",
+    "multiple_of",
+    "one_of",
+    "pattern",
+    "range",
+    "rename",
+    "unique_items",
+    "validate",
+];
+
+/// `#[tool(...)]`.
+#[derive(Debug, Default, FromMeta)]
+pub(crate) struct ToolArgs {
+    /// The tool's name; else the fn's name with `_` → `-`.
+    pub(crate) name: Option<LitStr>,
+    /// The tool's description; else the fn's doc comment.
+    pub(crate) description: Option<LitStr>,
+    /// The availability policy: a fn of `&Context`.
+    pub(crate) available: Option<Path>,
+    /// The path of the facade crate, `::tool_runtime` by default.
+    #[darling(rename = "crate")]
+    pub(crate) krate: Option<Path>,
+}
+
+/// The keys [`ToolArgs`] accepts, for diagnostics.
+pub(crate) const TOOL_KEYS: &[&str] = &["available", "crate", "description", "name"];
+
+/// `default` (the type's `Default`) or `default = expr`.
+#[derive(Debug, Clone)]
+pub(crate) enum DefaultValue {
+    /// `default`.
+    Trait,
+    /// `default = expr`.
+    Expr(Expr),
+}
+
+impl FromMeta for DefaultValue {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        match item {
+            Meta::Path(_) => Ok(DefaultValue::Trait),
+            Meta::NameValue(nv) => Ok(DefaultValue::Expr(ungroup(&nv.value).clone())),
+            Meta::List(_) => Err(darling::Error::custom(
+                "write `default` (the type's `Default`) or `default = value`",
+            )
+            .with_span(item)),
+        }
+    }
+}
+
+/// An expression given as a value (`example = …`), kept as written: unlike darling's `Expr`,
+/// a string literal stays a string literal.
+#[derive(Debug, Clone)]
+pub(crate) struct ValueExpr(pub(crate) Expr);
+
+impl FromMeta for ValueExpr {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        match item {
+            Meta::NameValue(nv) => Ok(ValueExpr(ungroup(&nv.value).clone())),
+            _ => Err(darling::Error::custom("write `example = value`").with_span(item)),
+        }
+    }
+}
+
+fn ungroup(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Group(g) => ungroup(&g.expr),
+        Expr::Paren(p) => ungroup(&p.expr),
+        other => other,
+    }
+}
+
+/// A number literal of a constraint: an integer or a float, maybe negated.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NumLit {
+    pub(crate) value: Num,
+    pub(crate) span: Span,
+}
+
+/// A number, as the runtime's `Num`: integers stay exact.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Num {
+    Int(i128),
+    Float(f64),
+}
+
+impl Num {
+    fn negate(self) -> Option<Num> {
+        match self {
+            Num::Int(i) => i.checked_neg().map(Num::Int),
+            Num::Float(f) => Some(Num::Float(-f)),
+        }
+    }
+
+    /// Compares two numbers, exactly for integers.
+    pub(crate) fn partial_cmp(self, other: Num) -> Option<std::cmp::Ordering> {
+        match (self, other) {
+            (Num::Int(a), Num::Int(b)) => Some(a.cmp(&b)),
+            (a, b) => a.as_f64().partial_cmp(&b.as_f64()),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            #[allow(clippy::cast_precision_loss)]
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+
+    /// Whether this number is above zero.
+    pub(crate) fn is_positive(self) -> bool {
+        match self {
+            Num::Int(i) => i > 0,
+            Num::Float(f) => f > 0.0,
+        }
+    }
+}
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Num::Int(i) => write!(f, "{i}"),
+            Num::Float(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+const NUM_HELP: &str = "write a number literal, such as `1`, `-5` or `0.5`";
+
+impl NumLit {
+    fn from_expr_inner(expr: &Expr) -> darling::Result<Self> {
+        let span = expr.span();
+        match ungroup(expr) {
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(i), ..
+            }) => i
+                .base10_parse::<i128>()
+                .map(|v| NumLit {
+                    value: Num::Int(v),
+                    span,
+                })
+                .map_err(|_| darling::Error::custom("this integer is too large").with_span(i)),
+            Expr::Lit(ExprLit {
+                lit: Lit::Float(f), ..
+            }) => match f.base10_parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(NumLit {
+                    value: Num::Float(v),
+                    span,
+                }),
+                _ => Err(darling::Error::custom("this number is not a finite f64").with_span(f)),
+            },
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
+                let inner = Self::from_expr_inner(&u.expr)?;
+                let value = inner.value.negate().ok_or_else(|| {
+                    darling::Error::custom("this integer is too large").with_span(expr)
+                })?;
+                Ok(NumLit { value, span })
+            }
+            _ => Err(
+                darling::Error::custom(format!("expected a number: {NUM_HELP}")).with_span(expr),
+            ),
+        }
+    }
+}
+
+impl FromMeta for NumLit {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        Self::from_expr_inner(expr)
+    }
+}
+
+/// `range = a..=b` and its open and exclusive forms.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NumRange {
+    pub(crate) start: Option<NumLit>,
+    pub(crate) end: Option<NumLit>,
+    /// `..=` rather than `..`.
+    pub(crate) inclusive: bool,
+    pub(crate) span: Span,
+}
+
+impl FromMeta for NumRange {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let Expr::Range(range) = ungroup(expr) else {
+            return Err(darling::Error::custom(
+                "expected a range of number literals: `1..=30` (inclusive), `0..100` (exclusive \
+                 maximum), `1..` or `..=10`",
+            )
+            .with_span(expr));
+        };
+        let mut errors = darling::Error::accumulator();
+        let start = range
+            .start
+            .as_deref()
+            .and_then(|e| errors.handle(NumLit::from_expr_inner(e)));
+        let end = range
+            .end
+            .as_deref()
+            .and_then(|e| errors.handle(NumLit::from_expr_inner(e)));
+        errors.finish()?;
+        if range.start.is_none() && range.end.is_none() {
+            return Err(darling::Error::custom(
+                "this range has no bounds: give a minimum, a maximum or both, as in `1..=30`",
+            )
+            .with_span(expr));
+        }
+        Ok(NumRange {
+            start,
+            end,
+            inclusive: matches!(range.limits, RangeLimits::Closed(_)),
+            span: expr.span(),
+        })
+    }
+}
+
+/// `one_of = ["a", "b"]`.
+#[derive(Debug, Clone)]
+pub(crate) struct StrList(pub(crate) Vec<LitStr>);
+
+impl FromMeta for StrList {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let Expr::Array(array) = ungroup(expr) else {
+            return Err(darling::Error::custom(
+                "expected a list of strings, as in `[\"a\", \"b\"]`",
+            )
+            .with_span(expr));
+        };
+        let mut errors = darling::Error::accumulator();
+        let mut items = Vec::new();
+        for elem in &array.elems {
+            match ungroup(elem) {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => items.push(s.clone()),
+                other => errors.push(
+                    darling::Error::custom("expected a string literal: `one_of` lists strings")
+                        .with_span(other),
+                ),
+            }
+        }
+        errors.finish_with(StrList(items))
+    }
+}
+
+/// serde's `rename_all` rules, with serde's names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RenameRule {
+    Lower,
+    Upper,
+    Pascal,
+    Camel,
+    Snake,
+    ScreamingSnake,
+    Kebab,
+    ScreamingKebab,
+}
+
+/// The names of the [`RenameRule`]s, as serde spells them.
+pub(crate) const RENAME_RULES: &[(&str, RenameRule)] = &[
+    ("lowercase", RenameRule::Lower),
+    ("UPPERCASE", RenameRule::Upper),
+    ("PascalCase", RenameRule::Pascal),
+    ("camelCase", RenameRule::Camel),
+    ("snake_case", RenameRule::Snake),
+    ("SCREAMING_SNAKE_CASE", RenameRule::ScreamingSnake),
+    ("kebab-case", RenameRule::Kebab),
+    ("SCREAMING-KEBAB-CASE", RenameRule::ScreamingKebab),
+];
+
+impl FromMeta for RenameRule {
+    fn from_value(value: &Lit) -> darling::Result<Self> {
+        let Lit::Str(s) = value else {
+            return Err(darling::Error::unexpected_lit_type(value));
+        };
+        let name = s.value();
+        RENAME_RULES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, rule)| *rule)
+            .ok_or_else(|| {
+                let names: Vec<String> = RENAME_RULES
+                    .iter()
+                    .map(|(n, _)| format!("\"{n}\""))
+                    .collect();
+                darling::Error::custom(format!(
+                    "unknown `rename_all` rule {name:?}: use one of {}",
+                    names.join(", ")
+                ))
+                .with_span(s)
+            })
+    }
+}
+
+impl RenameRule {
+    /// A `snake_case` field name under this rule (serde's `apply_to_field`).
+    pub(crate) fn apply_to_field(self, field: &str) -> String {
+        match self {
+            RenameRule::Lower | RenameRule::Snake => field.to_owned(),
+            RenameRule::Upper | RenameRule::ScreamingSnake => field.to_ascii_uppercase(),
+            RenameRule::Pascal => {
+                let mut out = String::new();
+                let mut capitalize = true;
+                for c in field.chars() {
+                    if c == '_' {
+                        capitalize = true;
+                    } else if capitalize {
+                        out.push(c.to_ascii_uppercase());
+                        capitalize = false;
+                    } else {
+                        out.push(c);
+                    }
+                }
+                out
+            }
+            RenameRule::Camel => lower_first(&RenameRule::Pascal.apply_to_field(field)),
+            RenameRule::Kebab => field.replace('_', "-"),
+            RenameRule::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),
+        }
+    }
+
+    /// A `PascalCase` variant name under this rule (serde's `apply_to_variant`).
+    pub(crate) fn apply_to_variant(self, variant: &str) -> String {
+        match self {
+            RenameRule::Pascal => variant.to_owned(),
+            RenameRule::Lower => variant.to_ascii_lowercase(),
+            RenameRule::Upper => variant.to_ascii_uppercase(),
+            RenameRule::Camel => lower_first(variant),
+            RenameRule::Snake => {
+                let mut out = String::new();
+                for (i, c) in variant.char_indices() {
+                    if i > 0 && c.is_uppercase() {
+                        out.push('_');
+                    }
+                    out.push(c.to_ascii_lowercase());
+                }
+                out
+            }
+            RenameRule::ScreamingSnake => RenameRule::Snake
+                .apply_to_variant(variant)
+                .to_ascii_uppercase(),
+            RenameRule::Kebab => RenameRule::Snake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
+            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
+        }
+    }
+}
+
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Turns darling's errors into spanned `syn` errors, rewording the ones about keys so that they
+/// say what to do: an unknown key lists the keys `#[attr(...)]` accepts, a repeated key says
+/// to keep one.
+pub(crate) fn into_syn(error: darling::Error, attr: &str, keys: &[&str]) -> syn::Error {
+    let mut out: Option<syn::Error> = None;
+    for e in error {
+        let span = e.span();
+        let text = e.to_string();
+        let message = if let Some(rest) = text.strip_prefix("Unknown field: `") {
+            let (name, tail) = rest.split_once('`').unwrap_or((rest, ""));
+            let hint = tail
+                .split_once("Did you mean `")
+                .and_then(|(_, t)| t.split_once('`'))
+                .map(|(alt, _)| format!(" (did you mean `{alt}`?)"))
+                .unwrap_or_default();
+            format!(
+                "`#[{attr}]` has no key `{name}`{hint}; its keys are {}",
+                keys.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        } else if let Some(rest) = text.strip_prefix("Duplicate field `") {
+            let name = rest.split_once('`').map_or(rest, |(n, _)| n);
+            format!("`{name}` is given twice in `#[{attr}]`; keep one")
+        } else {
+            text
+        };
+        let e = syn::Error::new(span, message);
+        match &mut out {
+            Some(all) => all.combine(e),
+            None => out = Some(e),
+        }
+    }
+    out.unwrap_or_else(|| syn::Error::new(Span::call_site(), format!("invalid `#[{attr}]`")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Same results as serde's `RenameRule` for the same inputs.
+    #[test]
+    fn rename_rules_match_serde() {
+        let field = "service_id";
+        let expect_fields = [
+            "service_id",
+            "SERVICE_ID",
+            "ServiceId",
+            "serviceId",
+            "service_id",
+            "SERVICE_ID",
+            "service-id",
+            "SERVICE-ID",
+        ];
+        for ((_, rule), want) in RENAME_RULES.iter().zip(expect_fields) {
+            assert_eq!(rule.apply_to_field(field), want, "{rule:?}");
+        }
+        let variant = "VeryTasty";
+        let expect_variants = [
+            "verytasty",
+            "VERYTASTY",
+            "VeryTasty",
+            "veryTasty",
+            "very_tasty",
+            "VERY_TASTY",
+            "very-tasty",
+            "VERY-TASTY",
+        ];
+        for ((_, rule), want) in RENAME_RULES.iter().zip(expect_variants) {
+            assert_eq!(rule.apply_to_variant(variant), want, "{rule:?}");
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! What the macros emit when expansion fails: the errors, next to the user's item and a
+//! placeholder for what would have been generated, so that one mistake does not cascade into
+//! errors at every use of the type or tool, and IDEs keep working.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+use crate::ast::ToolFn;
+use crate::expand::handle_ident;
+
+/// The errors of `#[derive(Schema)]`, and an `impl Schema` that is never run (the crate does
+/// not compile), so that uses of the type report nothing more.
+pub(crate) fn derive(input: &DeriveInput, krate: &TokenStream, error: &syn::Error) -> TokenStream {
+    let errors = error.to_compile_error();
+    let p = quote!(#krate::__private);
+    let ident = &input.ident;
+    let mut generics = input.generics.clone();
+    let params: Vec<syn::Ident> = generics.type_params().map(|t| t.ident.clone()).collect();
+    if !params.is_empty() {
+        let where_clause = generics.make_where_clause();
+        for param in params {
+            where_clause
+                .predicates
+                .push(syn::parse_quote!(#param: #p::Schema));
+        }
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    quote! {
+        #errors
+
+        const _: () = {
+            #[automatically_derived]
+            impl #impl_generics #p::Schema for #ident #ty_generics #where_clause {
+                fn schema(_: &mut #p::SchemaGen) -> #p::serde_json::Value {
+                    ::core::unreachable!()
+                }
+
+                fn parse(_: #p::Json, _: &mut #p::ParseCx) -> ::core::option::Option<Self> {
+                    ::core::unreachable!()
+                }
+
+                fn to_json(&self) -> #p::serde_json::Value {
+                    ::core::unreachable!()
+                }
+            }
+        };
+    }
+}
+
+/// The errors of `#[tool]`, the fn as written (minus the `#[schema]` attributes of its
+/// parameters), and, when the tool's name is valid, a placeholder handle with its `NAME`.
+pub(crate) fn tool(t: &ToolFn, error: &syn::Error) -> TokenStream {
+    let errors = error.to_compile_error();
+    let func = &t.func;
+    let fn_ident = &func.sig.ident;
+    let krate = &t.krate;
+    let p = quote!(#krate::__private);
+    // Refer to the fn so that it is not reported as unused on top of the real error.
+    let use_fn = func
+        .sig
+        .generics
+        .params
+        .is_empty()
+        .then(|| quote!(let _ = #fn_ident;));
+    let handle = tool_core::name::check_name(&t.name).is_ok().then(|| {
+        let handle = handle_ident(t);
+        let vis = &func.vis;
+        let name = &t.name;
+        let description = t.description.clone().unwrap_or_default();
+        let name_doc = format!("The tool's name: `{name}`.");
+        quote! {
+            #[doc = #description]
+            #[derive(
+                ::core::fmt::Debug,
+                ::core::clone::Clone,
+                ::core::marker::Copy,
+                ::core::default::Default,
+            )]
+            #vis struct #handle;
+
+            impl #handle {
+                #[doc = #name_doc]
+                pub const NAME: &'static str = #name;
+            }
+
+            const _: () = {
+                let _ = #handle;
+                let _ = #handle::NAME;
+            };
+
+            #[automatically_derived]
+            impl #p::IntoTool for #handle {
+                fn into_tool(self) -> #p::Tool {
+                    ::core::unreachable!()
+                }
+            }
+        }
+    });
+    quote! {
+        #errors
+        #func
+        const _: () = {
+            #use_fn
+        };
+        #handle
+    }
+}
+
+/// `#[tool]` on something that is not a fn: the item unchanged, and the error.
+pub(crate) fn not_a_fn(item: TokenStream) -> TokenStream {
+    let error = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "`#[tool]` goes on a fn: `#[tool] async fn name(input: Input) -> Result<Output, Error>`",
+    )
+    .to_compile_error();
+    quote! {
+        #error
+        #item
+    }
+}
