@@ -8,16 +8,51 @@
 //!
 //! This is the one crate an application depends on: it re-exports the core types and both
 //! macros.
+//!
+//! # Running agents
+//!
+//! An [`Agent`] holds a [`Model`], instructions and tools; [`Agent::run`] drives a
+//! conversation to its final answer and [`Agent::run_stream`] yields the same run as
+//! [`RunEvent`]s. [`OfflineModel`] runs an agent with no provider (it calls your tools with
+//! arguments generated from their schemas), and [`ScriptedModel`] replays replies written in
+//! advance and records every request, for tests.
 
 pub use tool_core::{
-    BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind,
-    IntoTool, Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent,
-    Policy, Rule, Schema, Site, Tool, ToolBuilder, ToolError, ToolName, Violation, registered,
-    registry,
+    BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
+    Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy, Rule,
+    Schema, Site, Tool, ToolBuilder, ToolError, ToolName, Violation, registered, registry,
 };
-pub use tool_core::{context, error, json, name, policy, schema, violation};
 pub use tool_core::{CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, TIMED_OUT, UNAVAILABLE};
+pub use tool_core::{context, error, json, name, policy, schema, violation};
 pub use tool_macros::{Schema, tool};
+
+mod agent;
+mod builder;
+mod dispatch;
+mod engine;
+mod errors;
+mod event;
+pub mod generate;
+mod message;
+mod model;
+mod offline;
+mod output;
+mod reply;
+mod scripted;
+
+pub use agent::Agent;
+pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS};
+pub use errors::{BuildError, BuildProblem, ProtocolError, RunError};
+pub use event::{RunEvent, RunStream};
+pub use message::{Input, Message, ToolCall, ToolResult};
+pub use model::{
+    FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream, SchemaUnsupported,
+    ToolSpec, Usage,
+};
+pub use offline::{Arguments, OfflineModel};
+pub use output::{CallRecord, RunOutput};
+pub use scripted::{RecordedRequest, ScriptedModel, ScriptedTurn};
+pub use tool_core::Panicked;
 
 /// Support for the code the macros generate. Not public API.
 #[doc(hidden)]

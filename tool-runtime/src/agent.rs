@@ -1,0 +1,208 @@
+//! [`Agent`]: a model, instructions and tools, ready to run.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tool_core::{Context, Limits, Tool};
+use tracing::Instrument;
+
+use crate::builder::AgentBuilder;
+use crate::engine;
+use crate::errors::RunError;
+use crate::event::{RunStream, Sink};
+use crate::message::Input;
+use crate::model::{Model, ToolSpec};
+use crate::output::RunOutput;
+
+/// A model with instructions and tools, ready to run. Cheap to clone; one agent may run many
+/// conversations at once.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use tool_runtime::{Agent, Context, ScriptedModel, ScriptedTurn, Tool};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// type Args = BTreeMap<String, serde_json::Value>;
+/// let echo = Tool::builder("echo", "Repeats its arguments.")
+///     .handler(|_ctx: Context, args: Args| async move { Ok::<_, std::convert::Infallible>(args) })
+///     .build();
+///
+/// let model = ScriptedModel::new([
+///     ScriptedTurn::new().call("call-1", "echo", r#"{"word":"hi"}"#),
+///     ScriptedTurn::reply("It said hi."),
+/// ]);
+/// let agent = Agent::builder(model.clone())
+///     .instructions("Use the tools.")
+///     .tool(echo)
+///     .build()?;
+///
+/// let out = agent.run(&Context::new(), "Say hi through echo").await?;
+/// assert_eq!(out.text, "It said hi.");
+/// assert_eq!(out.calls[0].text(), r#"{"word":"hi"}"#);
+/// // The model saw the tool's result in its second request.
+/// assert_eq!(model.requests()[1].tool_results()[0].text, r#"{"word":"hi"}"#);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Agent {
+    shared: Arc<Shared>,
+}
+
+/// What every run of an agent shares.
+pub(crate) struct Shared {
+    pub(crate) model: Box<dyn Model>,
+    pub(crate) instructions: Option<String>,
+    /// The tools, in declaration order.
+    pub(crate) tools: Vec<Tool>,
+    /// Each tool's spec, rendered once at `build()` (same order as `tools`).
+    pub(crate) specs: Vec<ToolSpec>,
+    /// Each tool's call timeout (same order as `tools`).
+    pub(crate) timeouts: Vec<Option<Duration>>,
+    pub(crate) by_name: HashMap<String, usize>,
+    pub(crate) max_concurrency: usize,
+    pub(crate) max_turns: usize,
+    pub(crate) limits: Limits,
+}
+
+impl Agent {
+    /// Starts an agent on `model`. See [`AgentBuilder`].
+    pub fn builder(model: impl Model) -> AgentBuilder {
+        AgentBuilder::new(Box::new(model))
+    }
+
+    pub(crate) fn from_shared(shared: Arc<Shared>) -> Self {
+        Self { shared }
+    }
+
+    /// Runs a conversation to its final answer.
+    ///
+    /// 1. Discovery (A2): every policy is evaluated once, in declaration order, before any
+    ///    model I/O; the tools found available are advertised for the whole run (A8).
+    /// 2. Each turn is one model request. The calls it asks for run concurrently, at most
+    ///    `max_concurrency` at once (R2), each through [`Tool::invoke_with`] on its own call
+    ///    context (availability re-check, validation, handler: A4, R5); their results go back
+    ///    in the model's call order.
+    /// 3. The run ends at a reply without tool calls (the final answer), or with an error.
+    ///
+    /// A name the agent does not hold gets `tool unavailable` without running anything (A5).
+    /// A tool the agent holds but did not advertise (hidden at discovery) still goes through
+    /// [`Tool::invoke_with`]: its policy's re-check decides, so guessing the name never
+    /// bypasses the policy; if the policy allows it by then, the call runs, although the tool
+    /// is advertised only from the next run on (A8).
+    ///
+    /// # Errors
+    ///
+    /// A [`RunError`] of kind:
+    /// - `Availability` (a policy failed at discovery, A3: no model request is made; or at a
+    ///   call, A6, also permanent), `Panic` (a policy or handler panicked, E4), `Permanent`
+    ///   (a handler returned [`tool_core::Permanent`], P1). A call's fatal failure cancels its
+    ///   sibling calls and waits for them all; the first failure is returned (P2, P3).
+    /// - `Cancelled`: the caller's context was cancelled (P4).
+    /// - `MaxTurns`: the run needed more than `max_turns` requests (R3).
+    /// - `Model` or `Protocol`: the model failed, or sent a reply that cannot be a turn
+    ///   (two calls with one id, say), or the input transcript is not well formed.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future cancels the run: the model request in flight and the calls in
+    /// flight are dropped at their current await points. To stop a run and let handlers see
+    /// it, cancel `ctx` instead (P4): each call's context is cancelled, the run drops what is
+    /// still in flight and returns kind `Cancelled`.
+    pub async fn run(&self, ctx: &Context, input: impl Into<Input>) -> Result<RunOutput, RunError> {
+        let span = run_span(&self.shared);
+        engine::run(
+            Arc::clone(&self.shared),
+            ctx.clone(),
+            input.into(),
+            Sink::none(),
+        )
+        .instrument(span)
+        .await
+    }
+
+    /// Runs a conversation as a stream of [`crate::RunEvent`]s (R4): the same engine as
+    /// [`Agent::run`], with text deltas, tool calls as requested, each call's outcome, turn
+    /// ends with usage, and the final output (or the run's error) last.
+    ///
+    /// The run starts when the stream is first polled. See [`RunStream`].
+    pub fn run_stream(&self, ctx: &Context, input: impl Into<Input>) -> RunStream {
+        let shared = Arc::clone(&self.shared);
+        let ctx = ctx.clone();
+        let input = input.into();
+        let span = run_span(&self.shared);
+        RunStream::new(move |sink| engine::run(shared, ctx, input, sink).instrument(span))
+    }
+
+    /// The tools a run in `ctx` would advertise: discovery alone, with no model I/O, no
+    /// argument parsing and no handler (A7). Each policy is evaluated once, in declaration
+    /// order.
+    ///
+    /// # Errors
+    ///
+    /// Returns kind `Availability` when a policy fails (the cause kept), `Panic` when one
+    /// panics, and `Cancelled` when `ctx` is cancelled.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future drops the policy check in progress.
+    pub async fn advertised(&self, ctx: &Context) -> Result<Vec<ToolSpec>, RunError> {
+        let visible = engine::discover(&self.shared, ctx).await?;
+        Ok(self
+            .shared
+            .specs
+            .iter()
+            .zip(visible)
+            .filter(|(_, shown)| *shown)
+            .map(|(spec, _)| spec.clone())
+            .collect())
+    }
+
+    /// The tools the agent holds, in declaration order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.shared.tools
+    }
+
+    /// Every tool's spec as the model's driver rendered it at `build()`, in declaration order.
+    pub fn tool_specs(&self) -> &[ToolSpec] {
+        &self.shared.specs
+    }
+
+    /// The instructions sent with every request.
+    pub fn instructions(&self) -> Option<&str> {
+        self.shared.instructions.as_deref()
+    }
+
+    /// How many calls of one turn may run at once.
+    pub fn max_concurrency(&self) -> usize {
+        self.shared.max_concurrency
+    }
+
+    /// How many model requests a run may make.
+    pub fn max_turns(&self) -> usize {
+        self.shared.max_turns
+    }
+}
+
+fn run_span(shared: &Shared) -> tracing::Span {
+    tracing::info_span!(
+        "agent.run",
+        tools = shared.tools.len(),
+        max_turns = shared.max_turns,
+        turns = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    )
+}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("tools", &self.shared.specs)
+            .field("max_concurrency", &self.shared.max_concurrency)
+            .field("max_turns", &self.shared.max_turns)
+            .finish_non_exhaustive()
+    }
+}

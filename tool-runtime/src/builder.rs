@@ -1,0 +1,177 @@
+//! [`AgentBuilder`]: an agent's model, instructions, tools and limits, checked all at once by
+//! [`AgentBuilder::build`] before any model I/O.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tool_core::{DeclarationError, IntoTool, Limits, Site, Tool};
+
+use crate::agent::{Agent, Shared};
+use crate::errors::{BuildError, BuildProblem};
+use crate::model::Model;
+
+/// The default [`AgentBuilder::max_concurrency`].
+pub const DEFAULT_MAX_CONCURRENCY: usize = 8;
+/// The default [`AgentBuilder::max_turns`].
+pub const DEFAULT_MAX_TURNS: usize = 16;
+
+/// Builds an [`Agent`]; start with [`Agent::builder`].
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct AgentBuilder {
+    model: Box<dyn Model>,
+    instructions: Option<String>,
+    tools: Vec<Tool>,
+    max_concurrency: usize,
+    max_turns: usize,
+    call_timeout: Option<Duration>,
+    tool_timeouts: Vec<(String, Duration)>,
+    limits: Limits,
+}
+
+impl AgentBuilder {
+    pub(crate) fn new(model: Box<dyn Model>) -> Self {
+        Self {
+            model,
+            instructions: None,
+            tools: Vec::new(),
+            max_concurrency: DEFAULT_MAX_CONCURRENCY,
+            max_turns: DEFAULT_MAX_TURNS,
+            call_timeout: None,
+            tool_timeouts: Vec::new(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// Sets the instructions (the system prompt) sent with every request.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Adds a tool: a [`Tool`], or the handle `#[tool]` generates. Tools keep the order they
+    /// are added in (the declaration order of discovery, A2).
+    pub fn tool(mut self, tool: impl IntoTool) -> Self {
+        self.tools.push(tool.into_tool());
+        self
+    }
+
+    /// Adds tools: for example every registered tool (`registry()?`) or a named selection
+    /// (`registered(["lookup-window"])?`) (R1).
+    pub fn tools<T: IntoTool>(mut self, tools: impl IntoIterator<Item = T>) -> Self {
+        self.tools
+            .extend(tools.into_iter().map(IntoTool::into_tool));
+        self
+    }
+
+    /// Sets how many calls of one turn may run at once (default 8, R2).
+    pub fn max_concurrency(mut self, n: usize) -> Self {
+        self.max_concurrency = n;
+        self
+    }
+
+    /// Sets how many model requests a run may make (default 16, R3).
+    pub fn max_turns(mut self, n: usize) -> Self {
+        self.max_turns = n;
+        self
+    }
+
+    /// Sets how long a call may take (after it gets its concurrency slot) before it is dropped
+    /// and the model is told `the tool timed out`. Default: no limit.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the timeout of the tool named `name`, overriding [`AgentBuilder::call_timeout`].
+    pub fn tool_timeout(mut self, name: impl Into<String>, timeout: Duration) -> Self {
+        self.tool_timeouts.push((name.into(), timeout));
+        self
+    }
+
+    /// Sets the limits applied to each call's arguments (default: 1 MiB of arguments).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Builds the agent, checking everything before any model I/O.
+    ///
+    /// Each tool's spec is rendered once, here, by the model's driver
+    /// ([`Model::tool_spec`]); runs reuse it.
+    ///
+    /// # Errors
+    ///
+    /// Returns a [`BuildError`] (kind `Declaration`) listing every problem found: each tool
+    /// declared wrong (its [`Tool::err`], D2), each pair of tools sharing a name, naming both
+    /// declaration sites (N3), each schema the driver cannot express (V1), each timeout for a
+    /// tool the agent does not hold, and a zero `max_concurrency` or `max_turns`.
+    pub fn build(self) -> Result<Agent, BuildError> {
+        let mut problems = Vec::new();
+        let mut specs = Vec::with_capacity(self.tools.len());
+        let mut by_name: HashMap<String, usize> = HashMap::with_capacity(self.tools.len());
+        let mut first_site: HashMap<&str, Site> = HashMap::new();
+        for (i, tool) in self.tools.iter().enumerate() {
+            if let Some(first) = first_site.get(tool.name()) {
+                problems.push(BuildProblem::Tool(DeclarationError::DuplicateName {
+                    name: tool.name().to_owned(),
+                    first: *first,
+                    second: tool.site(),
+                }));
+                continue;
+            }
+            first_site.insert(tool.name(), tool.site());
+            by_name.insert(tool.name().to_owned(), i);
+            if let Some(error) = tool.err() {
+                problems.push(BuildProblem::Tool(error.clone()));
+                continue;
+            }
+            match self.model.tool_spec(tool) {
+                Ok(spec) => specs.push(spec),
+                Err(source) => problems.push(BuildProblem::SchemaUnsupported {
+                    name: tool.name().to_owned(),
+                    site: tool.site(),
+                    source,
+                }),
+            }
+        }
+        let mut timeouts = vec![self.call_timeout; self.tools.len()];
+        for (name, timeout) in &self.tool_timeouts {
+            match by_name.get(name) {
+                Some(&i) => timeouts[i] = Some(*timeout),
+                None => problems.push(BuildProblem::TimeoutForUnknownTool { name: name.clone() }),
+            }
+        }
+        if self.max_concurrency == 0 {
+            problems.push(BuildProblem::ZeroConcurrency);
+        }
+        if self.max_turns == 0 {
+            problems.push(BuildProblem::ZeroTurns);
+        }
+        if !problems.is_empty() {
+            return Err(BuildError::new(problems));
+        }
+        Ok(Agent::from_shared(Arc::new(Shared {
+            model: self.model,
+            instructions: self.instructions,
+            tools: self.tools,
+            specs,
+            timeouts,
+            by_name,
+            max_concurrency: self.max_concurrency,
+            max_turns: self.max_turns,
+            limits: self.limits,
+        })))
+    }
+}
+
+impl fmt::Debug for AgentBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentBuilder")
+            .field("tools", &self.tools)
+            .field("max_concurrency", &self.max_concurrency)
+            .field("max_turns", &self.max_turns)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,213 @@
+//! Running the calls of one turn: concurrently, each behind a concurrency slot (R2), each
+//! through [`Tool::invoke_with`] on its own call context; a fatal outcome cancels the turn's
+//! other calls, which are all joined (P1–P3).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tokio::task::{self, JoinSet};
+use tool_core::{Context, Error, ErrorKind, Limits, Outcome, Tool};
+use tracing::Instrument;
+
+use crate::agent::Shared;
+use crate::errors::preview;
+use crate::event::{RunEvent, Sink};
+use crate::message::ToolCall;
+use crate::output::CallRecord;
+
+/// How the calls of a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallsEnd {
+    /// Every call ended; none was fatal.
+    Done,
+    /// The call at this position failed fatally first (P1, A6, E4); the others were
+    /// cancelled and joined.
+    Fatal(usize),
+    /// The caller's context was cancelled (P4); the calls in flight were dropped.
+    Cancelled,
+}
+
+/// Runs `calls`, returning their records in call order and how the turn ended.
+///
+/// # Cancel safety
+///
+/// Dropping the future aborts the calls in flight (their futures are dropped).
+pub(crate) async fn run_calls(
+    shared: &Shared,
+    ctx: &Context,
+    calls: &[ToolCall],
+    turn: usize,
+    slots: &Arc<Semaphore>,
+    sink: &Sink,
+) -> (Vec<CallRecord>, CallsEnd) {
+    let turn_ctx = ctx.child();
+    let mut set = JoinSet::new();
+    let mut index_of: HashMap<task::Id, usize> = HashMap::with_capacity(calls.len());
+    for (index, call) in calls.iter().enumerate() {
+        let call_ctx = turn_ctx.for_call(call.id.clone(), call.name.clone());
+        let target = shared
+            .by_name
+            .get(&call.name)
+            .map(|&i| (shared.tools[i].clone(), shared.timeouts[i]));
+        let span = tracing::info_span!(
+            "agent.call",
+            tool = %preview(&call.name),
+            call_id = %preview(&call.id),
+            outcome = tracing::field::Empty,
+        );
+        let work = run_one(
+            call_ctx,
+            target,
+            call.arguments.clone(),
+            shared.limits,
+            Arc::clone(slots),
+        );
+        let handle = set.spawn(async move {
+            let outcome = work.instrument(span.clone()).await;
+            span.record("outcome", tracing::field::display(outcome.kind()));
+            outcome
+        });
+        index_of.insert(handle.id(), index);
+    }
+
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
+    let mut end = CallsEnd::Done;
+    let mut aborted = false;
+    loop {
+        let joined = tokio::select! {
+            biased;
+            () = ctx.cancelled(), if !aborted => {
+                // P4: the call contexts are children of `ctx`, so every call has seen the
+                // cancellation; drop what is still in flight, and collect what ended.
+                aborted = true;
+                set.abort_all();
+                if end == CallsEnd::Done {
+                    end = CallsEnd::Cancelled;
+                }
+                continue;
+            }
+            joined = set.join_next_with_id() => joined,
+        };
+        let Some(joined) = joined else { break };
+        let (index, outcome) = match joined {
+            Ok((id, outcome)) => (index_of.get(&id).copied(), outcome),
+            Err(e) => (index_of.get(&e.id()).copied(), lost_task(&e)),
+        };
+        let Some(index) = index else { continue };
+        if outcome.is_fatal() && end == CallsEnd::Done {
+            // P2: the first fatal outcome cancels the siblings, which are still joined.
+            end = CallsEnd::Fatal(index);
+            turn_ctx.cancellation().cancel();
+        }
+        if sink.is_active() {
+            let record = record(turn, index, &calls[index], outcome.clone());
+            sink.emit(|| RunEvent::CallFinished(record));
+        }
+        outcomes[index] = Some(outcome);
+    }
+
+    let records = calls
+        .iter()
+        .zip(outcomes)
+        .enumerate()
+        .map(|(index, (call, outcome))| {
+            let outcome = outcome.unwrap_or_else(|| {
+                Outcome::cancelled(Error::new(
+                    ErrorKind::Cancelled,
+                    "the call was dropped before it ended",
+                ))
+            });
+            record(turn, index, call, outcome)
+        })
+        .collect();
+    (records, end)
+}
+
+fn record(turn: usize, index: usize, call: &ToolCall, outcome: Outcome) -> CallRecord {
+    CallRecord {
+        turn,
+        index,
+        id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+        outcome,
+    }
+}
+
+/// The outcome of a call whose task did not return: aborted (the run was cancelled), or
+/// panicked outside the handler (a bug: `invoke` contains the handler's panics).
+fn lost_task(e: &task::JoinError) -> Outcome {
+    if e.is_cancelled() {
+        Outcome::cancelled(Error::new(
+            ErrorKind::Cancelled,
+            "the run was cancelled; the call was dropped",
+        ))
+    } else {
+        Outcome::failure(Error::new(
+            ErrorKind::Panic,
+            format!("the task running the call panicked: {e}"),
+        ))
+    }
+}
+
+/// One call: a slot, then the pipeline, under the tool's timeout.
+async fn run_one(
+    ctx: Context,
+    target: Option<(Tool, Option<Duration>)>,
+    arguments: String,
+    limits: Limits,
+    slots: Arc<Semaphore>,
+) -> Outcome {
+    let permit = tokio::select! {
+        biased;
+        () = ctx.cancelled() => return not_started(),
+        permit = slots.acquire_owned() => permit,
+    };
+    let Ok(_permit) = permit else {
+        return not_started();
+    };
+    if ctx.is_cancelled() {
+        return not_started();
+    }
+    // A5: a name the agent does not hold gets the same answer as a hidden tool. A held tool,
+    // hidden or not, goes through `invoke_with`, whose availability re-check decides (A4).
+    let Some((tool, timeout)) = target else {
+        tracing::debug!("the model called a tool the agent does not hold");
+        return Outcome::unavailable();
+    };
+    let call = tool.invoke_with(&ctx, arguments.as_bytes(), &limits);
+    let outcome = match timeout {
+        None => call.await,
+        Some(limit) => match tokio::time::timeout(limit, call).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                // The handler's future is dropped; cancel the call's token too, for anything
+                // it started that watches it.
+                ctx.cancellation().cancel();
+                let error = Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "tool `{}` ran past its timeout of {limit:?} and was dropped",
+                        tool.name()
+                    ),
+                );
+                tracing::warn!(
+                    error = %error,
+                    "tool call timed out; the model is told only that it timed out"
+                );
+                Outcome::timed_out(error)
+            }
+        },
+    };
+    tracing::debug!(outcome = %outcome.kind(), "tool call ended");
+    outcome
+}
+
+fn not_started() -> Outcome {
+    Outcome::cancelled(Error::new(
+        ErrorKind::Cancelled,
+        "the call was cancelled before it started",
+    ))
+}

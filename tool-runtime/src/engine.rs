@@ -1,0 +1,227 @@
+//! The run loop that [`crate::Agent::run`] and [`crate::Agent::run_stream`] both drive:
+//! discovery, then turns of one model request and its calls, to a final answer or an error.
+
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+use tool_core::error::find_in_chain;
+use tool_core::{Context, ErrorKind, OutcomeKind, Panicked};
+use tracing::Instrument;
+
+use crate::agent::Shared;
+use crate::dispatch::{CallsEnd, run_calls};
+use crate::errors::RunError;
+use crate::event::{RunEvent, Sink};
+use crate::message::{Input, Message, ToolResult, check_transcript};
+use crate::model::{ModelRequest, ToolSpec, Usage};
+use crate::output::{CallRecord, RunOutput};
+use crate::reply::{ReplyError, read_reply};
+
+/// Runs one conversation to its end.
+pub(crate) async fn run(
+    shared: Arc<Shared>,
+    ctx: Context,
+    input: Input,
+    sink: Sink,
+) -> Result<RunOutput, RunError> {
+    let mut run = Run {
+        shared: &shared,
+        ctx: &ctx,
+        sink: &sink,
+        transcript: input.into_messages(),
+        calls: Vec::new(),
+        usage: Vec::new(),
+    };
+    let result = run.drive().await;
+    let span = tracing::Span::current();
+    match &result {
+        Ok(out) => {
+            span.record("turns", out.turns());
+            span.record("outcome", "answered");
+        }
+        Err(e) => {
+            span.record("turns", e.usage().len());
+            span.record("outcome", tracing::field::display(e.kind()));
+            tracing::debug!(kind = %e.kind(), error = %format_args!("{e:#}"), "run ended without an answer");
+        }
+    }
+    result
+}
+
+/// Discovery (A2, A3): every policy once, in declaration order, before any model I/O.
+/// Returns, for each tool, whether it is advertised.
+///
+/// # Cancel safety
+///
+/// Returns kind `Cancelled` as soon as `ctx` is cancelled.
+pub(crate) async fn discover(shared: &Shared, ctx: &Context) -> Result<Vec<bool>, RunError> {
+    let mut visible = Vec::with_capacity(shared.tools.len());
+    for tool in &shared.tools {
+        let checked = tokio::select! {
+            biased;
+            () = ctx.cancelled() => return Err(cancelled()),
+            checked = tool.available(ctx) => checked,
+        };
+        match checked {
+            Ok(shown) => {
+                tracing::debug!(tool = tool.name(), available = shown, "discovery");
+                visible.push(shown);
+            }
+            Err(cause) => {
+                let panicked = find_in_chain::<Panicked>(&*cause).is_some();
+                let (kind, what) = if panicked {
+                    (ErrorKind::Panic, "panicked")
+                } else {
+                    (ErrorKind::Availability, "failed")
+                };
+                return Err(RunError::new(
+                    kind,
+                    format!(
+                        "the availability policy of `{}` {what} at discovery; no model request was made",
+                        tool.name()
+                    ),
+                )
+                .with_source(cause)
+                .with_tool(tool.name()));
+            }
+        }
+    }
+    Ok(visible)
+}
+
+fn cancelled() -> RunError {
+    RunError::new(ErrorKind::Cancelled, "the run was cancelled by its caller")
+}
+
+/// The state of one run.
+struct Run<'a> {
+    shared: &'a Shared,
+    ctx: &'a Context,
+    sink: &'a Sink,
+    transcript: Vec<Message>,
+    calls: Vec<CallRecord>,
+    usage: Vec<Usage>,
+}
+
+impl Run<'_> {
+    async fn drive(&mut self) -> Result<RunOutput, RunError> {
+        if let Err(e) = check_transcript(&self.transcript) {
+            return Err(self.fail(e.into()));
+        }
+        let visible = match discover(self.shared, self.ctx).await {
+            Ok(visible) => visible,
+            Err(e) => return Err(self.fail(e)),
+        };
+        // A8: the advertised list is fixed here, for the whole run.
+        let advertised: Vec<ToolSpec> = self
+            .shared
+            .specs
+            .iter()
+            .zip(&visible)
+            .filter(|(_, shown)| **shown)
+            .map(|(spec, _)| spec.clone())
+            .collect();
+        let names: Vec<String> = advertised.iter().map(|s| s.name().to_owned()).collect();
+        self.sink.emit(|| RunEvent::Started {
+            advertised: names.clone(),
+        });
+        let slots = Arc::new(Semaphore::new(self.shared.max_concurrency));
+        for turn in 1..=self.shared.max_turns {
+            let span = tracing::info_span!("agent.turn", turn, calls = tracing::field::Empty);
+            if let Some(text) = self
+                .turn(turn, &advertised, &slots)
+                .instrument(span)
+                .await?
+            {
+                return Ok(RunOutput {
+                    text,
+                    transcript: std::mem::take(&mut self.transcript),
+                    usage: std::mem::take(&mut self.usage),
+                    calls: std::mem::take(&mut self.calls),
+                    advertised: names,
+                });
+            }
+        }
+        let limit = self.shared.max_turns;
+        Err(self.fail(RunError::new(
+            ErrorKind::MaxTurns,
+            format!("the run reached its limit of {limit} turns without a final answer"),
+        )))
+    }
+
+    /// One turn: a request, then its calls. Returns the final answer, if this was it.
+    async fn turn(
+        &mut self,
+        turn: usize,
+        advertised: &[ToolSpec],
+        slots: &Arc<Semaphore>,
+    ) -> Result<Option<String>, RunError> {
+        let request = ModelRequest::new(&self.transcript, advertised)
+            .with_instructions(self.shared.instructions.as_deref());
+        let reply = read_reply(self.shared.model.stream(request), self.ctx, self.sink, turn).await;
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(ReplyError::Cancelled) => return Err(self.fail(cancelled())),
+            Err(ReplyError::Model(e)) => return Err(self.fail(e.into())),
+            Err(ReplyError::Protocol(e)) => return Err(self.fail(e.into())),
+        };
+        self.usage.push(reply.usage);
+        tracing::Span::current().record("calls", reply.calls.len());
+        for (index, call) in reply.calls.iter().enumerate() {
+            self.sink.emit(|| RunEvent::ToolCall {
+                turn,
+                index,
+                call: call.clone(),
+            });
+        }
+        self.transcript.push(Message::assistant_with_calls(
+            reply.text.clone(),
+            reply.calls.clone(),
+        ));
+        let turn_end = || RunEvent::TurnEnd {
+            turn,
+            usage: reply.usage,
+            finish: reply.finish.clone(),
+        };
+        if reply.calls.is_empty() {
+            self.sink.emit(turn_end);
+            return Ok(Some(reply.text));
+        }
+
+        let (records, end) =
+            run_calls(self.shared, self.ctx, &reply.calls, turn, slots, self.sink).await;
+        let first = self.calls.len();
+        for record in records {
+            self.transcript.push(Message::Tool(ToolResult::new(
+                record.id.clone(),
+                record.name.clone(),
+                record.text(),
+                record.kind() != OutcomeKind::Success,
+            )));
+            self.calls.push(record);
+        }
+        self.sink.emit(turn_end);
+        match end {
+            CallsEnd::Done => Ok(None),
+            CallsEnd::Cancelled => Err(self.fail(cancelled())),
+            CallsEnd::Fatal(index) => {
+                let record = &self.calls[first + index];
+                let error = match record.error() {
+                    Some(error) => RunError::from_call(error.clone(), &record.name, &record.id),
+                    None => RunError::new(ErrorKind::Permanent, "a call failed fatally")
+                        .with_tool(&record.name),
+                };
+                Err(self.fail(error))
+            }
+        }
+    }
+
+    /// `error`, with the transcript, calls and usage so far.
+    fn fail(&mut self, error: RunError) -> RunError {
+        error.with_run(
+            std::mem::take(&mut self.transcript),
+            std::mem::take(&mut self.calls),
+            std::mem::take(&mut self.usage),
+        )
+    }
+}

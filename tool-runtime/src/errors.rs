@@ -1,0 +1,431 @@
+//! The errors of an agent: [`BuildError`] (declaration problems, found by `build()`),
+//! [`RunError`] (why a run ended without an answer) and [`ProtocolError`] (a reply or a
+//! transcript that cannot be a conversation).
+
+use std::error::Error as StdError;
+use std::fmt;
+
+use tool_core::{BoxError, DeclarationError, Error, ErrorKind, Site};
+
+use crate::message::Message;
+use crate::model::{ModelError, SchemaUnsupported, Usage};
+use crate::output::CallRecord;
+
+/// The longest piece of a model-supplied id or name an error quotes, in characters.
+const PREVIEW_CHARS: usize = 64;
+
+/// `text`, cut to a short preview for errors and logs.
+pub(crate) fn preview(text: &str) -> String {
+    match text.char_indices().nth(PREVIEW_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// Every problem that keeps an agent from being built, found before any model I/O (D2, N3,
+/// V1). It is of kind [`ErrorKind::Declaration`], and converts into [`tool_core::Error`] and
+/// [`RunError`] of that kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError {
+    problems: Vec<BuildProblem>,
+}
+
+impl BuildError {
+    pub(crate) fn new(problems: Vec<BuildProblem>) -> Self {
+        Self { problems }
+    }
+
+    /// Every problem found, in the order of the declarations.
+    pub fn problems(&self) -> &[BuildProblem] {
+        &self.problems
+    }
+
+    /// Always [`ErrorKind::Declaration`].
+    pub fn kind(&self) -> ErrorKind {
+        ErrorKind::Declaration
+    }
+
+    /// Whether this error is of `kind`: `Declaration`, and `Permanent` (a declaration problem
+    /// cannot go away by retrying).
+    pub fn is(&self, kind: ErrorKind) -> bool {
+        matches!(kind, ErrorKind::Declaration | ErrorKind::Permanent)
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.problems.as_slice() {
+            [one] => write!(f, "the agent cannot be built: {one}"),
+            all => {
+                write!(f, "the agent cannot be built: {} problems", all.len())?;
+                for problem in all {
+                    write!(f, "\n  - {problem}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl StdError for BuildError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.problems
+            .first()
+            .map(|p| p as &(dyn StdError + 'static))
+    }
+}
+
+impl IntoIterator for BuildError {
+    type Item = BuildProblem;
+    type IntoIter = std::vec::IntoIter<BuildProblem>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.problems.into_iter()
+    }
+}
+
+impl From<BuildError> for Error {
+    fn from(e: BuildError) -> Self {
+        Error::with_source(ErrorKind::Declaration, "the agent is declared wrong", e)
+    }
+}
+
+/// One problem found by [`crate::AgentBuilder::build`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildProblem {
+    /// A tool is declared wrong (D2), or two tools share a name (N3, naming both sites).
+    #[error(transparent)]
+    Tool(#[from] DeclarationError),
+    /// The model's driver cannot express a tool's schema (V1).
+    #[error("the model cannot take the schema of tool `{name}` (declared at {site}): {source}")]
+    SchemaUnsupported {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+        /// What the driver said.
+        source: SchemaUnsupported,
+    },
+    /// A per-tool timeout names a tool the agent does not hold.
+    #[error("a timeout is set for `{name}`, but the agent holds no tool of that name")]
+    TimeoutForUnknownTool {
+        /// The name given.
+        name: String,
+    },
+    /// `max_concurrency(0)`: no call could ever run.
+    #[error("max_concurrency must be at least 1")]
+    ZeroConcurrency,
+    /// `max_turns(0)`: no request could ever be made.
+    #[error("max_turns must be at least 1")]
+    ZeroTurns,
+}
+
+/// A model reply or a transcript that cannot be part of a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProtocolError {
+    /// The model streamed a delta for a tool call it never started.
+    #[error("the model streamed a delta for tool call #{index}, which it never started")]
+    UnknownCallIndex {
+        /// The call's index in the reply.
+        index: usize,
+    },
+    /// The model started the tool call with one index twice.
+    #[error("the model started tool call #{index} twice")]
+    CallStartedTwice {
+        /// The call's index in the reply.
+        index: usize,
+    },
+    /// The model streamed arguments for a tool call it had ended.
+    #[error("the model streamed arguments for tool call #{index} after ending it")]
+    CallAlreadyEnded {
+        /// The call's index in the reply.
+        index: usize,
+    },
+    /// Two tool calls of one turn (or one assistant message) share an id: their results
+    /// could not be told apart.
+    #[error("two tool calls in one turn share the id {id:?}")]
+    DuplicateCallId {
+        /// The shared id (shortened).
+        id: String,
+    },
+    /// A transcript holds a tool result that no assistant message asked for (or a second
+    /// result for one call).
+    #[error(
+        "the transcript holds a result for call id {call_id:?}, which no assistant message asked for"
+    )]
+    UnrequestedResult {
+        /// The result's call id (shortened).
+        call_id: String,
+    },
+    /// A transcript leaves a tool call without a result.
+    #[error("the transcript holds no result for the tool call {call_id:?}")]
+    MissingResult {
+        /// The call's id (shortened).
+        call_id: String,
+    },
+}
+
+/// Why a run ended without a final answer.
+///
+/// Match on [`RunError::kind`], or ask [`RunError::is`], which follows
+/// [`tool_core::Error::is`]: a policy failure during a call is of kind `Availability` and also
+/// `Permanent` (A6); a panic is of kind `Panic` and permanent (E4). The cause chain
+/// (`source()`) holds the unredacted failure (E3); the error also keeps the call that caused
+/// it, if any, the transcript so far (well formed: every call of the last turn has a result)
+/// and the record of every call made.
+pub struct RunError {
+    inner: Box<Inner>,
+}
+
+struct Inner {
+    kind: ErrorKind,
+    permanent: bool,
+    message: String,
+    source: Option<BoxError>,
+    tool: Option<String>,
+    call_id: Option<String>,
+    transcript: Vec<Message>,
+    calls: Vec<CallRecord>,
+    usage: Vec<Usage>,
+}
+
+impl RunError {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            inner: Box::new(Inner {
+                kind,
+                permanent: matches!(kind, ErrorKind::Permanent | ErrorKind::Panic),
+                message: message.into(),
+                source: None,
+                tool: None,
+                call_id: None,
+                transcript: Vec::new(),
+                calls: Vec::new(),
+                usage: Vec::new(),
+            }),
+        }
+    }
+
+    /// The failure of a call that ends the run (P1, A6, E4): of the call error's kind.
+    pub(crate) fn from_call(error: Error, tool: &str, call_id: &str) -> Self {
+        let mut e = Self::new(
+            error.kind(),
+            format!(
+                "tool `{}` (call {}) ended the run: {}",
+                preview(tool),
+                preview(call_id),
+                error.message()
+            ),
+        );
+        e.inner.permanent = error.is_permanent();
+        e.inner.source = Some(Box::new(error));
+        e.inner.tool = Some(tool.to_owned());
+        e.inner.call_id = Some(call_id.to_owned());
+        e
+    }
+
+    pub(crate) fn with_source(mut self, source: impl Into<BoxError>) -> Self {
+        self.inner.source = Some(source.into());
+        self
+    }
+
+    pub(crate) fn with_tool(mut self, tool: &str) -> Self {
+        self.inner.tool = Some(tool.to_owned());
+        self
+    }
+
+    pub(crate) fn with_permanent(mut self, permanent: bool) -> Self {
+        self.inner.permanent = permanent;
+        self
+    }
+
+    pub(crate) fn with_run(
+        mut self,
+        transcript: Vec<Message>,
+        calls: Vec<CallRecord>,
+        usage: Vec<Usage>,
+    ) -> Self {
+        self.inner.transcript = transcript;
+        self.inner.calls = calls;
+        self.inner.usage = usage;
+        self
+    }
+
+    /// What kind of failure ended the run.
+    pub fn kind(&self) -> ErrorKind {
+        self.inner.kind
+    }
+
+    /// Whether this error is of `kind`, or permanent when `kind` is `Permanent`.
+    pub fn is(&self, kind: ErrorKind) -> bool {
+        self.inner.kind == kind || (kind == ErrorKind::Permanent && self.inner.permanent)
+    }
+
+    /// Whether the failure is permanent (P1, A6, E4).
+    pub fn is_permanent(&self) -> bool {
+        self.inner.permanent
+    }
+
+    /// What happened, for the application.
+    pub fn message(&self) -> &str {
+        &self.inner.message
+    }
+
+    /// The name of the tool whose call (or policy, at discovery) ended the run.
+    pub fn tool(&self) -> Option<&str> {
+        self.inner.tool.as_deref()
+    }
+
+    /// The id of the call that ended the run.
+    pub fn call_id(&self) -> Option<&str> {
+        self.inner.call_id.as_deref()
+    }
+
+    /// The call failure that ended the run (P3: the initiating one), unredacted (E3).
+    pub fn call_error(&self) -> Option<&Error> {
+        self.inner.source.as_deref().and_then(|s| s.downcast_ref())
+    }
+
+    /// The model's failure, when kind is `Model` (or `Protocol` from the driver).
+    pub fn model_error(&self) -> Option<&ModelError> {
+        self.inner.source.as_deref().and_then(|s| s.downcast_ref())
+    }
+
+    /// The protocol breach, when the reply or the input transcript could not be a
+    /// conversation.
+    pub fn protocol_error(&self) -> Option<&ProtocolError> {
+        self.inner.source.as_deref().and_then(|s| s.downcast_ref())
+    }
+
+    /// The conversation up to the failure: the input, then every complete turn, each call
+    /// with its result (a call that never ran has the result `the tool call was cancelled`).
+    pub fn transcript(&self) -> &[Message] {
+        &self.inner.transcript
+    }
+
+    /// The conversation up to the failure, owned.
+    pub fn into_transcript(self) -> Vec<Message> {
+        self.inner.transcript
+    }
+
+    /// The record of every call made, in call order (E3).
+    pub fn calls(&self) -> &[CallRecord] {
+        &self.inner.calls
+    }
+
+    /// Token usage of each turn that completed, from turn 1.
+    pub fn usage(&self) -> &[Usage] {
+        &self.inner.usage
+    }
+}
+
+impl fmt::Debug for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunError")
+            .field("kind", &self.inner.kind)
+            .field("permanent", &self.inner.permanent)
+            .field("message", &self.inner.message)
+            .field("source", &self.inner.source)
+            .field("tool", &self.inner.tool)
+            .field("call_id", &self.inner.call_id)
+            .field("transcript", &self.inner.transcript.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.inner.message)?;
+        if f.alternate() {
+            let mut source = StdError::source(self);
+            while let Some(s) = source {
+                write!(f, ": {s}")?;
+                source = s.source();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl StdError for RunError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.inner
+            .source
+            .as_deref()
+            .map(|s| s as &(dyn StdError + 'static))
+    }
+}
+
+impl From<BuildError> for RunError {
+    fn from(e: BuildError) -> Self {
+        RunError::new(ErrorKind::Declaration, "the agent is declared wrong")
+            .with_permanent(true)
+            .with_source(e)
+    }
+}
+
+impl From<ProtocolError> for RunError {
+    fn from(e: ProtocolError) -> Self {
+        RunError::new(ErrorKind::Protocol, e.to_string()).with_source(e)
+    }
+}
+
+impl From<ModelError> for RunError {
+    fn from(e: ModelError) -> Self {
+        let kind = match e {
+            ModelError::Protocol(_) => ErrorKind::Protocol,
+            _ => ErrorKind::Model,
+        };
+        RunError::new(kind, format!("the model failed: {e}")).with_source(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn previews_cut_long_text() {
+        assert_eq!(preview("short"), "short");
+        let long = "x".repeat(1000);
+        assert_eq!(preview(&long).chars().count(), PREVIEW_CHARS + 1);
+    }
+
+    #[test]
+    fn call_errors_keep_kind_permanence_and_cause() {
+        let cause = Error::with_source(
+            ErrorKind::Availability,
+            "the availability policy of `t` failed",
+            "db down",
+        )
+        .into_permanent();
+        let e = RunError::from_call(cause, "t", "c1");
+        assert_eq!(e.kind(), ErrorKind::Availability);
+        assert!(e.is(ErrorKind::Availability) && e.is(ErrorKind::Permanent));
+        assert!(!e.is(ErrorKind::Panic));
+        assert_eq!((e.tool(), e.call_id()), (Some("t"), Some("c1")));
+        assert_eq!(
+            e.call_error().map(Error::kind),
+            Some(ErrorKind::Availability)
+        );
+        assert!(format!("{e:#}").ends_with("db down"));
+    }
+
+    #[test]
+    fn build_errors_list_every_problem() {
+        let e = BuildError::new(vec![BuildProblem::ZeroTurns, BuildProblem::ZeroConcurrency]);
+        let text = e.to_string();
+        assert!(
+            text.contains("2 problems")
+                && text.contains("max_turns")
+                && text.contains("max_concurrency")
+        );
+        assert!(e.is(ErrorKind::Declaration));
+        let core: Error = e.clone().into();
+        assert_eq!(core.kind(), ErrorKind::Declaration);
+        let run: RunError = e.into();
+        assert_eq!(run.kind(), ErrorKind::Declaration);
+    }
+}

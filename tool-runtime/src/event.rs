@@ -1,0 +1,180 @@
+//! The events of a streamed run ([`RunEvent`], R4) and the stream that yields them
+//! ([`RunStream`]).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context as TaskContext, Poll};
+
+use futures_core::Stream;
+
+use crate::errors::RunError;
+use crate::message::ToolCall;
+use crate::model::{FinishReason, Usage};
+use crate::output::{CallRecord, RunOutput};
+
+/// One step of a run, as [`crate::Agent::run_stream`] yields it (R4).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum RunEvent {
+    /// Discovery is done (A2): these tools are advertised for the whole run.
+    Started {
+        /// The advertised tools' names, in declaration order.
+        advertised: Vec<String>,
+    },
+    /// A piece of the model's text, as it streams.
+    TextDelta {
+        /// The turn, from 1.
+        turn: usize,
+        /// The text.
+        text: String,
+    },
+    /// A tool call, as the model requested it (before it runs).
+    ToolCall {
+        /// The turn, from 1.
+        turn: usize,
+        /// The call's position in its turn, from 0.
+        index: usize,
+        /// The call.
+        call: ToolCall,
+    },
+    /// A call ended: the model-facing text and, for the application, the unredacted error
+    /// (E3). Calls of one turn end in any order; `record.index` gives the model's order.
+    CallFinished(CallRecord),
+    /// A turn ended: the model answered and every call it asked for has a result.
+    TurnEnd {
+        /// The turn, from 1.
+        turn: usize,
+        /// Tokens used by the turn's request.
+        usage: Usage,
+        /// Why the model stopped, if its driver said.
+        finish: Option<FinishReason>,
+    },
+    /// The run reached its final answer. The last event of a successful run.
+    Finished(RunOutput),
+}
+
+type Queue = Arc<Mutex<VecDeque<RunEvent>>>;
+
+/// Where the engine puts events: nowhere for [`crate::Agent::run`], a queue for
+/// [`crate::Agent::run_stream`].
+#[derive(Clone, Default)]
+pub(crate) struct Sink {
+    queue: Option<Queue>,
+}
+
+impl Sink {
+    /// A sink that drops every event (and never builds one).
+    pub(crate) fn none() -> Self {
+        Self::default()
+    }
+
+    fn queue(queue: Queue) -> Self {
+        Self { queue: Some(queue) }
+    }
+
+    /// Whether events are wanted.
+    pub(crate) fn is_active(&self) -> bool {
+        self.queue.is_some()
+    }
+
+    /// Emits the event `make` builds, if events are wanted.
+    pub(crate) fn emit(&self, make: impl FnOnce() -> RunEvent) {
+        if let Some(queue) = &self.queue {
+            let event = make();
+            queue
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push_back(event);
+        }
+    }
+}
+
+type RunFuture = Pin<Box<dyn Future<Output = Result<RunOutput, RunError>> + Send>>;
+
+/// A run as a [`Stream`] of events (R4), made by [`crate::Agent::run_stream`].
+///
+/// It yields `Ok` events as the run makes progress, then either
+/// `Ok(RunEvent::Finished(output))` or one `Err(RunError)`, then ends. The run makes
+/// progress only while the stream is polled, and it is the same engine as
+/// [`crate::Agent::run`]'s: both give the same transcript for the same model replies.
+///
+/// # Cancel safety
+///
+/// Dropping the stream cancels the run: the model request in flight is dropped and so are
+/// the calls in flight (each handler's future is dropped at its current await point).
+#[must_use = "a run stream does nothing unless polled"]
+pub struct RunStream {
+    future: Option<RunFuture>,
+    queue: Queue,
+    last: Option<Result<RunEvent, RunError>>,
+}
+
+impl RunStream {
+    pub(crate) fn new<F>(make: impl FnOnce(Sink) -> F) -> Self
+    where
+        F: Future<Output = Result<RunOutput, RunError>> + Send + 'static,
+    {
+        let queue = Queue::default();
+        let future: RunFuture = Box::pin(make(Sink::queue(Arc::clone(&queue))));
+        Self {
+            future: Some(future),
+            queue,
+            last: None,
+        }
+    }
+
+    /// The next event, or `None` once the run has ended (a convenience for
+    /// `StreamExt::next`, without a dependency on `futures`).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: dropping the future loses no event (the run itself pauses).
+    pub async fn next(&mut self) -> Option<Result<RunEvent, RunError>> {
+        std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
+    }
+
+    fn pop(&self) -> Option<RunEvent> {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+    }
+}
+
+impl Stream for RunStream {
+    type Item = Result<RunEvent, RunError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        if let Some(event) = self.pop() {
+            return Poll::Ready(Some(Ok(event)));
+        }
+        if let Some(future) = self.future.as_mut() {
+            match future.as_mut().poll(cx) {
+                Poll::Pending => {
+                    return match self.pop() {
+                        Some(event) => Poll::Ready(Some(Ok(event))),
+                        None => Poll::Pending,
+                    };
+                }
+                Poll::Ready(result) => {
+                    self.future = None;
+                    self.last = Some(result.map(RunEvent::Finished));
+                    if let Some(event) = self.pop() {
+                        return Poll::Ready(Some(Ok(event)));
+                    }
+                }
+            }
+        }
+        Poll::Ready(self.last.take())
+    }
+}
+
+impl std::fmt::Debug for RunStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunStream")
+            .field("running", &self.future.is_some())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,346 @@
+//! The conversation: messages, the tool calls a model asks for and the results it gets back,
+//! and the [`Input`] of a run.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::errors::{ProtocolError, preview};
+
+/// One message of a conversation, in the provider-neutral form every driver translates.
+///
+/// The agent's instructions are not a message: they travel beside the conversation in each
+/// request ([`crate::ModelRequest::instructions`]), so that a transcript can be handed to a
+/// new run without repeating them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// Instructions placed in the conversation itself.
+    System {
+        /// The instructions.
+        text: String,
+    },
+    /// What the user said.
+    User {
+        /// The user's words.
+        text: String,
+    },
+    /// What the model answered: text, tool calls, or both.
+    Assistant {
+        /// The text of the answer (empty when the model only called tools).
+        text: String,
+        /// The calls the model asked for, in its order.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call, sent back to the model.
+    Tool(ToolResult),
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(text: impl Into<String>) -> Self {
+        Message::System { text: text.into() }
+    }
+
+    /// A user message.
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::User { text: text.into() }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Message::Assistant {
+            text: text.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// An assistant message with text (possibly empty) and tool calls.
+    pub fn assistant_with_calls(text: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        Message::Assistant {
+            text: text.into(),
+            tool_calls,
+        }
+    }
+
+    /// The text of the message: the instructions, the user's words, the answer's text, or the
+    /// tool result's text.
+    pub fn text(&self) -> &str {
+        match self {
+            Message::System { text } | Message::User { text } | Message::Assistant { text, .. } => {
+                text
+            }
+            Message::Tool(result) => &result.text,
+        }
+    }
+
+    /// The tool calls of an assistant message (empty for any other message).
+    pub fn tool_calls(&self) -> &[ToolCall] {
+        match self {
+            Message::Assistant { tool_calls, .. } => tool_calls,
+            _ => &[],
+        }
+    }
+
+    /// The tool result, if this is one.
+    pub fn tool_result(&self) -> Option<&ToolResult> {
+        match self {
+            Message::Tool(result) => Some(result),
+            _ => None,
+        }
+    }
+}
+
+/// A tool call the model asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The call id the model gave; the result carries it back.
+    pub id: String,
+    /// The name of the tool, as the model wrote it (untrusted).
+    pub name: String,
+    /// The arguments, as the raw text the model sent (untrusted, possibly not JSON).
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A call of `name` with id `id` and raw `arguments`.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
+
+/// The result of one tool call, as the model receives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The id of the call this answers.
+    pub call_id: String,
+    /// The tool name the call used (some providers want it back).
+    pub name: String,
+    /// The model-facing text: the rendered result, or a failure's approved text (E1, E2).
+    pub text: String,
+    /// Whether the call failed (drivers pass this on where the provider has such a flag).
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// The result of call `call_id` of tool `name`.
+    pub fn new(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        text: impl Into<String>,
+        is_error: bool,
+    ) -> Self {
+        Self {
+            call_id: call_id.into(),
+            name: name.into(),
+            text: text.into(),
+            is_error,
+        }
+    }
+}
+
+/// What a run starts from: a conversation, usually ending with what the user just said.
+///
+/// A `&str` or `String` is one user message. To continue a conversation, pass the transcript
+/// of an earlier run ([`crate::RunOutput::transcript`]) and add the next user message:
+///
+/// ```
+/// use tool_runtime::{Input, Message};
+///
+/// let earlier = vec![Message::user("Hello"), Message::assistant("Hi! How can I help?")];
+/// let input = Input::from(earlier).user("When is svc-42 down next?");
+/// assert_eq!(input.messages().len(), 3);
+/// ```
+///
+/// Before any model I/O the run checks that every tool result answers a call of the
+/// assistant message before it, exactly once, and that no call is left without a result;
+/// otherwise it ends with kind `Protocol` ([`ProtocolError`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Input {
+    messages: Vec<Message>,
+}
+
+impl Input {
+    /// An empty conversation.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same conversation, followed by a user message.
+    #[must_use]
+    pub fn user(mut self, text: impl Into<String>) -> Self {
+        self.messages.push(Message::user(text));
+        self
+    }
+
+    /// The same conversation, followed by `message`.
+    #[must_use]
+    pub fn message(mut self, message: Message) -> Self {
+        self.messages.push(message);
+        self
+    }
+
+    /// The messages.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The messages, owned.
+    pub fn into_messages(self) -> Vec<Message> {
+        self.messages
+    }
+}
+
+impl From<&str> for Input {
+    fn from(text: &str) -> Self {
+        Input::new().user(text)
+    }
+}
+
+impl From<String> for Input {
+    fn from(text: String) -> Self {
+        Input::new().user(text)
+    }
+}
+
+impl From<Message> for Input {
+    fn from(message: Message) -> Self {
+        Input::new().message(message)
+    }
+}
+
+impl From<Vec<Message>> for Input {
+    fn from(messages: Vec<Message>) -> Self {
+        Self { messages }
+    }
+}
+
+/// Checks that every tool result answers exactly one call of the assistant message before
+/// it, and that every call has its result before the next other message.
+pub(crate) fn check_transcript(messages: &[Message]) -> Result<(), ProtocolError> {
+    let mut pending: Vec<&str> = Vec::new();
+    for message in messages {
+        match message {
+            Message::Tool(result) => {
+                let Some(at) = pending.iter().position(|id| *id == result.call_id) else {
+                    return Err(ProtocolError::UnrequestedResult {
+                        call_id: preview(&result.call_id),
+                    });
+                };
+                pending.swap_remove(at);
+            }
+            other => {
+                if let Some(id) = pending.first() {
+                    return Err(ProtocolError::MissingResult {
+                        call_id: preview(id),
+                    });
+                }
+                let mut seen = HashSet::new();
+                for call in other.tool_calls() {
+                    if !seen.insert(call.id.as_str()) {
+                        return Err(ProtocolError::DuplicateCallId {
+                            id: preview(&call.id),
+                        });
+                    }
+                    pending.push(&call.id);
+                }
+            }
+        }
+    }
+    match pending.first() {
+        Some(id) => Err(ProtocolError::MissingResult {
+            call_id: preview(id),
+        }),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall::new(id, "t", "{}")
+    }
+
+    fn result(id: &str) -> Message {
+        Message::Tool(ToolResult::new(id, "t", "ok", false))
+    }
+
+    #[test]
+    fn a_well_formed_transcript_passes() {
+        let messages = vec![
+            Message::user("hi"),
+            Message::assistant_with_calls("", vec![call("a"), call("b")]),
+            result("b"),
+            result("a"),
+            Message::assistant("done"),
+            Message::user("again"),
+        ];
+        assert_eq!(check_transcript(&messages), Ok(()));
+    }
+
+    #[test]
+    fn results_nobody_asked_for_are_rejected() {
+        let messages = vec![Message::user("hi"), result("ghost")];
+        assert!(matches!(
+            check_transcript(&messages),
+            Err(ProtocolError::UnrequestedResult { call_id }) if call_id == "ghost"
+        ));
+        let answered_twice = vec![
+            Message::assistant_with_calls("", vec![call("a")]),
+            result("a"),
+            result("a"),
+        ];
+        assert!(matches!(
+            check_transcript(&answered_twice),
+            Err(ProtocolError::UnrequestedResult { .. })
+        ));
+    }
+
+    #[test]
+    fn unanswered_and_duplicate_calls_are_rejected() {
+        let unanswered = vec![Message::assistant_with_calls("", vec![call("a")])];
+        assert!(matches!(
+            check_transcript(&unanswered),
+            Err(ProtocolError::MissingResult { .. })
+        ));
+        let interrupted = vec![
+            Message::assistant_with_calls("", vec![call("a")]),
+            Message::user("hello?"),
+        ];
+        assert!(matches!(
+            check_transcript(&interrupted),
+            Err(ProtocolError::MissingResult { .. })
+        ));
+        let twice = vec![Message::assistant_with_calls(
+            "",
+            vec![call("a"), call("a")],
+        )];
+        assert!(matches!(
+            check_transcript(&twice),
+            Err(ProtocolError::DuplicateCallId { .. })
+        ));
+    }
+
+    #[test]
+    fn messages_round_trip_through_json() {
+        let messages = vec![
+            Message::system("be brief"),
+            Message::user("hi"),
+            Message::assistant_with_calls("", vec![call("a")]),
+            result("a"),
+        ];
+        let text = serde_json::to_string(&messages).unwrap();
+        let back: Vec<Message> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, messages);
+    }
+}

@@ -1,0 +1,79 @@
+//! What a run gives back: the final answer, the transcript, usage per turn, and the record
+//! of every call (E3).
+
+use tool_core::{Error, Outcome, OutcomeKind, Violation};
+
+use crate::message::Message;
+use crate::model::Usage;
+
+/// A run that reached a final answer.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RunOutput {
+    /// The final answer: the text of the last turn.
+    pub text: String,
+    /// The whole conversation: the input, then every turn (the assistant's message and the
+    /// results of its calls, in call order). Pass it to a new run to continue
+    /// ([`crate::Input`]).
+    pub transcript: Vec<Message>,
+    /// Token usage of each turn, from turn 1.
+    pub usage: Vec<Usage>,
+    /// Every call made, in call order (E3).
+    pub calls: Vec<CallRecord>,
+    /// The names of the tools advertised to the model in this run, in declaration order
+    /// (fixed for the run, A2, A8).
+    pub advertised: Vec<String>,
+}
+
+impl RunOutput {
+    /// The number of turns (model requests) the run took.
+    pub fn turns(&self) -> usize {
+        self.usage.len()
+    }
+
+    /// Token usage of the whole run.
+    pub fn total_usage(&self) -> Usage {
+        self.usage.iter().copied().sum()
+    }
+}
+
+/// One call, as the application sees it (E3): what the model sent, what it got back, and
+/// what was hidden from it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CallRecord {
+    /// The turn of the call, from 1.
+    pub turn: usize,
+    /// The call's position in its turn, from 0 (the model's order).
+    pub index: usize,
+    /// The call id.
+    pub id: String,
+    /// The tool name the model used (untrusted: it may name no tool).
+    pub name: String,
+    /// The raw arguments the model sent (untrusted: never logged).
+    pub arguments: String,
+    /// How the call ended, with the model-facing text and the unredacted error.
+    pub outcome: Outcome,
+}
+
+impl CallRecord {
+    /// How the call ended.
+    pub fn kind(&self) -> OutcomeKind {
+        self.outcome.kind()
+    }
+
+    /// The text the model received.
+    pub fn text(&self) -> &str {
+        self.outcome.text()
+    }
+
+    /// The unredacted error, for the application (E3).
+    pub fn error(&self) -> Option<&Error> {
+        self.outcome.error()
+    }
+
+    /// The schema violations, when the arguments broke the schema.
+    pub fn violations(&self) -> &[Violation] {
+        self.outcome.violations()
+    }
+}

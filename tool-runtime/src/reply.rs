@@ -1,0 +1,231 @@
+//! Reading one streamed reply into a turn: text, tool calls with their raw arguments, usage
+//! and finish reason, with the protocol checked on the way.
+
+use std::collections::HashMap;
+use std::collections::HashSet;
+use std::future::poll_fn;
+
+use tool_core::Context;
+
+use crate::errors::{ProtocolError, preview};
+use crate::event::{RunEvent, Sink};
+use crate::message::ToolCall;
+use crate::model::{FinishReason, ModelError, ModelEvent, ModelStream, Usage};
+
+/// A complete reply.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) text: String,
+    pub(crate) calls: Vec<ToolCall>,
+    pub(crate) usage: Usage,
+    pub(crate) finish: Option<FinishReason>,
+}
+
+/// Why a reply could not be read.
+#[derive(Debug)]
+pub(crate) enum ReplyError {
+    /// The caller's context was cancelled (P4).
+    Cancelled,
+    /// The model's stream failed.
+    Model(ModelError),
+    /// The reply cannot be a turn.
+    Protocol(ProtocolError),
+}
+
+/// Reads `stream` to its end, emitting text deltas as they come.
+///
+/// # Cancel safety
+///
+/// Stops at once when `ctx` is cancelled, dropping the stream (and so the model I/O).
+pub(crate) async fn read_reply(
+    mut stream: ModelStream<'_>,
+    ctx: &Context,
+    sink: &Sink,
+    turn: usize,
+) -> Result<Reply, ReplyError> {
+    let mut assembler = Assembler::default();
+    loop {
+        let item = tokio::select! {
+            biased;
+            () = ctx.cancelled() => return Err(ReplyError::Cancelled),
+            item = poll_fn(|cx| stream.as_mut().poll_next(cx)) => item,
+        };
+        match item {
+            None => break,
+            Some(Err(e)) => return Err(ReplyError::Model(e)),
+            Some(Ok(event)) => assembler
+                .push(event, sink, turn)
+                .map_err(ReplyError::Protocol)?,
+        }
+    }
+    assembler.finish(turn).map_err(ReplyError::Protocol)
+}
+
+#[derive(Debug)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
+    ended: bool,
+}
+
+#[derive(Debug, Default)]
+struct Assembler {
+    text: String,
+    calls: Vec<PartialCall>,
+    positions: HashMap<usize, usize>,
+    usage: Usage,
+    finish: Option<FinishReason>,
+}
+
+impl Assembler {
+    fn push(&mut self, event: ModelEvent, sink: &Sink, turn: usize) -> Result<(), ProtocolError> {
+        match event {
+            ModelEvent::TextDelta(text) => {
+                self.text.push_str(&text);
+                sink.emit(|| RunEvent::TextDelta { turn, text });
+            }
+            ModelEvent::ToolCallStart { index, id, name } => {
+                if self.positions.contains_key(&index) {
+                    return Err(ProtocolError::CallStartedTwice { index });
+                }
+                self.positions.insert(index, self.calls.len());
+                self.calls.push(PartialCall {
+                    id,
+                    name,
+                    arguments: String::new(),
+                    ended: false,
+                });
+            }
+            ModelEvent::ToolCallArguments { index, fragment } => {
+                let call = self.call(index)?;
+                if call.ended {
+                    return Err(ProtocolError::CallAlreadyEnded { index });
+                }
+                call.arguments.push_str(&fragment);
+            }
+            ModelEvent::ToolCallEnd { index } => self.call(index)?.ended = true,
+            ModelEvent::Usage(usage) => self.usage.merge(usage),
+            ModelEvent::Finish(reason) => self.finish = Some(reason),
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, index: usize) -> Result<&mut PartialCall, ProtocolError> {
+        self.positions
+            .get(&index)
+            .and_then(|&at| self.calls.get_mut(at))
+            .ok_or(ProtocolError::UnknownCallIndex { index })
+    }
+
+    /// The reply, its calls in the order they started. An empty id is replaced by
+    /// `call-{turn}-{n}`; two calls with one id are a protocol error.
+    fn finish(self, turn: usize) -> Result<Reply, ProtocolError> {
+        let mut seen = HashSet::with_capacity(self.calls.len());
+        let mut calls = Vec::with_capacity(self.calls.len());
+        for (n, call) in self.calls.into_iter().enumerate() {
+            let id = if call.id.is_empty() {
+                format!("call-{turn}-{}", n + 1)
+            } else {
+                call.id
+            };
+            if !seen.insert(id.clone()) {
+                return Err(ProtocolError::DuplicateCallId { id: preview(&id) });
+            }
+            calls.push(ToolCall {
+                id,
+                name: call.name,
+                arguments: call.arguments,
+            });
+        }
+        Ok(Reply {
+            text: self.text,
+            calls,
+            usage: self.usage,
+            finish: self.finish,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assemble(events: Vec<ModelEvent>) -> Result<Reply, ProtocolError> {
+        let mut a = Assembler::default();
+        for e in events {
+            a.push(e, &Sink::none(), 1)?;
+        }
+        a.finish(1)
+    }
+
+    fn start(index: usize, id: &str) -> ModelEvent {
+        ModelEvent::ToolCallStart {
+            index,
+            id: id.into(),
+            name: "t".into(),
+        }
+    }
+
+    fn args(index: usize, fragment: &str) -> ModelEvent {
+        ModelEvent::ToolCallArguments {
+            index,
+            fragment: fragment.into(),
+        }
+    }
+
+    #[test]
+    fn interleaved_fragments_are_joined_per_call_in_start_order() {
+        let reply = assemble(vec![
+            ModelEvent::TextDelta("Let me ".into()),
+            start(3, "b"),
+            start(1, "a"),
+            args(1, "{\"x\":"),
+            args(3, "{}"),
+            args(1, "1}"),
+            ModelEvent::TextDelta("look.".into()),
+            ModelEvent::Usage(Usage::new(10, 0)),
+            ModelEvent::Usage(Usage::new(0, 5)),
+            ModelEvent::Finish(FinishReason::ToolCalls),
+        ])
+        .unwrap();
+        assert_eq!(reply.text, "Let me look.");
+        let ids: Vec<_> = reply.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["b", "a"]);
+        assert_eq!(reply.calls[1].arguments, "{\"x\":1}");
+        assert_eq!(reply.usage, Usage::new(10, 5));
+        assert_eq!(reply.finish, Some(FinishReason::ToolCalls));
+    }
+
+    #[test]
+    fn protocol_breaches_are_errors() {
+        assert_eq!(
+            assemble(vec![args(0, "{}")]).unwrap_err(),
+            ProtocolError::UnknownCallIndex { index: 0 }
+        );
+        assert_eq!(
+            assemble(vec![start(0, "a"), start(0, "b")]).unwrap_err(),
+            ProtocolError::CallStartedTwice { index: 0 }
+        );
+        assert_eq!(
+            assemble(vec![
+                start(0, "a"),
+                ModelEvent::ToolCallEnd { index: 0 },
+                args(0, "{}")
+            ])
+            .unwrap_err(),
+            ProtocolError::CallAlreadyEnded { index: 0 }
+        );
+        assert_eq!(
+            assemble(vec![start(0, "same"), start(1, "same")]).unwrap_err(),
+            ProtocolError::DuplicateCallId { id: "same".into() }
+        );
+    }
+
+    #[test]
+    fn empty_ids_are_replaced() {
+        let reply = assemble(vec![start(0, ""), start(1, "")]).unwrap();
+        let ids: Vec<_> = reply.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["call-1-1", "call-1-2"]);
+    }
+}
