@@ -1,1 +1,41 @@
 //! Shared items of the integration tests: a user crate that names only `tool-runtime`.
+//!
+//! Every test here goes through the public surface a user has: the derive, `#[tool]`, the
+//! rendered schema, the parser and `Tool::invoke`.
+
+use tool_runtime::Schema;
+use tool_runtime::schema::{SchemaError, parse_root, render_root};
+use tool_runtime::violation::Violation;
+
+/// The input schema of `T`, as a tool renders it.
+///
+/// # Errors
+///
+/// Returns the schema error when `T` does not render as an object.
+pub fn schema_of<T: Schema>() -> Result<serde_json::Value, SchemaError> {
+    render_root::<T>()
+}
+
+/// Decodes `args` and parses them as a `T`, as a call's arguments are (S2).
+///
+/// # Errors
+///
+/// Returns every violation found, the way the model would get them.
+pub fn parse_args<T: Schema>(args: &str) -> Result<T, Vec<Violation>> {
+    let json = tool_runtime::json::decode(args.as_bytes()).map_err(|e| {
+        vec![Violation {
+            path: String::new(),
+            rule: tool_runtime::Rule::Syntax,
+            message: e.to_string(),
+        }]
+    })?;
+    parse_root::<T>(json).map_err(|cx| cx.finish().0)
+}
+
+/// The `(path, rule)` pairs of violations, for compact assertions.
+pub fn paths_and_rules(violations: &[Violation]) -> Vec<(String, String)> {
+    violations
+        .iter()
+        .map(|v| (v.path.clone(), v.rule.keyword().to_owned()))
+        .collect()
+}

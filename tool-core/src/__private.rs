@@ -385,3 +385,18 @@ impl<E: Into<BoxError>> PolicyOutput for Result<bool, E> {
 pub fn policy_result<T: PolicyOutput>(out: T) -> Result<bool, BoxError> {
     out.into_policy_result()
 }
+
+/// Runs a custom validator (S5) on a field's value, or on what the value borrows as: a
+/// validator of a `String` field may take `&String` or `&str`, one of a `Vec<T>` field
+/// `&Vec<T>` or `&[T]`. Generated code calls this at the span of the validator's path, so a
+/// validator of the wrong signature is reported there.
+pub fn run_field_validator<V, T>(
+    value: &V,
+    validator: fn(&T) -> Result<(), Invalid>,
+    cx: &mut ParseCx,
+) where
+    V: std::borrow::Borrow<T> + ?Sized,
+    T: ?Sized,
+{
+    run_validator(value.borrow(), validator, cx);
+}

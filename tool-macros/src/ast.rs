@@ -91,7 +91,7 @@ pub(crate) struct CtxParam {
 /// How the handler takes the model's arguments.
 pub(crate) enum ToolInput {
     /// One parameter whose type implements `Schema`.
-    Single { ty: Type },
+    Single { ty: Box<Type> },
     /// Plain parameters, each described, gathered into a hidden input struct (none at all
     /// gives an empty input object).
     Params(Vec<Param>),
@@ -322,12 +322,11 @@ impl ToolFn {
                 }
                 FnArg::Typed(typed) => typed,
             };
-            if i == 0 {
-                if let Some(by_ref) = context_param(&typed.ty) {
+            if i == 0
+                && let Some(by_ref) = context_param(&typed.ty) {
                     ctx = Some(CtxParam { by_ref });
                     continue;
                 }
-            }
             // Take the `#[schema]` attributes off: the fn is emitted as written otherwise.
             let (schema_attrs, others): (Vec<Attribute>, Vec<Attribute>) =
                 std::mem::take(&mut typed.attrs)
@@ -359,7 +358,7 @@ impl ToolFn {
         }
         let input = match (params.len(), params.first()) {
             (1, Some(p)) if !p.has_attrs => ToolInput::Single {
-                ty: single_candidates.remove(0),
+                ty: Box::new(single_candidates.remove(0)),
             },
             _ => ToolInput::Params(params),
         };
@@ -426,16 +425,16 @@ pub(crate) fn doc_of(attrs: &[Attribute]) -> Option<String> {
         if !attr.path().is_ident("doc") {
             continue;
         }
-        if let Meta::NameValue(nv) = &attr.meta {
-            if let Expr::Lit(ExprLit {
+        if let Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
             }) = &nv.value
             {
-                for line in s.value().lines() {
+                // `split`, not `lines`: an empty `///` line is a paragraph break.
+                for line in s.value().split('\n') {
                     lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
                 }
             }
-        }
     }
     let mut out = String::new();
     let mut blank = false;
@@ -445,13 +444,14 @@ pub(crate) fn doc_of(attrs: &[Attribute]) -> Option<String> {
             blank = !out.is_empty();
             continue;
         }
-        if out.is_empty() {
-        } else if blank {
-            out.push_str("\n\n");
-        } else if is_list_item(trimmed) {
-            out.push('\n');
-        } else {
-            out.push(' ');
+        if !out.is_empty() {
+            out.push_str(if blank {
+                "\n\n"
+            } else if is_list_item(trimmed) {
+                "\n"
+            } else {
+                " "
+            });
         }
         blank = false;
         out.push_str(if is_list_item(trimmed) {

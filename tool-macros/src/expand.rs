@@ -369,7 +369,7 @@ impl Gen {
         }
         if let Some(validate) = &a.validate {
             let span = syn::spanned::Spanned::span(&validate.value);
-            let run = respan(quote!(#p::run_validator), span);
+            let run = respan(quote!(#p::run_field_validator), span);
             let v_at = Ident::new("v", Span::mixed_site().located_at(span));
             let cx_at = Ident::new("cx", Span::mixed_site().located_at(span));
             let path = &validate.value;
@@ -812,11 +812,6 @@ fn tool_impl(t: &ToolFn) -> TokenStream {
     } else {
         quote!(_)
     };
-    let input_pat = if args.is_empty() {
-        quote!(_)
-    } else {
-        quote!(#input)
-    };
     let output_span = match &func.sig.output {
         syn::ReturnType::Default => fn_ident.span(),
         syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(ty),
@@ -824,7 +819,7 @@ fn tool_impl(t: &ToolFn) -> TokenStream {
     let render = respan(quote!(#p::render_output), output_span);
     let render = quote_spanned!(output_span=> #render(#tag.into_result(#out)));
     let handler = quote! {
-        |#ctx_pat: #p::Context, #input_pat: #input_ty| async move {
+        |#ctx_pat: #p::Context, #input: #input_ty| async move {
             #[allow(unused_imports)]
             use #p::{ViaPlain as _, ViaResult as _};
             #destructure

@@ -112,8 +112,8 @@ fn object_fields(fields: &[Field], tag: Option<(&String, &syn::Ident)>, errors: 
     let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
     for f in fields {
         field(f, errors);
-        if let Some((tag, variant)) = tag {
-            if f.key == *tag {
+        if let Some((tag, variant)) = tag
+            && f.key == *tag {
                 errors.at(
                     f.key_span(),
                     format!(
@@ -124,7 +124,6 @@ fn object_fields(fields: &[Field], tag: Option<(&String, &syn::Ident)>, errors: 
                     ),
                 );
             }
-        }
         if let Some(first) = seen.insert(&f.key, &f.member) {
             errors.at(
                 f.key_span(),
@@ -141,22 +140,20 @@ fn object_fields(fields: &[Field], tag: Option<(&String, &syn::Ident)>, errors: 
 /// Checks one field's attributes against each other.
 pub(crate) fn field(f: &Field, errors: &mut Errors) {
     let a = &f.attrs;
-    if let Some(rename) = &a.rename {
-        if rename.value.value().is_empty() {
+    if let Some(rename) = &a.rename
+        && rename.value.value().is_empty() {
             errors.at(rename.value.span(), "a property needs a non-empty name");
         }
-    }
-    if let Some(default) = &a.default {
-        if ast::option_inner(&f.ty).is_some() {
+    if let Some(default) = &a.default
+        && ast::option_inner(&f.ty).is_some() {
             errors.at(
                 default.key,
                 "an Option field is already optional; remove `default` or make the field \
                  non-optional",
             );
         }
-    }
-    if let (Some(min), Some(max)) = (&a.min_len, &a.max_len) {
-        if min.value > max.value {
+    if let (Some(min), Some(max)) = (&a.min_len, &a.max_len)
+        && min.value > max.value {
             errors.at(
                 min.key,
                 format!(
@@ -165,9 +162,8 @@ pub(crate) fn field(f: &Field, errors: &mut Errors) {
                 ),
             );
         }
-    }
-    if let (Some(min), Some(max)) = (&a.min_items, &a.max_items) {
-        if min.value > max.value {
+    if let (Some(min), Some(max)) = (&a.min_items, &a.max_items)
+        && min.value > max.value {
             errors.at(
                 min.key,
                 format!(
@@ -176,7 +172,6 @@ pub(crate) fn field(f: &Field, errors: &mut Errors) {
                 ),
             );
         }
-    }
     if let Some(range) = &a.range {
         for (other, name) in [
             (ast::key_of(a.min.as_ref()), "min"),
@@ -228,19 +223,17 @@ pub(crate) fn field(f: &Field, errors: &mut Errors) {
         false,
         errors,
     );
-    if let Some(step) = &a.multiple_of {
-        if !step.value.value.is_positive() {
+    if let Some(step) = &a.multiple_of
+        && !step.value.value.is_positive() {
             errors.at(
                 step.value.span,
                 "`multiple_of` must be above zero, such as `multiple_of = 5`",
             );
         }
-    }
-    if let Some(pattern) = &a.pattern {
-        if let Err(e) = regex_syntax::Parser::new().parse(&pattern.value.value()) {
+    if let Some(pattern) = &a.pattern
+        && let Err(e) = regex_syntax::Parser::new().parse(&pattern.value.value()) {
             errors.at(pattern.value.span(), format!("invalid `pattern`: {e}"));
         }
-    }
     if let Some(format) = &a.format {
         let name = format.value.value();
         if tool_core::schema::Format::from_name(&name).is_none() {
@@ -258,14 +251,13 @@ pub(crate) fn field(f: &Field, errors: &mut Errors) {
             );
         }
     }
-    if let Some(one_of) = &a.one_of {
-        if one_of.value.0.is_empty() {
+    if let Some(one_of) = &a.one_of
+        && one_of.value.0.is_empty() {
             errors.at(
                 one_of.key,
                 "`one_of` needs at least one value, such as `one_of = [\"a\", \"b\"]`",
             );
         }
-    }
 }
 
 fn bounds_ordered(
@@ -354,8 +346,8 @@ pub(crate) fn tool(t: &ToolFn, errors: &mut Errors) {
     match &t.input {
         ToolInput::Single { ty } => {
             owned(ty, errors);
-            if let Some(seg) = ast::last_segment(ty) {
-                if NOT_AN_OBJECT.iter().any(|n| seg.ident == n) {
+            if let Some(seg) = ast::last_segment(ty)
+                && NOT_AN_OBJECT.iter().any(|n| seg.ident == n) {
                     errors.at(
                         ty.span(),
                         format!(
@@ -367,7 +359,6 @@ pub(crate) fn tool(t: &ToolFn, errors: &mut Errors) {
                         ),
                     );
                 }
-            }
         }
         ToolInput::Params(params) => {
             let several = params.len() > 1;
