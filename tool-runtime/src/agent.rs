@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tool_core::{Context, Limits, Tool};
-use tracing::Instrument;
 
 use crate::builder::AgentBuilder;
 use crate::engine;
@@ -119,8 +118,8 @@ impl Agent {
             ctx.clone(),
             input.into(),
             Sink::none(),
+            span,
         )
-        .instrument(span)
         .await
     }
 
@@ -134,7 +133,7 @@ impl Agent {
         let ctx = ctx.clone();
         let input = input.into();
         let span = run_span(&self.shared);
-        RunStream::new(move |sink| engine::run(shared, ctx, input, sink).instrument(span))
+        RunStream::new(move |sink| engine::run(shared, ctx, input, sink, span))
     }
 
     /// The tools a run in `ctx` would advertise: discovery alone, with no model I/O, no

@@ -17,12 +17,14 @@ use crate::model::{ModelRequest, ToolSpec, Usage};
 use crate::output::{CallRecord, RunOutput};
 use crate::reply::{ReplyError, read_reply};
 
-/// Runs one conversation to its end.
+/// Runs one conversation to its end, inside `span` (the run's span, which gets the number of
+/// turns and the outcome recorded).
 pub(crate) async fn run(
     shared: Arc<Shared>,
     ctx: Context,
     input: Input,
     sink: Sink,
+    span: tracing::Span,
 ) -> Result<RunOutput, RunError> {
     let mut run = Run {
         shared: &shared,
@@ -32,8 +34,7 @@ pub(crate) async fn run(
         calls: Vec::new(),
         usage: Vec::new(),
     };
-    let result = run.drive().await;
-    let span = tracing::Span::current();
+    let result = run.drive().instrument(span.clone()).await;
     match &result {
         Ok(out) => {
             span.record("turns", out.turns());
@@ -42,7 +43,13 @@ pub(crate) async fn run(
         Err(e) => {
             span.record("turns", e.usage().len());
             span.record("outcome", tracing::field::display(e.kind()));
-            tracing::debug!(kind = %e.kind(), error = %format_args!("{e:#}"), "run ended without an answer");
+            span.in_scope(|| {
+                tracing::debug!(
+                    kind = %e.kind(),
+                    error = %format_args!("{e:#}"),
+                    "run ended without an answer"
+                );
+            });
         }
     }
     result
@@ -128,11 +135,8 @@ impl Run<'_> {
         let slots = Arc::new(Semaphore::new(self.shared.max_concurrency));
         for turn in 1..=self.shared.max_turns {
             let span = tracing::info_span!("agent.turn", turn, calls = tracing::field::Empty);
-            if let Some(text) = self
-                .turn(turn, &advertised, &slots)
-                .instrument(span)
-                .await?
-            {
+            let step = self.turn(turn, &advertised, &slots, &span);
+            if let Some(text) = step.instrument(span.clone()).await? {
                 return Ok(RunOutput {
                     text,
                     transcript: std::mem::take(&mut self.transcript),
@@ -155,6 +159,7 @@ impl Run<'_> {
         turn: usize,
         advertised: &[ToolSpec],
         slots: &Arc<Semaphore>,
+        span: &tracing::Span,
     ) -> Result<Option<String>, RunError> {
         let request = ModelRequest::new(&self.transcript, advertised)
             .with_instructions(self.shared.instructions.as_deref());
@@ -166,7 +171,7 @@ impl Run<'_> {
             Err(ReplyError::Protocol(e)) => return Err(self.fail(e.into())),
         };
         self.usage.push(reply.usage);
-        tracing::Span::current().record("calls", reply.calls.len());
+        span.record("calls", reply.calls.len());
         for (index, call) in reply.calls.iter().enumerate() {
             self.sink.emit(|| RunEvent::ToolCall {
                 turn,
