@@ -9,6 +9,7 @@
 //! them.
 
 pub mod context;
+mod dynamic;
 pub mod error;
 mod invoke;
 pub mod json;
@@ -24,6 +25,7 @@ pub mod violation;
 pub mod __private;
 
 pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
+pub use dynamic::ArgumentValidator;
 pub use error::{
     BoxError, DeclarationError, Error, ErrorKind, Panicked, Permanent, Site, ToolError,
 };

@@ -180,7 +180,7 @@ impl ToolBuilder {
     /// The input type's [`Schema`] is the tool's input schema; the model's arguments are
     /// parsed and validated against it before the handler runs (S2). A result that serializes
     /// to a JSON string goes to the model as that text; anything else as JSON (E1).
-    pub fn handler<I, F, Fut, T, E>(mut self, f: F) -> Self
+    pub fn handler<I, F, Fut, T, E>(self, f: F) -> Self
     where
         I: Schema + Send + 'static,
         F: Fn(Context, I) -> Fut + Send + Sync + 'static,
@@ -193,6 +193,14 @@ impl ToolBuilder {
             f,
             _input: PhantomData,
         });
+        self.with_handler(handler, schema)
+    }
+
+    pub(crate) fn with_handler(
+        mut self,
+        handler: Arc<dyn ErasedHandler>,
+        schema: Result<Value, SchemaError>,
+    ) -> Self {
         self.handler = Some((handler, schema));
         self
     }

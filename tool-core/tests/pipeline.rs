@@ -451,3 +451,45 @@ fn the_handler_sees_its_call_in_the_context() {
     let out = block_on(tool.invoke(&ctx, br#"{"id":"a"}"#));
     assert_eq!(out.text(), "t/call_7");
 }
+
+#[test]
+fn s2_run_time_schemas_are_enforced_before_the_handler() {
+    use tool_core::violation::ParseCx;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    let validator = |v: &Value, cx: &mut ParseCx| {
+        if !v.get("n").is_some_and(Value::is_i64) {
+            cx.violate_at("n", Rule::Type, "expected an integer");
+        }
+    };
+    let tool = Tool::builder("proxy", "Forwards a call.")
+        .dynamic_handler(schema.clone(), validator, {
+            let calls = Arc::clone(&calls);
+            move |_: Context, args: Value| {
+                calls.fetch_add(1, Ordering::SeqCst);
+                async move { Ok::<_, Infallible>(args["n"].clone()) }
+            }
+        })
+        .build();
+    assert!(tool.err().is_none());
+    assert_eq!(tool.schema(), &schema);
+    let bad = block_on(tool.invoke(&Context::new(), br#"{"n":"x"}"#));
+    assert_eq!(bad.kind(), OutcomeKind::InvalidArguments);
+    assert_eq!(bad.violations()[0].path, "/n");
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+    let good = block_on(tool.invoke(&Context::new(), br#"{"n":4}"#));
+    assert_eq!((good.kind(), good.text()), (OutcomeKind::Success, "4"));
+
+    // D2: a run-time schema whose root is not an object makes the tool unusable.
+    let bad_root = Tool::builder("proxy", "x")
+        .dynamic_handler(
+            json!({"type": "array"}),
+            validator,
+            |_: Context, v: Value| async move { Ok::<_, Infallible>(v) },
+        )
+        .build();
+    assert!(matches!(
+        bad_root.err(),
+        Some(DeclarationError::Schema { .. })
+    ));
+}

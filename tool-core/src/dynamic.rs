@@ -1,0 +1,118 @@
+//! Tools whose input schema is known only at run time (a proxy, a config file, a remote MCP
+//! server): the schema is a JSON value and an [`ArgumentValidator`] enforces it, so such a tool
+//! gives the same guarantees as a typed one, checked at run time (S2, R5).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::context::Context;
+use crate::error::BoxError;
+use crate::json::Json;
+use crate::schema::SchemaError;
+use crate::tool::{ErasedHandler, HandlerFuture, ToolBuilder, render_result};
+use crate::violation::ParseCx;
+
+/// Checks arguments against a schema known only at run time.
+///
+/// `validate` must record every violation it finds in `cx` (with its JSON pointer, entered
+/// with [`ParseCx::enter_key`] / [`ParseCx::enter_index`] or given in the message) and may
+/// record an operational failure with [`ParseCx::fail`]. The handler runs only when nothing was
+/// recorded.
+pub trait ArgumentValidator: Send + Sync + 'static {
+    /// Records every way `value` breaks the schema.
+    fn validate(&self, value: &Value, cx: &mut ParseCx);
+}
+
+impl<F> ArgumentValidator for F
+where
+    F: Fn(&Value, &mut ParseCx) + Send + Sync + 'static,
+{
+    fn validate(&self, value: &Value, cx: &mut ParseCx) {
+        self(value, cx);
+    }
+}
+
+impl ToolBuilder {
+    /// Sets a handler whose input schema is the JSON value `schema` (an object root), enforced
+    /// by `validator` before the handler runs.
+    ///
+    /// The handler receives the arguments as a `serde_json::Value` that passed the validator.
+    ///
+    /// ```
+    /// use serde_json::{Value, json};
+    /// use tool_core::violation::{ParseCx, Rule};
+    /// use tool_core::{Context, Tool};
+    ///
+    /// let schema = json!({
+    ///     "type": "object",
+    ///     "properties": {"q": {"type": "string"}},
+    ///     "required": ["q"],
+    ///     "additionalProperties": false
+    /// });
+    /// let require_q = |v: &Value, cx: &mut ParseCx| {
+    ///     if !v.get("q").is_some_and(Value::is_string) {
+    ///         cx.violate_at("q", Rule::Required, "is required and must be a string");
+    ///     }
+    /// };
+    /// let search = Tool::builder("search", "Searches the index.")
+    ///     .dynamic_handler(schema, require_q, |_ctx: Context, args: Value| async move {
+    ///         Ok::<_, std::convert::Infallible>(format!("results for {}", args["q"]))
+    ///     })
+    ///     .build();
+    /// assert!(search.err().is_none());
+    /// ```
+    pub fn dynamic_handler<V, F, Fut, T, E>(self, schema: Value, validator: V, f: F) -> Self
+    where
+        V: ArgumentValidator,
+        F: Fn(Context, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Serialize,
+        E: Into<BoxError>,
+    {
+        let checked = check_object_root(schema);
+        let handler: Arc<dyn ErasedHandler> = Arc::new(DynamicHandler { validator, f });
+        self.with_handler(handler, checked)
+    }
+}
+
+fn check_object_root(schema: Value) -> Result<Value, SchemaError> {
+    match schema.get("type").and_then(Value::as_str) {
+        Some("object") => Ok(schema),
+        _ => Err(SchemaError::RootNotObject {
+            found: schema.get("type").map_or_else(
+                || "a schema without `type: object`".to_owned(),
+                Value::to_string,
+            ),
+        }),
+    }
+}
+
+struct DynamicHandler<V, F> {
+    validator: V,
+    f: F,
+}
+
+impl<V, F, Fut, T, E> ErasedHandler for DynamicHandler<V, F>
+where
+    V: ArgumentValidator,
+    F: Fn(Context, Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, E>> + Send + 'static,
+    T: Serialize,
+    E: Into<BoxError>,
+{
+    fn prepare(&self, ctx: Context, input: Json, cx: &mut ParseCx) -> Option<HandlerFuture> {
+        let value = input.into_value();
+        self.validator.validate(&value, cx);
+        if !cx.is_clean() {
+            return None;
+        }
+        let fut = (self.f)(ctx, value);
+        Some(Box::pin(async move {
+            let output = fut.await.map_err(Into::into)?;
+            render_result(&output)
+        }))
+    }
+}
