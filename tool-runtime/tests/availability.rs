@@ -23,7 +23,7 @@ fn logged(name: &str, log: &Log, model: &ScriptedModel, allow: bool) -> Tool {
         .handler(|_ctx: Context, args: Args| async move { Ok::<_, std::io::Error>(args) })
         .available_fn(move |_ctx: &Context| {
             log.lock()
-                .unwrap()
+                .expect("not poisoned")
                 .push(format!("{label}@{}", model.request_count()));
             Ok::<_, std::io::Error>(allow)
         })

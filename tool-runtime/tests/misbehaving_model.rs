@@ -26,8 +26,8 @@ async fn one_turn(turn: ScriptedTurn) -> (RunOutput, RecordedRequest, usize) {
         .tool(echo)
         .tool(hidden)
         .build()
-        .unwrap();
-    let out = agent.run(&Context::new(), "go").await.unwrap();
+        .expect("a valid agent");
+    let out = agent.run(&Context::new(), "go").await.expect("the run answers");
     let second = model.requests().remove(1);
     (out, second, runs.load(Ordering::SeqCst))
 }

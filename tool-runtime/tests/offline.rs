@@ -125,7 +125,7 @@ fn recording(name: &str, seen: &Arc<Mutex<Vec<String>>>) -> Tool {
     Tool::builder(name, "Records its input.")
         .handler(move |_ctx: Context, c: Contact| {
             seen.lock()
-                .unwrap()
+                .expect("not poisoned")
                 .push(format!("{label}: {}", c.initials));
             async move { Ok::<_, std::io::Error>(format!("told {}", c.email)) }
         })
