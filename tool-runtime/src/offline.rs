@@ -187,7 +187,8 @@ fn summary(since_user: &[Message]) -> String {
     );
     for r in results {
         let status = if r.is_error { " (failed)" } else { "" };
-        let _ = write!(text, "\n- {}{status}: {}", r.name, r.text);
+        let body = r.text.replace('\n', "\n  ");
+        let _ = write!(text, "\n- {}{status}: {body}", r.name);
     }
     text
 }

@@ -27,7 +27,10 @@ async fn one_turn(turn: ScriptedTurn) -> (RunOutput, RecordedRequest, usize) {
         .tool(hidden)
         .build()
         .expect("a valid agent");
-    let out = agent.run(&Context::new(), "go").await.expect("the run answers");
+    let out = agent
+        .run(&Context::new(), "go")
+        .await
+        .expect("the run answers");
     let second = model.requests().remove(1);
     (out, second, runs.load(Ordering::SeqCst))
 }
