@@ -509,3 +509,27 @@ async fn a_provider_failure_mid_stream_is_a_model_error_the_caller_can_match() {
         "the partial reply is not kept"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_scripted_delay_runs_on_tokios_clock_and_requests_are_recorded() {
+    let model = ScriptedModel::new([ScriptedTurn::reply("late")
+        .delay(Duration::from_secs(10))
+        .usage(5, 1)]);
+    let agent = Agent::builder(model.clone())
+        .instructions("Be brief.")
+        .tool(echo("echo").0)
+        .build()
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    let out = agent.run(&Context::new(), "hello").await.unwrap();
+    assert_eq!(started.elapsed(), Duration::from_secs(10));
+    assert_eq!(out.usage, [Usage::new(5, 1)]);
+    let request = &model.requests()[0];
+    assert_eq!(request.instructions.as_deref(), Some("Be brief."));
+    assert_eq!(request.messages, [Message::user("hello")]);
+    assert_eq!(request.tool_names(), ["echo"]);
+    assert_eq!(
+        request.tools[0].parameters_json(),
+        agent.tools()[0].schema_json()
+    );
+}
