@@ -16,6 +16,13 @@
 //! [`RunEvent`]s. [`OfflineModel`] runs an agent with no provider (it calls your tools with
 //! arguments generated from their schemas), and [`ScriptedModel`] replays replies written in
 //! advance and records every request, for tests.
+//!
+//! # Real providers
+//!
+//! [`providers`] holds the drivers for OpenAI (Chat Completions and Responses), Anthropic
+//! (Messages) and OpenAI-compatible servers (Ollama, vLLM, llama.cpp, LM Studio), behind the
+//! default features `openai` and `anthropic`; [`providers::from_env`] picks one from
+//! `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `ANTHROPIC_API_KEY`.
 
 pub use tool_core::{
     BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
@@ -37,6 +44,8 @@ mod message;
 mod model;
 mod offline;
 mod output;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub mod providers;
 mod reply;
 mod scripted;
 
@@ -46,8 +55,8 @@ pub use errors::{BuildError, BuildProblem, ProtocolError, RunError};
 pub use event::{RunEvent, RunStream};
 pub use message::{Input, Message, ToolCall, ToolResult};
 pub use model::{
-    FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream, SchemaUnsupported,
-    ToolSpec, Usage,
+    ApiError, FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream,
+    SchemaUnsupported, ToolSpec, Usage,
 };
 pub use offline::{Arguments, OfflineModel};
 pub use output::{CallRecord, RunOutput};

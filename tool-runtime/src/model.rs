@@ -10,6 +10,7 @@ use std::iter::Sum;
 use std::ops::{Add, AddAssign};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_core::Stream;
 use serde_json::Value;
@@ -109,12 +110,18 @@ impl<'a> ModelRequest<'a> {
 }
 
 /// A tool as advertised to one model: name, description and input schema. Cheap to clone.
+///
+/// A driver may also mark the spec as enforced by the provider's strict mode
+/// ([`ToolSpec::with_strict`]) and keep the tool exactly as its requests carry it, rendered
+/// once at `build()` ([`ToolSpec::with_wire`]), so that no request re-renders a schema.
 #[derive(Clone, PartialEq)]
 pub struct ToolSpec {
     name: Arc<str>,
     description: Arc<str>,
     parameters: Arc<Value>,
     parameters_json: Arc<str>,
+    strict: bool,
+    wire: Option<(&'static str, Arc<str>)>,
 }
 
 impl ToolSpec {
@@ -126,6 +133,8 @@ impl ToolSpec {
             description: Arc::from(description.into()),
             parameters: Arc::new(parameters),
             parameters_json: Arc::from(parameters_json),
+            strict: false,
+            wire: None,
         }
     }
 
@@ -136,6 +145,38 @@ impl ToolSpec {
             description: Arc::from(tool.description()),
             parameters: Arc::new(tool.schema().clone()),
             parameters_json: Arc::from(tool.schema_json()),
+            strict: false,
+            wire: None,
+        }
+    }
+
+    /// The same spec, marked as enforced (or not) by the provider's strict mode: the provider
+    /// then constrains the model's arguments to [`ToolSpec::parameters`]. The agent still
+    /// validates every call (R5).
+    #[must_use]
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Whether the provider enforces the schema (strict mode).
+    pub fn is_strict(&self) -> bool {
+        self.strict
+    }
+
+    /// The same spec, with the tool rendered as one driver's requests carry it (`json`, a
+    /// JSON value), tagged with the name of that wire `format` (such as `"openai.chat"`).
+    #[must_use]
+    pub fn with_wire(mut self, format: &'static str, json: impl Into<String>) -> Self {
+        self.wire = Some((format, Arc::from(json.into())));
+        self
+    }
+
+    /// The tool as rendered for the wire `format`, if a driver of that format rendered it.
+    pub fn wire(&self, format: &str) -> Option<&str> {
+        match &self.wire {
+            Some((tag, json)) if *tag == format => Some(json),
+            _ => None,
         }
     }
 
@@ -166,6 +207,7 @@ impl fmt::Debug for ToolSpec {
             .field("name", &self.name)
             .field("description", &self.description)
             .field("parameters", &self.parameters_json)
+            .field("strict", &self.strict)
             .finish()
     }
 }
@@ -346,6 +388,88 @@ pub enum ModelError {
     /// Any other failure of the driver.
     #[error("the model failed")]
     Other(#[source] BoxError),
+    /// The provider answered with an error: an error status (after any retries), or an error
+    /// event in a stream that had started. Carries the status, the provider's own message and
+    /// the request id.
+    #[error("{0}")]
+    Api(ApiError),
+    /// The provider did not answer in time: no connection, no response, or no new data in a
+    /// stream within the configured timeout.
+    #[error("the model provider did not answer within {after:?}")]
+    Timeout {
+        /// The timeout that ran out.
+        after: Duration,
+    },
+}
+
+/// An error the provider reported, with what it said about it. Never holds credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ApiError {
+    /// The HTTP status, or `None` for an error reported inside a stream that had started with
+    /// a success status.
+    pub status: Option<u16>,
+    /// The provider's own message.
+    pub message: String,
+    /// The provider's error type (`invalid_request_error`, `overloaded_error`, …), if given.
+    pub error_type: Option<String>,
+    /// The provider's error code (`insufficient_quota`, `rate_limit_exceeded`, …), if given.
+    pub code: Option<String>,
+    /// The request id the provider gave (`x-request-id` or `request-id`), for its support.
+    pub request_id: Option<String>,
+    /// How long the provider asked the client to wait before retrying, if it did.
+    pub retry_after: Option<Duration>,
+    /// How many HTTP requests were made for this answer, retries included (0 when unknown).
+    pub attempts: u32,
+}
+
+impl ApiError {
+    /// An error with this status (or `None`, in a stream) and message.
+    pub fn new(status: Option<u16>, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+            error_type: None,
+            code: None,
+            request_id: None,
+            retry_after: None,
+            attempts: 0,
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.status {
+            Some(status) => write!(f, "the provider answered {status}: {}", self.message)?,
+            None => write!(
+                f,
+                "the provider reported an error mid-stream: {}",
+                self.message
+            )?,
+        }
+        let mut details = Vec::new();
+        if let Some(t) = &self.error_type {
+            details.push(format!("type {t}"));
+        }
+        if let Some(c) = self
+            .code
+            .as_ref()
+            .filter(|c| Some(*c) != self.error_type.as_ref())
+        {
+            details.push(format!("code {c}"));
+        }
+        if let Some(id) = &self.request_id {
+            details.push(format!("request id {id}"));
+        }
+        if self.attempts > 1 {
+            details.push(format!("after {} attempts", self.attempts));
+        }
+        if !details.is_empty() {
+            write!(f, " ({})", details.join(", "))?;
+        }
+        Ok(())
+    }
 }
 
 /// The events of a complete reply: `text` in a few deltas, then each call (start, its

@@ -1,0 +1,195 @@
+//! What a Messages request carries: the tools, the system prompt and the conversation as
+//! user and assistant messages of content blocks.
+
+use serde_json::{Map, Value, json};
+
+use super::{Anthropic, FORMAT, ToolChoice};
+use crate::message::Message;
+use crate::model::ModelRequest;
+
+/// A tool as the Messages API takes it.
+pub(super) fn render(name: &str, description: &str, schema: &Value) -> String {
+    json!({"name": name, "description": description, "input_schema": schema}).to_string()
+}
+
+/// The request body for `request`.
+pub(super) fn body(driver: &Anthropic, request: &ModelRequest<'_>) -> String {
+    let tools: Vec<String> = request
+        .tools
+        .iter()
+        .map(|spec| match spec.wire(FORMAT) {
+            Some(wire) => wire.to_owned(),
+            None => render(spec.name(), spec.description(), spec.parameters()),
+        })
+        .collect();
+    let (system, messages) = conversation(request.instructions, request.messages);
+    let mut head = Map::new();
+    head.insert("model".into(), driver.model.clone().into());
+    head.insert("max_tokens".into(), driver.max_tokens.into());
+    if !system.is_empty() {
+        head.insert("system".into(), system.into());
+    }
+    head.insert("messages".into(), Value::Array(messages));
+    head.insert("stream".into(), true.into());
+    if !tools.is_empty()
+        && let Some(choice) = tool_choice(driver.tool_choice.as_ref(), driver.parallel_tool_calls)
+    {
+        head.insert("tool_choice".into(), choice);
+    }
+    for (key, value) in &driver.body {
+        head.insert(key.clone(), value.clone());
+    }
+    let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+    crate::providers::with_tools(&head, &tools)
+}
+
+/// `tool_choice`, with `disable_parallel_tool_use` when parallel calls are off.
+fn tool_choice(choice: Option<&ToolChoice>, parallel: Option<bool>) -> Option<Value> {
+    if choice.is_none() && parallel.is_none() {
+        return None;
+    }
+    let mut out = match choice.unwrap_or(&ToolChoice::Auto) {
+        ToolChoice::Auto => json!({"type": "auto"}),
+        ToolChoice::Any => json!({"type": "any"}),
+        ToolChoice::None => json!({"type": "none"}),
+        ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+    };
+    if let (Some(parallel), Some(obj)) = (parallel, out.as_object_mut())
+        && obj.get("type").and_then(Value::as_str) != Some("none")
+    {
+        obj.insert("disable_parallel_tool_use".into(), (!parallel).into());
+    }
+    Some(out)
+}
+
+/// The system prompt (the instructions, then each system message, blank-line separated)
+/// and the messages: consecutive messages of one role merged, tool results first in their
+/// user message.
+fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (String, Vec<Value>) {
+    let mut system: Vec<&str> = instructions.into_iter().filter(|s| !s.is_empty()).collect();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in conversation {
+        let (role, blocks) = match message {
+            Message::System { text } => {
+                system.push(text);
+                continue;
+            }
+            Message::User { text } => ("user", text_block(text).into_iter().collect()),
+            Message::Assistant { text, tool_calls } => {
+                let mut blocks: Vec<Value> = text_block(text).into_iter().collect();
+                blocks.extend(tool_calls.iter().map(|call| {
+                    json!({
+                        "type": "tool_use",
+                        "id": call.id,
+                        "name": call.name,
+                        "input": input_of(&call.arguments),
+                    })
+                }));
+                ("assistant", blocks)
+            }
+            Message::Tool(result) => {
+                let mut block = Map::new();
+                block.insert("type".into(), "tool_result".into());
+                block.insert("tool_use_id".into(), result.call_id.clone().into());
+                if !result.text.is_empty() {
+                    block.insert("content".into(), result.text.clone().into());
+                }
+                if result.is_error {
+                    block.insert("is_error".into(), true.into());
+                }
+                ("user", vec![Value::Object(block)])
+            }
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last, content)) if *last == role => {
+                if is_tool_result(&blocks) {
+                    // Tool results lead their user message.
+                    let at = content
+                        .iter()
+                        .position(|b| !is_tool_result(std::slice::from_ref(b)))
+                        .unwrap_or(content.len());
+                    content.splice(at..at, blocks);
+                } else {
+                    content.extend(blocks);
+                }
+            }
+            _ => turns.push((role, blocks)),
+        }
+    }
+    let messages = turns
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect();
+    (system.join("\n\n"), messages)
+}
+
+fn text_block(text: &str) -> Option<Value> {
+    (!text.is_empty()).then(|| json!({"type": "text", "text": text}))
+}
+
+fn is_tool_result(blocks: &[Value]) -> bool {
+    blocks
+        .first()
+        .and_then(|b| b.get("type"))
+        .and_then(Value::as_str)
+        == Some("tool_result")
+}
+
+/// A call's raw arguments as the object `tool_use.input` must be: the arguments when they
+/// are a JSON object, else `{}` (the call's result already told the model what was wrong).
+fn input_of(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(map)) => Value::Object(map),
+        _ => Value::Object(Map::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{ToolCall, ToolResult};
+
+    #[test]
+    fn tool_results_lead_one_merged_user_message() {
+        let (system, messages) = conversation(
+            Some("Be brief."),
+            &[
+                Message::system("Use metric units."),
+                Message::user("hi"),
+                Message::assistant_with_calls(
+                    "",
+                    vec![
+                        ToolCall::new("a", "t", r#"{"x":1}"#),
+                        ToolCall::new("b", "t", "not json"),
+                    ],
+                ),
+                Message::Tool(ToolResult::new("a", "t", "one", false)),
+                Message::Tool(ToolResult::new("b", "t", "the tool failed", true)),
+                Message::user("and?"),
+            ],
+        );
+        assert_eq!(system, "Be brief.\n\nUse metric units.");
+        assert_eq!(messages.len(), 3);
+        let last = &messages[2]["content"];
+        assert_eq!(last[0]["tool_use_id"], "a");
+        assert_eq!(last[1]["is_error"], true);
+        assert_eq!(last[2]["text"], "and?");
+        assert_eq!(messages[1]["content"][1]["input"], json!({}));
+    }
+
+    #[test]
+    fn tool_choice_carries_parallel_off() {
+        assert_eq!(tool_choice(None, None), None);
+        assert_eq!(
+            tool_choice(None, Some(false)),
+            Some(json!({"type": "auto", "disable_parallel_tool_use": true}))
+        );
+        assert_eq!(
+            tool_choice(Some(&ToolChoice::Tool("t".into())), None),
+            Some(json!({"type": "tool", "name": "t"}))
+        );
+    }
+}

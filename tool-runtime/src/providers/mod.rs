@@ -1,0 +1,269 @@
+//! Drivers for real model providers (V1, V2): OpenAI's Chat Completions and Responses APIs,
+//! Anthropic's Messages API, and servers that speak OpenAI's Chat Completions API (Ollama,
+//! vLLM, llama.cpp's server, LM Studio).
+//!
+//! Each driver is behind a cargo feature that is on by default: `openai` (which covers
+//! OpenAI-compatible servers) and `anthropic`.
+//!
+//! # Picking a provider from the environment
+//!
+//! [`from_env`] reads the variables below and returns the provider they name, so a program
+//! switches from the [`crate::OfflineModel`] to a real provider with one variable:
+//!
+//! ```no_run
+//! use tool_runtime::{Agent, OfflineModel};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let builder = match tool_runtime::providers::from_env()? {
+//!     Some(model) => Agent::builder(model),
+//!     None => Agent::builder(OfflineModel::new()),
+//! };
+//! let agent = builder.instructions("You help operators plan maintenance.").build()?;
+//! # let _ = agent; Ok(()) }
+//! ```
+//!
+//! | variable | meaning |
+//! |---|---|
+//! | `OPENAI_API_KEY` | selects OpenAI (Chat Completions), strict mode on where a schema allows |
+//! | `OPENAI_BASE_URL` | the API's base URL; set without a key, it selects an OpenAI-compatible server (strict mode off, `OPENAI_MODEL` required) |
+//! | `OPENAI_MODEL` | the model; default [`openai::DEFAULT_MODEL`] (`gpt-5-mini`) |
+//! | `ANTHROPIC_API_KEY` | selects Anthropic, when no OpenAI variable is set |
+//! | `ANTHROPIC_BASE_URL` | the API's base URL; default `https://api.anthropic.com` |
+//! | `ANTHROPIC_MODEL` | the model; default [`anthropic::DEFAULT_MODEL`] (`claude-sonnet-4-5`) |
+//!
+//! # Configuring a driver in code
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use tool_runtime::providers::RetryPolicy;
+//! use tool_runtime::providers::anthropic::Anthropic;
+//! use tool_runtime::providers::openai::{OpenAiChat, OpenAiResponses, StrictMode};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let openai = OpenAiChat::builder()
+//!     .api_key("sk-…")
+//!     .model("gpt-5-mini")
+//!     .strict(StrictMode::Require) // every tool's schema must be strict-capable
+//!     .retry(RetryPolicy::new().max_retries(4))
+//!     .build()?;
+//! let responses = OpenAiResponses::builder().api_key("sk-…").build()?;
+//! let ollama = OpenAiChat::compatible("http://localhost:11434/v1")
+//!     .model("llama3.2")
+//!     .build()?;
+//! let claude = Anthropic::builder()
+//!     .api_key("sk-ant-…")
+//!     .max_tokens(2048)
+//!     .response_timeout(Duration::from_secs(30))
+//!     .build()?;
+//! # let _ = (openai, responses, ollama, claude); Ok(()) }
+//! ```
+//!
+//! # What every driver does
+//!
+//! - Each tool's schema is adapted once, when the agent is built ([`crate::Model::tool_spec`]),
+//!   and the tool is rendered to its wire JSON then; requests reuse that text.
+//! - Requests stream (server-sent events). Text and each call's raw argument fragments are
+//!   passed on as they come; the agent validates the arguments (R5).
+//! - A request is retried on a connection failure, a timeout before the answer, and the
+//!   statuses 408, 409, 429 and 5xx, with bounded exponential backoff and jitter, honouring
+//!   `retry-after-ms`, `retry-after` and `x-should-retry` ([`RetryPolicy`]); never once any
+//!   of the answer was handed on. A 429 for `insufficient_quota`, and 400, 401, 403 and 404,
+//!   are returned at once as [`crate::ModelError::Api`], with the status, the provider's
+//!   message and the request id.
+//! - A stream that ends before the provider's end marker is an error
+//!   ([`TransportError::Truncated`]), never a silent partial answer; an event that is not
+//!   JSON is a [`crate::ModelError::Protocol`]; unknown event types are ignored.
+//! - Dropping the stream closes the connection (P4).
+//! - The API key is sent only in its header, which is marked sensitive; no error and no
+//!   `Debug` output shows it, and a provider message that echoes it has it replaced.
+
+mod error;
+mod http;
+mod retry;
+pub mod sse;
+mod stream;
+
+mod env;
+#[cfg(all(test, feature = "openai", feature = "anthropic"))]
+mod recorded;
+
+#[cfg(feature = "anthropic")]
+pub mod anthropic;
+#[cfg(feature = "openai")]
+pub mod openai;
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+pub use env::{EnvModel, from_env, from_lookup};
+pub use error::ConfigError;
+pub use http::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_RESPONSE_TIMEOUT, TransportError,
+};
+pub use retry::RetryPolicy;
+
+use http::{ApiKey, HttpSettings};
+
+/// A request that a driver refuses to send, before any I/O.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// More tools than the provider takes in one request.
+    #[error("the request advertises {count} tools, more than the provider's limit of {limit}")]
+    TooManyTools {
+        /// How many tools the request holds.
+        count: usize,
+        /// The provider's limit.
+        limit: usize,
+    },
+}
+
+/// What every driver's builder holds: key, base URL, model, HTTP settings, extra body.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Common {
+    pub(crate) api_key: Option<ApiKey>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) http: HttpSettings,
+    pub(crate) body: Map<String, Value>,
+}
+
+impl Common {
+    fn set_timeout(&mut self, which: Timeout, after: Duration) {
+        match which {
+            Timeout::Connect => self.http.connect_timeout = after,
+            Timeout::Response => self.http.response_timeout = after,
+            Timeout::Idle => self.http.idle_timeout = after,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Timeout {
+    Connect,
+    Response,
+    Idle,
+}
+
+/// The setters every driver's builder has.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+macro_rules! common_setters {
+    () => {
+        /// Sets the API key. It is sent only in its header, and no error or `Debug` output
+        /// shows it.
+        pub fn api_key(mut self, key: impl Into<String>) -> Self {
+            self.common.api_key = Some($crate::providers::http::ApiKey::new(key));
+            self
+        }
+
+        /// Sets the base URL of the API, such as `http://localhost:11434/v1`.
+        pub fn base_url(mut self, url: impl Into<String>) -> Self {
+            self.common.base_url = Some(url.into());
+            self
+        }
+
+        /// Sets the model's name.
+        pub fn model(mut self, model: impl Into<String>) -> Self {
+            self.common.model = Some(model.into());
+            self
+        }
+
+        /// Sets how long connecting may take (default
+        /// [`DEFAULT_CONNECT_TIMEOUT`](crate::providers::DEFAULT_CONNECT_TIMEOUT), 10 s).
+        pub fn connect_timeout(mut self, after: ::std::time::Duration) -> Self {
+            self.common
+                .set_timeout($crate::providers::Timeout::Connect, after);
+            self
+        }
+
+        /// Sets how long to wait for the response's status and headers, per attempt
+        /// (default [`DEFAULT_RESPONSE_TIMEOUT`](crate::providers::DEFAULT_RESPONSE_TIMEOUT),
+        /// 60 s). A timeout is retried like a connection failure.
+        pub fn response_timeout(mut self, after: ::std::time::Duration) -> Self {
+            self.common
+                .set_timeout($crate::providers::Timeout::Response, after);
+            self
+        }
+
+        /// Sets the longest silence while the answer streams (default
+        /// [`DEFAULT_IDLE_TIMEOUT`](crate::providers::DEFAULT_IDLE_TIMEOUT), 600 s, since
+        /// reasoning models may think quietly for minutes).
+        pub fn idle_timeout(mut self, after: ::std::time::Duration) -> Self {
+            self.common
+                .set_timeout($crate::providers::Timeout::Idle, after);
+            self
+        }
+
+        /// Sets the retry policy (default [`RetryPolicy::new`](crate::providers::RetryPolicy::new)).
+        pub fn retry(mut self, policy: $crate::providers::RetryPolicy) -> Self {
+            self.common.http.retry = policy;
+            self
+        }
+
+        /// Adds a header to every request (an organization or project id, a proxy's token, a
+        /// beta flag). Its value is treated as sensitive and never shown.
+        pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+            self.common.http.headers.push((name.into(), value.into()));
+            self
+        }
+
+        /// Adds a field to every request's JSON body, or replaces one the driver sets
+        /// (`temperature`, `reasoning`, `metadata`, …). The tool list cannot be replaced.
+        pub fn body_field(mut self, key: impl Into<String>, value: ::serde_json::Value) -> Self {
+            self.common.body.insert(key.into(), value);
+            self
+        }
+    };
+}
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub(crate) use common_setters;
+
+/// `head` (a JSON object) with `"tools": [...]` made of the already-rendered `tools`
+/// appended, so requests never re-serialize a tool's schema.
+pub(crate) fn with_tools(head: &Map<String, Value>, tools: &[&str]) -> String {
+    let mut head = head.clone();
+    if !tools.is_empty() {
+        head.remove("tools");
+    }
+    let mut body = Value::Object(head.clone()).to_string();
+    if tools.is_empty() {
+        return body;
+    }
+    body.pop(); // the closing brace
+    if !head.is_empty() {
+        body.push(',');
+    }
+    body.push_str("\"tools\":[");
+    for (i, tool) in tools.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(tool);
+    }
+    body.push_str("]}");
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_are_spliced_as_rendered() {
+        let mut head = Map::new();
+        head.insert("model".into(), "m".into());
+        let body = with_tools(&head, &[r#"{"name":"a"}"#, r#"{"name":"b"}"#]);
+        let parsed: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            parsed,
+            serde_json::json!({"model": "m", "tools": [{"name": "a"}, {"name": "b"}]})
+        );
+        assert_eq!(with_tools(&head, &[]), r#"{"model":"m"}"#);
+        let empty = with_tools(&Map::new(), &["{}"]);
+        assert_eq!(empty, r#"{"tools":[{}]}"#);
+        head.insert("tools".into(), "not these".into());
+        assert_eq!(with_tools(&head, &["{}"]), r#"{"model":"m","tools":[{}]}"#);
+    }
+}

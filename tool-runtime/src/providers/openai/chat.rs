@@ -1,0 +1,302 @@
+//! [`OpenAiChat`]: OpenAI's Chat Completions API, streamed, and the servers that speak it.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use serde_json::{Map, Value, json};
+use tool_core::Tool;
+
+use super::{Driver, OpenAiBuilder, chat_choice, count};
+use crate::message::Message;
+use crate::model::{
+    ApiError, FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream,
+    SchemaUnsupported, ToolSpec, Usage,
+};
+use crate::providers::ConfigError;
+use crate::providers::http::{parse_api_error, preview};
+use crate::providers::sse::SseEvent;
+use crate::providers::stream::{EventMapper, Flow, model_stream};
+
+/// The wire format tag of tools rendered for Chat Completions.
+const FORMAT: &str = "openai.chat";
+
+/// A model behind OpenAI's Chat Completions API (`POST {base}/chat/completions`), or behind
+/// a server that speaks it (Ollama, vLLM, llama.cpp's server, LM Studio).
+///
+/// Requests stream with `stream_options.include_usage`; tools go in `tools` (with
+/// `"strict": true` when strict), calls come back as assistant `tool_calls`, and results go
+/// back as `role: tool` messages. See [the module](super) for defaults and strict mode.
+///
+/// ```no_run
+/// use tool_runtime::providers::openai::OpenAiChat;
+///
+/// # fn main() -> Result<(), tool_runtime::providers::ConfigError> {
+/// let openai = OpenAiChat::builder().api_key("sk-…").build()?;
+/// let local = OpenAiChat::compatible("http://localhost:8000/v1").model("qwen3").build()?;
+/// # let _ = (openai, local); Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct OpenAiChat {
+    driver: Driver,
+}
+
+impl OpenAiChat {
+    /// A builder for OpenAI itself: an API key is required, the model defaults to
+    /// [`super::DEFAULT_MODEL`], strict mode to [`super::StrictMode::Auto`].
+    pub fn builder() -> OpenAiBuilder<OpenAiChat> {
+        OpenAiBuilder::new(false)
+    }
+
+    /// A builder for a server that speaks OpenAI's Chat Completions API at `base_url` (such
+    /// as `http://localhost:11434/v1`): the API key is optional, a model name is required,
+    /// strict mode is off, and `max_output_tokens` is sent as `max_tokens`.
+    pub fn compatible(base_url: impl Into<String>) -> OpenAiBuilder<OpenAiChat> {
+        OpenAiBuilder::new(true).base_url(base_url)
+    }
+
+    /// The model's name, as requests send it.
+    pub fn model_name(&self) -> &str {
+        &self.driver.model
+    }
+
+    /// The URL requests go to.
+    pub fn endpoint(&self) -> &str {
+        self.driver.endpoint.shown()
+    }
+
+    /// The request body for `request`.
+    fn body(&self, request: &ModelRequest<'_>) -> Result<String, ModelError> {
+        let driver = &self.driver;
+        let tools = driver.tools(request.tools, FORMAT, render)?;
+        let mut head = Map::new();
+        head.insert("model".into(), driver.model.clone().into());
+        head.insert(
+            "messages".into(),
+            Value::Array(messages(request.instructions, request.messages)),
+        );
+        head.insert("stream".into(), true.into());
+        if driver.options.include_usage {
+            head.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        if let Some(tokens) = driver.options.max_output_tokens {
+            let key = if driver.options.compatible {
+                "max_tokens"
+            } else {
+                "max_completion_tokens"
+            };
+            head.insert(key.into(), tokens.into());
+        }
+        if !tools.is_empty() {
+            driver.tool_fields(&mut head, chat_choice);
+        }
+        Ok(driver.body(head, &tools))
+    }
+}
+
+impl OpenAiBuilder<OpenAiChat> {
+    /// Sets whether requests ask for usage in the stream (`stream_options.include_usage`,
+    /// default yes). Turn it off for a server that rejects the option.
+    pub fn include_usage(mut self, include: bool) -> Self {
+        self.options.include_usage = include;
+        self
+    }
+
+    /// Builds the driver.
+    ///
+    /// # Errors
+    ///
+    /// Returns a [`ConfigError`]: no API key (for OpenAI itself), no model (for a compatible
+    /// server), a base URL that is not `http(s)`, a header that cannot be sent.
+    pub fn build(self) -> Result<OpenAiChat, ConfigError> {
+        Ok(OpenAiChat {
+            driver: self.settle("/chat/completions")?,
+        })
+    }
+}
+
+impl Model for OpenAiChat {
+    fn tool_spec(&self, tool: &Tool) -> Result<ToolSpec, SchemaUnsupported> {
+        self.driver.tool_spec(tool, FORMAT, render)
+    }
+
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        model_stream(
+            self.driver.endpoint.clone(),
+            self.body(&request),
+            ChatEvents::default(),
+        )
+    }
+}
+
+/// A tool as Chat Completions takes it.
+fn render(name: &str, description: &str, parameters: &Value, strict: bool) -> String {
+    let mut function = Map::new();
+    function.insert("name".into(), name.into());
+    function.insert("description".into(), description.into());
+    function.insert("parameters".into(), parameters.clone());
+    if strict {
+        function.insert("strict".into(), true.into());
+    }
+    json!({"type": "function", "function": function}).to_string()
+}
+
+/// The conversation as Chat Completions messages, the instructions first.
+fn messages(instructions: Option<&str>, conversation: &[Message]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(conversation.len() + 1);
+    if let Some(text) = instructions {
+        out.push(json!({"role": "system", "content": text}));
+    }
+    for message in conversation {
+        out.push(match message {
+            Message::System { text } => json!({"role": "system", "content": text}),
+            Message::User { text } => json!({"role": "user", "content": text}),
+            Message::Assistant { text, tool_calls } if tool_calls.is_empty() => {
+                json!({"role": "assistant", "content": text})
+            }
+            Message::Assistant { text, tool_calls } => {
+                let calls: Vec<Value> = tool_calls
+                    .iter()
+                    .map(|call| {
+                        json!({
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": call.arguments},
+                        })
+                    })
+                    .collect();
+                let content = if text.is_empty() {
+                    Value::Null
+                } else {
+                    text.as_str().into()
+                };
+                json!({"role": "assistant", "content": content, "tool_calls": calls})
+            }
+            Message::Tool(result) => json!({
+                "role": "tool",
+                "tool_call_id": result.call_id,
+                "content": result.text,
+            }),
+        });
+    }
+    out
+}
+
+/// Reads Chat Completions chunks: `choices[0].delta` with `content` and `tool_calls`
+/// fragments keyed by `index`, `finish_reason`, a last chunk with `usage`, then `[DONE]`.
+#[derive(Debug, Default)]
+pub(crate) struct ChatEvents {
+    /// Each started call's index, by its id (to place fragments of servers that omit
+    /// `index`).
+    started: HashMap<usize, String>,
+    last: Option<usize>,
+    request_id: Option<String>,
+}
+
+impl ChatEvents {
+    /// The index of a `tool_calls` entry: its `index`, or for a server that omits it, a new
+    /// index for a new id and the last call's otherwise.
+    fn slot(&mut self, call: &Value) -> usize {
+        if let Some(index) = call.get("index").and_then(Value::as_u64) {
+            return usize::try_from(index).unwrap_or(usize::MAX);
+        }
+        let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+        match self.last {
+            Some(last) if id.is_empty() || self.started.get(&last).is_some_and(|l| l == id) => last,
+            _ => self.started.keys().max().map_or(0, |m| m + 1),
+        }
+    }
+}
+
+impl EventMapper for ChatEvents {
+    fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<Flow, ModelError> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            return Ok(Flow::Done);
+        }
+        let chunk: Value = serde_json::from_str(data).map_err(|_| {
+            ModelError::Protocol(format!(
+                "a Chat Completions stream event is not JSON: {}",
+                preview(data, 200)
+            ))
+        })?;
+        if event.event.as_deref() == Some("error") || chunk.get("error").is_some() {
+            let mut error: ApiError = parse_api_error(None, data.as_bytes());
+            error.request_id = self.request_id.clone().or(error.request_id);
+            return Err(ModelError::Api(error));
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            out.push(ModelEvent::Usage(Usage::new(
+                count(usage, "prompt_tokens"),
+                count(usage, "completion_tokens"),
+            )));
+        }
+        let choices = chunk.get("choices").and_then(Value::as_array);
+        let Some(choice) = choices.and_then(|cs| {
+            cs.iter()
+                .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
+        }) else {
+            return Ok(Flow::Continue);
+        };
+        let delta = choice.get("delta").unwrap_or(&Value::Null);
+        for key in ["content", "refusal"] {
+            if let Some(text) = delta
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+            {
+                out.push(ModelEvent::TextDelta(text.to_owned()));
+            }
+        }
+        for call in delta
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let index = self.slot(call);
+            let function = call.get("function").unwrap_or(&Value::Null);
+            if let Entry::Vacant(slot) = self.started.entry(index) {
+                let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+                let name = function
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                slot.insert(id.to_owned());
+                out.push(ModelEvent::ToolCallStart {
+                    index,
+                    id: id.to_owned(),
+                    name: name.to_owned(),
+                });
+            }
+            self.last = Some(index);
+            if let Some(fragment) = function
+                .get("arguments")
+                .and_then(Value::as_str)
+                .filter(|a| !a.is_empty())
+            {
+                out.push(ModelEvent::ToolCallArguments {
+                    index,
+                    fragment: fragment.to_owned(),
+                });
+            }
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            out.push(ModelEvent::Finish(match reason {
+                "stop" => FinishReason::Stop,
+                "tool_calls" | "function_call" => FinishReason::ToolCalls,
+                "length" => FinishReason::Length,
+                "content_filter" => FinishReason::ContentFilter,
+                other => FinishReason::Other(other.to_owned()),
+            }));
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn end_marker(&self) -> &'static str {
+        "[DONE]"
+    }
+
+    fn set_request_id(&mut self, request_id: Option<String>) {
+        self.request_id = request_id;
+    }
+}

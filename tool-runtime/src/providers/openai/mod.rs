@@ -1,0 +1,325 @@
+//! OpenAI's APIs: [`OpenAiChat`] (Chat Completions, also for OpenAI-compatible servers) and
+//! [`OpenAiResponses`] (Responses), with per-tool strict mode (V1).
+//!
+//! # Defaults
+//!
+//! | setting | default |
+//! |---|---|
+//! | base URL | [`DEFAULT_BASE_URL`] (`https://api.openai.com/v1`) |
+//! | model | [`DEFAULT_MODEL`] (`gpt-5-mini`); none for a compatible server |
+//! | strict mode | [`StrictMode::Auto`]; [`StrictMode::Off`] for a compatible server |
+//! | `tool_choice`, `parallel_tool_calls` | not sent (the provider's default: `auto`, parallel calls on) |
+//!
+//! # Strict mode
+//!
+//! With strict mode the provider constrains the model's arguments to the tool's schema. It
+//! takes a subset of JSON Schema, so each tool's neutral schema is rewritten once, at
+//! `build()`: every object gets `additionalProperties: false` and lists every property in
+//! `required`; a property the neutral schema does not require is made nullable, so the model
+//! can leave it out by sending `null` (the parser reads `null` as absent and applies the
+//! default); `oneOf` becomes `anyOf`; `default`, `examples`, `minLength`, `maxLength`,
+//! `uniqueItems` and formats other than `date-time`, `time`, `date`, `duration`, `email`,
+//! `hostname`, `ipv4`, `ipv6` and `uuid` are removed (the parser still enforces them, R5).
+//!
+//! A schema strict mode cannot express (an open map such as a `HashMap` field, a
+//! `serde_json::Value` field, or one past the provider's limits) is sent without strict mode
+//! under [`StrictMode::Auto`], with a `tracing` warning, and is a declaration error under
+//! [`StrictMode::Require`].
+
+pub(crate) mod chat;
+pub(crate) mod responses;
+mod strict;
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use tool_core::Tool;
+
+pub use chat::OpenAiChat;
+pub use responses::OpenAiResponses;
+pub use strict::{MAX_ENUM_VALUES, MAX_NESTING, MAX_PROPERTIES, MAX_SCHEMA_STRING_LENGTH};
+
+use super::http::{Auth, Endpoint};
+use super::{Common, ConfigError, RequestError, common_setters};
+use crate::model::{ModelError, SchemaUnsupported, ToolSpec};
+
+/// The model used when none is given.
+pub const DEFAULT_MODEL: &str = "gpt-5-mini";
+/// The base URL used when none is given.
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+/// The most tools OpenAI takes in one request.
+pub const MAX_TOOLS: usize = 128;
+
+/// Whether a tool's schema is sent in strict mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StrictMode {
+    /// Never: the neutral schema is sent as it is.
+    Off,
+    /// Where the schema allows it; otherwise the tool is sent without strict mode, and a
+    /// `tracing` warning says why.
+    #[default]
+    Auto,
+    /// Always: a schema strict mode cannot express fails the agent's `build()`.
+    Require,
+}
+
+/// Which tools the model may call, sent as `tool_choice`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides (the provider's default).
+    Auto,
+    /// The model may not call tools.
+    None,
+    /// The model must call at least one tool. An agent's run then never gets a final answer:
+    /// use it with [`crate::AgentBuilder::max_turns`], or for one-shot extraction.
+    Required,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+/// Builds an [`OpenAiChat`] or an [`OpenAiResponses`]; start with [`OpenAiChat::builder`],
+/// [`OpenAiChat::compatible`] or [`OpenAiResponses::builder`].
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct OpenAiBuilder<A> {
+    common: Common,
+    options: Options,
+    api: PhantomData<fn() -> A>,
+}
+
+/// The OpenAI-specific settings.
+#[derive(Debug, Clone)]
+struct Options {
+    compatible: bool,
+    strict: StrictMode,
+    tool_strict: HashMap<String, StrictMode>,
+    tool_choice: Option<ToolChoice>,
+    parallel_tool_calls: Option<bool>,
+    max_output_tokens: Option<u32>,
+    include_usage: bool,
+    store: Option<bool>,
+}
+
+impl<A> OpenAiBuilder<A> {
+    fn new(compatible: bool) -> Self {
+        Self {
+            common: Common::default(),
+            options: Options {
+                compatible,
+                strict: if compatible {
+                    StrictMode::Off
+                } else {
+                    StrictMode::Auto
+                },
+                tool_strict: HashMap::new(),
+                tool_choice: None,
+                parallel_tool_calls: None,
+                max_output_tokens: None,
+                include_usage: true,
+                store: Some(false),
+            },
+            api: PhantomData,
+        }
+    }
+
+    common_setters!();
+
+    /// Sets the strict mode of every tool (default [`StrictMode::Auto`], or
+    /// [`StrictMode::Off`] for a compatible server).
+    pub fn strict(mut self, mode: StrictMode) -> Self {
+        self.options.strict = mode;
+        self
+    }
+
+    /// Sets the strict mode of the tool named `tool`, overriding [`OpenAiBuilder::strict`].
+    pub fn tool_strict(mut self, tool: impl Into<String>, mode: StrictMode) -> Self {
+        self.options.tool_strict.insert(tool.into(), mode);
+        self
+    }
+
+    /// Sets `tool_choice` (not sent by default; sent only with tools).
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.options.tool_choice = Some(choice);
+        self
+    }
+
+    /// Sets `parallel_tool_calls`: whether one reply may hold several calls (not sent by
+    /// default, which means yes; sent only with tools).
+    pub fn parallel_tool_calls(mut self, parallel: bool) -> Self {
+        self.options.parallel_tool_calls = Some(parallel);
+        self
+    }
+
+    /// Sets the most tokens one reply may hold (`max_completion_tokens`, `max_tokens` for a
+    /// compatible server, `max_output_tokens` for Responses). Not sent by default.
+    pub fn max_output_tokens(mut self, tokens: u32) -> Self {
+        self.options.max_output_tokens = Some(tokens);
+        self
+    }
+
+    /// Checks the settings and makes the endpoint at `path`.
+    fn settle(self, path: &str) -> Result<Driver, ConfigError> {
+        let Self {
+            common, options, ..
+        } = self;
+        if common.api_key.is_none() && !options.compatible {
+            return Err(ConfigError::MissingApiKey {
+                var: "OPENAI_API_KEY",
+            });
+        }
+        let model = match (common.model, options.compatible) {
+            (Some(model), _) => model,
+            (None, false) => DEFAULT_MODEL.to_owned(),
+            (None, true) => {
+                return Err(ConfigError::MissingModel {
+                    var: "OPENAI_MODEL",
+                });
+            }
+        };
+        let base_url = common.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
+        let endpoint = Endpoint::new(
+            base_url,
+            path,
+            common.api_key,
+            Auth::Bearer,
+            &[],
+            common.http,
+        )?;
+        Ok(Driver {
+            endpoint: Arc::new(endpoint),
+            model,
+            body: common.body,
+            options,
+        })
+    }
+}
+
+/// What both OpenAI drivers hold once built.
+#[derive(Debug)]
+struct Driver {
+    endpoint: Arc<Endpoint>,
+    model: String,
+    body: Map<String, Value>,
+    options: Options,
+}
+
+impl Driver {
+    /// The strict mode of the tool named `name`.
+    fn strict_for(&self, name: &str) -> StrictMode {
+        self.options
+            .tool_strict
+            .get(name)
+            .copied()
+            .unwrap_or(self.options.strict)
+    }
+
+    /// Adapts `tool` to the strict mode it gets, and renders it with `render`, once (V1).
+    fn tool_spec(
+        &self,
+        tool: &Tool,
+        format: &'static str,
+        render: fn(&str, &str, &Value, bool) -> String,
+    ) -> Result<ToolSpec, SchemaUnsupported> {
+        let neutral = tool.schema();
+        if neutral.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(SchemaUnsupported::new(
+                "OpenAI requires the schema's root to be an object",
+            )
+            .at("/type"));
+        }
+        let (parameters, strict) = match self.strict_for(tool.name()) {
+            StrictMode::Off => (neutral.clone(), false),
+            StrictMode::Auto => match strict::adapt(neutral) {
+                Ok(schema) => (schema, true),
+                Err(why) => {
+                    tracing::warn!(
+                        tool = tool.name(),
+                        reason = %why,
+                        "OpenAI strict mode cannot express this tool's schema; it is sent without strict mode"
+                    );
+                    (neutral.clone(), false)
+                }
+            },
+            StrictMode::Require => (strict::adapt(neutral)?, true),
+        };
+        let wire = render(tool.name(), tool.description(), &parameters, strict);
+        Ok(ToolSpec::new(tool.name(), tool.description(), parameters)
+            .with_strict(strict)
+            .with_wire(format, wire))
+    }
+
+    /// The rendered tools of a request: each spec's own rendering for `format`, or one made
+    /// now for a spec that another source made.
+    fn tools(
+        &self,
+        specs: &[ToolSpec],
+        format: &'static str,
+        render: fn(&str, &str, &Value, bool) -> String,
+    ) -> Result<Vec<String>, ModelError> {
+        if !self.options.compatible && specs.len() > MAX_TOOLS {
+            return Err(ModelError::Other(Box::new(RequestError::TooManyTools {
+                count: specs.len(),
+                limit: MAX_TOOLS,
+            })));
+        }
+        Ok(specs
+            .iter()
+            .map(|spec| match spec.wire(format) {
+                Some(wire) => wire.to_owned(),
+                None => render(
+                    spec.name(),
+                    spec.description(),
+                    spec.parameters(),
+                    spec.is_strict(),
+                ),
+            })
+            .collect())
+    }
+
+    /// The fields every request with tools carries: `tool_choice` and
+    /// `parallel_tool_calls`, when set.
+    fn tool_fields(&self, head: &mut Map<String, Value>, choice: fn(&ToolChoice) -> Value) {
+        if let Some(c) = &self.options.tool_choice {
+            head.insert("tool_choice".into(), choice(c));
+        }
+        if let Some(parallel) = self.options.parallel_tool_calls {
+            head.insert("parallel_tool_calls".into(), parallel.into());
+        }
+    }
+
+    /// The request body: `head`, the extra fields, then the rendered tools.
+    fn body(&self, mut head: Map<String, Value>, tools: &[String]) -> String {
+        for (key, value) in &self.body {
+            head.insert(key.clone(), value.clone());
+        }
+        let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+        super::with_tools(&head, &tools)
+    }
+}
+
+/// `tool_choice` for Chat Completions.
+fn chat_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => "auto".into(),
+        ToolChoice::None => "none".into(),
+        ToolChoice::Required => "required".into(),
+        ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+    }
+}
+
+/// `tool_choice` for Responses.
+fn responses_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+        other => chat_choice(other),
+    }
+}
+
+/// The number in `value[key]`, if it is one.
+fn count(value: &Value, key: &str) -> u64 {
+    value.get(key).and_then(Value::as_u64).unwrap_or(0)
+}

@@ -1,0 +1,312 @@
+//! [`OpenAiResponses`]: OpenAI's Responses API, streamed.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+use tool_core::Tool;
+
+use super::{Driver, OpenAiBuilder, count, responses_choice};
+use crate::message::Message;
+use crate::model::{
+    ApiError, FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream,
+    SchemaUnsupported, ToolSpec, Usage,
+};
+use crate::providers::ConfigError;
+use crate::providers::http::preview;
+use crate::providers::sse::SseEvent;
+use crate::providers::stream::{EventMapper, Flow, model_stream};
+
+/// The wire format tag of tools rendered for Responses.
+const FORMAT: &str = "openai.responses";
+
+/// A model behind OpenAI's Responses API (`POST {base}/responses`).
+///
+/// The agent's instructions go in `instructions`, the conversation in `input` as messages,
+/// `function_call` items and their `function_call_output` items; tools are function tools
+/// with an explicit `strict` (the API's default is strict). Requests stream, and are not
+/// stored by OpenAI unless [`OpenAiBuilder::store`] says so: every request carries the
+/// whole conversation. See [the module](super) for defaults and strict mode.
+#[derive(Debug)]
+pub struct OpenAiResponses {
+    driver: Driver,
+}
+
+impl OpenAiResponses {
+    /// A builder: an API key is required, the model defaults to [`super::DEFAULT_MODEL`],
+    /// strict mode to [`super::StrictMode::Auto`].
+    pub fn builder() -> OpenAiBuilder<OpenAiResponses> {
+        OpenAiBuilder::new(false)
+    }
+
+    /// The model's name, as requests send it.
+    pub fn model_name(&self) -> &str {
+        &self.driver.model
+    }
+
+    /// The URL requests go to.
+    pub fn endpoint(&self) -> &str {
+        self.driver.endpoint.shown()
+    }
+
+    fn body(&self, request: &ModelRequest<'_>) -> Result<String, ModelError> {
+        let driver = &self.driver;
+        let tools = driver.tools(request.tools, FORMAT, render)?;
+        let mut head = Map::new();
+        head.insert("model".into(), driver.model.clone().into());
+        if let Some(text) = request.instructions {
+            head.insert("instructions".into(), text.into());
+        }
+        head.insert("input".into(), Value::Array(input(request.messages)));
+        head.insert("stream".into(), true.into());
+        if let Some(store) = driver.options.store {
+            head.insert("store".into(), store.into());
+        }
+        if let Some(tokens) = driver.options.max_output_tokens {
+            head.insert("max_output_tokens".into(), tokens.into());
+        }
+        if !tools.is_empty() {
+            driver.tool_fields(&mut head, responses_choice);
+        }
+        Ok(driver.body(head, &tools))
+    }
+}
+
+impl OpenAiBuilder<OpenAiResponses> {
+    /// Sets `store`: whether OpenAI keeps the responses (default: `false`, sent
+    /// explicitly).
+    pub fn store(mut self, store: bool) -> Self {
+        self.options.store = Some(store);
+        self
+    }
+
+    /// Builds the driver.
+    ///
+    /// # Errors
+    ///
+    /// Returns a [`ConfigError`]: no API key, a base URL that is not `http(s)`, a header that
+    /// cannot be sent.
+    pub fn build(self) -> Result<OpenAiResponses, ConfigError> {
+        Ok(OpenAiResponses {
+            driver: self.settle("/responses")?,
+        })
+    }
+}
+
+impl Model for OpenAiResponses {
+    fn tool_spec(&self, tool: &Tool) -> Result<ToolSpec, SchemaUnsupported> {
+        self.driver.tool_spec(tool, FORMAT, render)
+    }
+
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        model_stream(
+            self.driver.endpoint.clone(),
+            self.body(&request),
+            ResponsesEvents::default(),
+        )
+    }
+}
+
+/// A tool as Responses takes it: `strict` always explicit, since its default is `true`.
+fn render(name: &str, description: &str, parameters: &Value, strict: bool) -> String {
+    json!({
+        "type": "function",
+        "name": name,
+        "description": description,
+        "parameters": parameters,
+        "strict": strict,
+    })
+    .to_string()
+}
+
+/// The conversation as Responses input items.
+fn input(conversation: &[Message]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(conversation.len());
+    for message in conversation {
+        match message {
+            Message::System { text } => {
+                out.push(json!({"type": "message", "role": "system", "content": text}));
+            }
+            Message::User { text } => {
+                out.push(json!({"type": "message", "role": "user", "content": text}));
+            }
+            Message::Assistant { text, tool_calls } => {
+                if !text.is_empty() || tool_calls.is_empty() {
+                    out.push(json!({"type": "message", "role": "assistant", "content": text}));
+                }
+                for call in tool_calls {
+                    out.push(json!({
+                        "type": "function_call",
+                        "call_id": call.id,
+                        "name": call.name,
+                        "arguments": call.arguments,
+                    }));
+                }
+            }
+            Message::Tool(result) => out.push(json!({
+                "type": "function_call_output",
+                "call_id": result.call_id,
+                "output": result.text,
+            })),
+        }
+    }
+    out
+}
+
+/// Reads Responses events: `response.output_item.added` starts a call,
+/// `response.function_call_arguments.delta` carries its fragments,
+/// `response.output_text.delta` the text, and `response.completed` (or
+/// `response.incomplete`) ends the reply with usage; `error` and `response.failed` are
+/// errors.
+#[derive(Debug, Default)]
+pub(crate) struct ResponsesEvents {
+    /// The argument text sent so far, per started call (by `output_index`).
+    arguments: HashMap<usize, String>,
+    ended: HashSet<usize>,
+    request_id: Option<String>,
+}
+
+impl ResponsesEvents {
+    /// Sends what `full` (a call's complete arguments) holds beyond what was streamed.
+    fn complete(&mut self, index: usize, full: Option<&str>, out: &mut Vec<ModelEvent>) {
+        let (Some(full), Some(sent)) = (full, self.arguments.get_mut(&index)) else {
+            return;
+        };
+        if self.ended.contains(&index) {
+            return;
+        }
+        if let Some(rest) = full.strip_prefix(sent.as_str()).filter(|r| !r.is_empty()) {
+            out.push(ModelEvent::ToolCallArguments {
+                index,
+                fragment: rest.to_owned(),
+            });
+            sent.push_str(rest);
+        }
+    }
+
+    fn error(&self, error: &Value, status: Option<u16>) -> ModelError {
+        let text = |k: &str| error.get(k).and_then(Value::as_str).map(str::to_owned);
+        let mut api = ApiError::new(
+            status,
+            text("message").unwrap_or_else(|| "the response failed".to_owned()),
+        );
+        api.code = text("code");
+        api.error_type = text("type").filter(|t| t != "error");
+        api.request_id = self.request_id.clone();
+        ModelError::Api(api)
+    }
+}
+
+fn index_of(event: &Value) -> Option<usize> {
+    event
+        .get("output_index")
+        .and_then(Value::as_u64)
+        .and_then(|i| usize::try_from(i).ok())
+}
+
+fn usage(response: &Value) -> Option<ModelEvent> {
+    let usage = response.get("usage").filter(|u| u.is_object())?;
+    Some(ModelEvent::Usage(Usage::new(
+        count(usage, "input_tokens"),
+        count(usage, "output_tokens"),
+    )))
+}
+
+impl EventMapper for ResponsesEvents {
+    fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<Flow, ModelError> {
+        let data: Value = serde_json::from_str(&event.data).map_err(|_| {
+            ModelError::Protocol(format!(
+                "a Responses stream event is not JSON: {}",
+                preview(&event.data, 200)
+            ))
+        })?;
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.event.as_deref())
+            .unwrap_or_default();
+        let text = |key: &str| data.get(key).and_then(Value::as_str);
+        match kind {
+            "response.output_text.delta" | "response.refusal.delta" => {
+                if let Some(delta) = text("delta").filter(|d| !d.is_empty()) {
+                    out.push(ModelEvent::TextDelta(delta.to_owned()));
+                }
+            }
+            "response.output_item.added" => {
+                let item = data.get("item").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                    let Some(index) = index_of(&data) else {
+                        return Err(ModelError::Protocol(
+                            "a Responses function call has no output_index".into(),
+                        ));
+                    };
+                    let field = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or_default();
+                    out.push(ModelEvent::ToolCallStart {
+                        index,
+                        id: field("call_id").to_owned(),
+                        name: field("name").to_owned(),
+                    });
+                    self.arguments.insert(index, String::new());
+                    self.complete(index, item.get("arguments").and_then(Value::as_str), out);
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                let index = index_of(&data).filter(|i| !self.ended.contains(i));
+                let delta = text("delta").filter(|d| !d.is_empty());
+                if let (Some(index), Some(delta)) = (index, delta)
+                    && let Some(sent) = self.arguments.get_mut(&index)
+                {
+                    sent.push_str(delta);
+                    out.push(ModelEvent::ToolCallArguments {
+                        index,
+                        fragment: delta.to_owned(),
+                    });
+                }
+            }
+            "response.function_call_arguments.done" => {
+                if let Some(index) = index_of(&data) {
+                    self.complete(index, text("arguments"), out);
+                }
+            }
+            "response.output_item.done" => {
+                let item = data.get("item").unwrap_or(&Value::Null);
+                if let Some(index) = index_of(&data).filter(|i| self.arguments.contains_key(i)) {
+                    self.complete(index, item.get("arguments").and_then(Value::as_str), out);
+                    if self.ended.insert(index) {
+                        out.push(ModelEvent::ToolCallEnd { index });
+                    }
+                }
+            }
+            "response.completed" | "response.incomplete" => {
+                let response = data.get("response").unwrap_or(&Value::Null);
+                out.extend(usage(response));
+                let reason = response
+                    .pointer("/incomplete_details/reason")
+                    .and_then(Value::as_str);
+                out.push(ModelEvent::Finish(match reason {
+                    Some("max_output_tokens") => FinishReason::Length,
+                    Some("content_filter") => FinishReason::ContentFilter,
+                    Some(other) => FinishReason::Other(other.to_owned()),
+                    None if self.arguments.is_empty() => FinishReason::Stop,
+                    None => FinishReason::ToolCalls,
+                }));
+                return Ok(Flow::Done);
+            }
+            "response.failed" => {
+                let response = data.get("response").unwrap_or(&Value::Null);
+                let error = response.get("error").unwrap_or(&Value::Null);
+                return Err(self.error(error, None));
+            }
+            "error" => return Err(self.error(data.get("error").unwrap_or(&data), None)),
+            _ => {}
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn end_marker(&self) -> &'static str {
+        "response.completed"
+    }
+
+    fn set_request_id(&mut self, request_id: Option<String>) {
+        self.request_id = request_id;
+    }
+}
