@@ -386,17 +386,94 @@ pub fn policy_result<T: PolicyOutput>(out: T) -> Result<bool, BoxError> {
     out.into_policy_result()
 }
 
-/// Runs a custom validator (S5) on a field's value, or on what the value borrows as: a
-/// validator of a `String` field may take `&String` or `&str`, one of a `Vec<T>` field
-/// `&Vec<T>` or `&[T]`. Generated code calls this at the span of the validator's path, so a
-/// validator of the wrong signature is reported there.
+/// What a field's value may be passed to its custom validator as (S5): the value itself,
+/// `&str` for a `String`, `&[T]` for a `Vec<T>`, `&T` for a `Box<T>`.
+#[diagnostic::on_unimplemented(
+    message = "this validator takes `&{T}`, and the field is a `{Self}`",
+    label = "a validator of this field is `fn(&{Self}) -> Result<(), Invalid>`",
+    note = "a validator takes the field's value by reference (`&str` also works for a \
+            `String`, `&[T]` for a `Vec<T>`) and returns `Result<(), Invalid>`"
+)]
+pub trait ValidatorInput<T: ?Sized> {
+    /// The value as the validator takes it.
+    fn validator_input(&self) -> &T;
+}
+
+impl<T> ValidatorInput<T> for T {
+    fn validator_input(&self) -> &T {
+        self
+    }
+}
+
+impl ValidatorInput<str> for String {
+    fn validator_input(&self) -> &str {
+        self
+    }
+}
+
+impl<T> ValidatorInput<[T]> for Vec<T> {
+    fn validator_input(&self) -> &[T] {
+        self
+    }
+}
+
+impl<T> ValidatorInput<T> for Box<T> {
+    fn validator_input(&self) -> &T {
+        self
+    }
+}
+
+/// Runs a custom validator (S5) on a field's value (see [`ValidatorInput`] for what it may
+/// take). Generated code calls this at the span of the validator's path, so a validator of
+/// the wrong signature is reported there.
 pub fn run_field_validator<V, T>(
     value: &V,
     validator: fn(&T) -> Result<(), Invalid>,
     cx: &mut ParseCx,
 ) where
-    V: std::borrow::Borrow<T> + ?Sized,
+    V: ValidatorInput<T>,
     T: ?Sized,
 {
-    run_validator(value.borrow(), validator, cx);
+    run_validator(value.validator_input(), validator, cx);
+}
+
+/// A field type a string literal can be the default or example of
+/// (`#[schema(default = "standard")]`): `String`, `serde_json::Value`, and boxes of them.
+#[diagnostic::on_unimplemented(
+    message = "a string literal cannot be the default or example of a `{Self}` field",
+    label = "this is a string, and the field is a `{Self}`",
+    note = "write a value of the field's type (`default = 7` for a number), or an expression \
+            that makes one"
+)]
+pub trait FromStrLiteral {
+    /// The value the literal stands for.
+    fn from_str_literal(literal: &'static str) -> Self;
+}
+
+impl FromStrLiteral for String {
+    fn from_str_literal(literal: &'static str) -> Self {
+        literal.to_owned()
+    }
+}
+
+impl FromStrLiteral for serde_json::Value {
+    fn from_str_literal(literal: &'static str) -> Self {
+        serde_json::Value::String(literal.to_owned())
+    }
+}
+
+impl<T: FromStrLiteral> FromStrLiteral for Box<T> {
+    fn from_str_literal(literal: &'static str) -> Self {
+        Box::new(T::from_str_literal(literal))
+    }
+}
+
+/// Calls an availability policy, a fn of `&Context` (A1). Generated code calls this at the
+/// span of the policy's path, so a policy that takes anything else is reported there, with
+/// the signature it should have.
+pub fn call_policy<'a, F, R>(policy: F, ctx: &'a Context) -> R
+where
+    F: FnOnce(&'a Context) -> R,
+{
+    policy(ctx)
 }

@@ -323,10 +323,11 @@ impl ToolFn {
                 FnArg::Typed(typed) => typed,
             };
             if i == 0
-                && let Some(by_ref) = context_param(&typed.ty) {
-                    ctx = Some(CtxParam { by_ref });
-                    continue;
-                }
+                && let Some(by_ref) = context_param(&typed.ty)
+            {
+                ctx = Some(CtxParam { by_ref });
+                continue;
+            }
             // Take the `#[schema]` attributes off: the fn is emitted as written otherwise.
             let (schema_attrs, others): (Vec<Attribute>, Vec<Attribute>) =
                 std::mem::take(&mut typed.attrs)
@@ -429,12 +430,12 @@ pub(crate) fn doc_of(attrs: &[Attribute]) -> Option<String> {
             && let Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
             }) = &nv.value
-            {
-                // `split`, not `lines`: an empty `///` line is a paragraph break.
-                for line in s.value().split('\n') {
-                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
-                }
+        {
+            // `split`, not `lines`: an empty `///` line is a paragraph break.
+            for line in s.value().split('\n') {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
+        }
     }
     let mut out = String::new();
     let mut blank = false;

@@ -478,7 +478,13 @@ pub(crate) fn into_syn(error: darling::Error, attr: &str, keys: &[&str]) -> syn:
     let mut out: Option<syn::Error> = None;
     for e in error {
         let span = e.span();
-        let text = e.to_string();
+        let mut text = e.to_string();
+        // darling appends where the error is (` at rename_all`); the span says it already.
+        if let Some((head, at)) = text.rsplit_once(" at ")
+            && keys.contains(&at)
+        {
+            text = head.to_owned();
+        }
         let message = if let Some(rest) = text.strip_prefix("Unknown field: `") {
             let (name, tail) = rest.split_once('`').unwrap_or((rest, ""));
             let hint = tail

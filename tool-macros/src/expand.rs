@@ -164,12 +164,10 @@ impl Gen {
                 DefaultValue::Trait => {
                     quote_spanned!(d.key=> ::core::default::Default::default())
                 }
-                DefaultValue::Expr(syn::Expr::Lit(
-                    lit @ syn::ExprLit {
-                        lit: syn::Lit::Str(s),
-                        ..
-                    },
-                )) => quote_spanned!(s.span()=> ::core::convert::Into::into(#lit)),
+                DefaultValue::Expr(syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                })) => str_literal(p, ty, s),
                 DefaultValue::Expr(expr) => quote!(#expr),
             };
             self.defaults.push(quote! {
@@ -195,12 +193,10 @@ impl Gen {
                 let ety = ast::option_inner(ty).unwrap_or(ty);
                 let e = hidden("example");
                 let value = match &example.value.0 {
-                    syn::Expr::Lit(
-                        lit @ syn::ExprLit {
-                            lit: syn::Lit::Str(s),
-                            ..
-                        },
-                    ) => quote_spanned!(s.span()=> ::core::convert::Into::into(#lit)),
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => str_literal(p, ety, s),
                     expr => quote!(#expr),
                 };
                 quote!(::core::option::Option::Some({
@@ -251,15 +247,24 @@ impl Gen {
             parts.push(quote!(pattern: ::core::option::Option::Some(&#ident)));
         }
         if let Some(format) = &a.format {
-            let variant = match tool_core::schema::Format::from_name(&format.value.value()) {
-                Some(tool_core::schema::Format::Email) => quote!(Email),
-                Some(tool_core::schema::Format::Uri) => quote!(Uri),
-                Some(tool_core::schema::Format::Uuid) => quote!(Uuid),
-                Some(tool_core::schema::Format::Date) => quote!(Date),
-                // `valid` rejected every other name.
-                _ => quote!(DateTime),
+            use tool_core::schema::Format;
+            let name = format.value.value();
+            let value = match Format::from_name(&name) {
+                Some(Format::Email) => quote!(#p::Format::Email),
+                Some(Format::Uri) => quote!(#p::Format::Uri),
+                Some(Format::Uuid) => quote!(#p::Format::Uuid),
+                Some(Format::Date) => quote!(#p::Format::Date),
+                Some(Format::DateTime) => quote!(#p::Format::DateTime),
+                // `valid` rejected unknown names; this is a format added to the runtime that
+                // this version of the macros does not know.
+                _ => {
+                    let message = format!(
+                        "the format {name:?} is not supported by this version of the macros"
+                    );
+                    quote_spanned!(format.value.span()=> ::core::compile_error!(#message))
+                }
             };
-            parts.push(quote!(format: ::core::option::Option::Some(#p::Format::#variant)));
+            parts.push(quote!(format: ::core::option::Option::Some(#value)));
         }
         if let Some(one_of) = &a.one_of {
             let items = &one_of.value.0;
@@ -485,6 +490,16 @@ impl Object {
         let stmts = self.codes.iter().map(|c| &c.schema);
         quote!(#(#stmts)*)
     }
+}
+
+/// A string literal as a value of `ty` (a default or an example), through
+/// `__private::FromStrLiteral`, located at the literal so that a field that is not a string
+/// is reported there.
+fn str_literal(p: &TokenStream, ty: &Type, lit: &LitStr) -> TokenStream {
+    respan(
+        quote!(<#ty as #p::FromStrLiteral>::from_str_literal(#lit)),
+        lit.span(),
+    )
 }
 
 fn opt_str(s: Option<&str>) -> TokenStream {
@@ -777,26 +792,25 @@ fn tool_impl(t: &ToolFn) -> TokenStream {
     let out = hidden("out");
     let tag = hidden("tag");
 
-    // The input type, and how the handler's arguments come out of it.
-    let (input_items, input_ty, args) = match &t.input {
-        ToolInput::Single { ty } => (TokenStream::new(), quote!(#ty), vec![quote!(#input)]),
+    // The input type, how the handler's arguments come out of it, and the arguments.
+    let (input_items, input_ty, destructure, args) = match &t.input {
+        ToolInput::Single { ty } => (
+            TokenStream::new(),
+            quote!(#ty),
+            TokenStream::new(),
+            vec![input.clone()],
+        ),
         ToolInput::Params(params) => {
             let struct_ident = hidden("__ToolInput");
-            let container_fields: Vec<&Field> = params.iter().map(|param| &param.field).collect();
-            let items = input_struct(t, &struct_ident, &container_fields);
+            let fields: Vec<&Field> = params.iter().map(|param| &param.field).collect();
+            let items = input_struct(t, &struct_ident, &fields);
             let locals: Vec<Ident> = (0..params.len())
                 .map(|i| format_ident!("__arg_{}", i, span = Span::mixed_site()))
                 .collect();
-            let members = container_fields.iter().map(|f| &f.member);
+            let members = fields.iter().map(|f| &f.member);
             let destructure = quote!(let #struct_ident { #(#members: #locals),* } = #input;);
-            let mut args: Vec<TokenStream> = vec![destructure];
-            args.extend(locals.iter().map(|l| quote!(#l)));
-            (items, quote!(#struct_ident), args)
+            (items, quote!(#struct_ident), destructure, locals)
         }
-    };
-    let (destructure, args): (Option<&TokenStream>, &[TokenStream]) = match &t.input {
-        ToolInput::Single { .. } => (None, &args[..]),
-        ToolInput::Params(_) => (args.first(), &args[1..]),
     };
     let ctx_arg = t.ctx.map(|c| {
         if c.by_ref {
@@ -805,19 +819,26 @@ fn tool_impl(t: &ToolFn) -> TokenStream {
             quote!(#ctx)
         }
     });
-    let call_args = ctx_arg.iter().chain(args.iter());
+    let call_args: Vec<TokenStream> = ctx_arg
+        .into_iter()
+        .chain(args.iter().map(|a| quote!(#a)))
+        .collect();
     let await_ = func.sig.asyncness.map(|_| quote!(.await));
     let ctx_pat = if t.ctx.is_some() {
         quote!(#ctx)
     } else {
         quote!(_)
     };
+    // The `Serialize` check points at the success type: `T` of `Result<T, E>` (or of an alias
+    // such as `anyhow::Result<T>`), else the whole return type.
     let output_span = match &func.sig.output {
         syn::ReturnType::Default => fn_ident.span(),
-        syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(ty),
+        syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(success_type(ty)),
     };
-    let render = respan(quote!(#p::render_output), output_span);
-    let render = quote_spanned!(output_span=> #render(#tag.into_result(#out)));
+    let render = respan(
+        quote!(#p::render_output(#tag.into_result(#out))),
+        output_span,
+    );
     let handler = quote! {
         |#ctx_pat: #p::Context, #input: #input_ty| async move {
             #[allow(unused_imports)]
@@ -834,9 +855,11 @@ fn tool_impl(t: &ToolFn) -> TokenStream {
             let policy = hidden("__ToolPolicy");
             let span = syn::spanned::Spanned::span(path);
             let ctx_at = Ident::new("ctx", Span::mixed_site().located_at(span));
-            let result = respan(quote!(#p::policy_result), span);
-            let call = quote_spanned!(span=> #path(#ctx_at));
-            let finish = quote_spanned!(span=> #result(#tag.into_future(#out).await));
+            let call = respan(quote!(#p::call_policy(#path, #ctx_at)), span);
+            let finish = respan(
+                quote!(#p::policy_result(#tag.into_future(#out).await)),
+                span,
+            );
             (
                 quote! {
                     struct #policy;
@@ -920,6 +943,19 @@ fn tool_impl(t: &ToolFn) -> TokenStream {
     }
 }
 
+/// The success type of a return type: `T` of `Result<T, E>` or of a `…Result<T>` alias, else
+/// the type itself.
+fn success_type(ty: &Type) -> &Type {
+    if let Some(seg) = ast::last_segment(ty)
+        && seg.ident.to_string().ends_with("Result")
+        && let syn::PathArguments::AngleBracketed(args) = &seg.arguments
+        && let Some(syn::GenericArgument::Type(t)) = args.args.first()
+    {
+        return t;
+    }
+    ty
+}
+
 /// The hidden input struct of a tool with plain parameters, with its `Schema` impl.
 fn input_struct(t: &ToolFn, ident: &Ident, fields: &[&Field]) -> TokenStream {
     let mut cg = Gen::new(&t.krate);
@@ -963,4 +999,153 @@ pub(crate) fn handle_ident(t: &ToolFn) -> Ident {
         name = format!("Tool{name}");
     }
     Ident::new(&name, t.name_span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn derive_str(input: DeriveInput) -> String {
+        derive(&input).to_string()
+    }
+
+    fn tool_str(args: TokenStream, item: TokenStream) -> String {
+        tool(args, item).to_string()
+    }
+
+    #[test]
+    fn derive_reports_every_problem_and_still_implements_schema() {
+        let out = derive_str(parse_quote! {
+            struct Query {
+                #[schema(min_len = 5, max_len = 1)]
+                a: String,
+                #[schema(format = "phone")]
+                b: String,
+                #[schema(default)]
+                c: Option<u32>,
+            }
+        });
+        assert_eq!(out.matches("compile_error").count(), 3, "{out}");
+        assert!(out.contains("min_len = 5"), "{out}");
+        assert!(out.contains("unknown `format`"), "{out}");
+        assert!(out.contains("already optional"), "{out}");
+        // The placeholder impl keeps uses of `Query` from failing too.
+        assert!(out.contains("Schema for Query"), "{out}");
+        assert!(out.contains("unreachable"), "{out}");
+    }
+
+    #[test]
+    fn derive_names_support_through_the_facade_or_the_override() {
+        let out = derive_str(parse_quote! {
+            struct Query { id: String }
+        });
+        assert!(
+            out.contains(":: tool_runtime :: __private :: Schema for Query"),
+            "{out}"
+        );
+        assert!(!out.contains("compile_error"), "{out}");
+        let out = derive_str(parse_quote! {
+            #[schema(crate = crate::facade)]
+            struct Query { id: String }
+        });
+        assert!(
+            out.contains("crate :: facade :: __private :: Schema for Query"),
+            "{out}"
+        );
+        assert!(!out.contains(":: tool_runtime"), "{out}");
+    }
+
+    #[test]
+    fn derive_rejects_tuple_shapes() {
+        let out = derive_str(parse_quote!(
+            struct Pair(u32, u32);
+        ));
+        assert!(out.contains("needs named fields"), "{out}");
+        let out = derive_str(parse_quote!(
+            enum E {
+                A(u32),
+                B { x: u32 },
+            }
+        ));
+        assert!(out.contains("tuple variant"), "{out}");
+    }
+
+    #[test]
+    fn tool_generates_a_handle_named_after_the_tool() {
+        let out = tool_str(
+            quote!(name = "lookup-window"),
+            quote! {
+                /// Finds a window.
+                pub async fn find_window(input: Query) -> u32 { 1 }
+            },
+        );
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("pub struct LookupWindow"), "{out}");
+        assert!(
+            out.contains("pub const NAME : & 'static str = \"lookup-window\""),
+            "{out}"
+        );
+        assert!(out.contains("inventory :: submit"), "{out}");
+        assert!(
+            out.contains("pub async fn find_window (input : Query)"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn tool_checks_names_and_proposes_one() {
+        let out = tool_str(
+            quote!(name = "Lookup_Window"),
+            quote! {
+                /// Finds a window.
+                fn find() -> u32 { 1 }
+            },
+        );
+        assert!(out.contains("try `lookup-window`"), "{out}");
+        // The fn is still emitted.
+        assert!(out.contains("fn find ()"), "{out}");
+        let out = tool_str(
+            TokenStream::new(),
+            quote! {
+                /// Finds.
+                fn find__it() -> u32 { 1 }
+            },
+        );
+        assert!(out.contains("derived from this fn's name"), "{out}");
+        assert!(out.contains("name = \\\"find-it\\\""), "{out}");
+    }
+
+    #[test]
+    fn tool_strips_schema_attributes_from_parameters() {
+        let out = tool_str(
+            TokenStream::new(),
+            quote! {
+                /// Adds.
+                fn add(#[schema(describe = "a")] a: i64, #[schema(describe = "b")] b: i64) -> i64 { a + b }
+            },
+        );
+        assert!(out.contains("fn add (a : i64 , b : i64)"), "{out}");
+        assert!(out.contains("struct __ToolInput"), "{out}");
+    }
+
+    #[test]
+    fn handle_idents_are_identifiers() {
+        let mut errors = Errors::new();
+        let t = ToolFn::from_syn(
+            quote!(name = "3d-render"),
+            parse_quote!(
+                fn render() {}
+            ),
+            &mut errors,
+        );
+        assert_eq!(handle_ident(&t).to_string(), "Tool3dRender");
+    }
+
+    #[test]
+    fn respan_moves_every_token() {
+        let span = Span::call_site();
+        let out = respan(quote!(a::b(c, [d])), span);
+        assert_eq!(out.to_string(), "a :: b (c , [d])");
+    }
 }

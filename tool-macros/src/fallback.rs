@@ -53,6 +53,13 @@ pub(crate) fn derive(input: &DeriveInput, krate: &TokenStream, error: &syn::Erro
 pub(crate) fn tool(t: &ToolFn, error: &syn::Error) -> TokenStream {
     let errors = error.to_compile_error();
     let func = &t.func;
+    // A fn with a receiver is in an `impl` block, where nothing else can be emitted.
+    if func.sig.receiver().is_some() {
+        return quote! {
+            #errors
+            #func
+        };
+    }
     let fn_ident = &func.sig.ident;
     let krate = &t.krate;
     let p = quote!(#krate::__private);

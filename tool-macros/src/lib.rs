@@ -4,6 +4,8 @@
 //! names. Each macro parses its input into a typed view (`ast`), checks every rule in one place
 //! (`valid`), and generates code (`expand`); when a rule is broken, it reports every problem
 //! at the token it is about and still emits the user's item (`fallback`).
+//!
+//! The examples below are compiled as tests of the `tool-tests` crate (`tests/ui/pass`).
 
 mod ast;
 mod attr;
@@ -13,19 +15,112 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// Derives `Schema`: the JSON Schema of a struct or enum, and the parser that enforces it.
+/// Derives `Schema`: the JSON Schema of a struct or enum, and the parser that enforces it
+/// (S1–S5). The type needs no `serde::Deserialize`.
 ///
-/// See the `tool-runtime` documentation for the attributes (`#[schema(...)]`).
+/// ```ignore
+/// use tool_runtime::Schema;
+///
+/// /// Input of the maintenance lookup.
+/// #[derive(Schema)]
+/// struct WindowQuery {
+///     /// The service identifier supplied by the user.
+///     #[schema(min_len = 1, max_len = 64, pattern = "^[a-z0-9-]+$")]
+///     service_id: String,
+///     /// How many days ahead to look.
+///     #[schema(default = 7, range = 1..=30)]
+///     days: u32,
+/// }
+/// ```
+///
+/// # Shapes
+///
+/// - A struct with named fields is an object: each field a property, `required` listing every
+///   field that is neither an `Option` nor defaulted, `additionalProperties: false`. A unit or
+///   empty struct is an object without properties. Tuple structs are rejected.
+/// - An enum of unit variants is a string with an `enum` of the variants' names; their doc
+///   comments are listed in the schema's `description`.
+/// - An enum with struct variants is an `anyOf` of objects, each told apart by a required
+///   string property (the tag, `"type"` unless `#[schema(tag = "…")]`). Tuple variants are
+///   rejected.
+/// - A type that contains itself renders through `$defs`/`$ref` (`"$ref": "#"` for the root).
+///
+/// # On the type: `#[schema(...)]`
+///
+/// | key | meaning |
+/// |---|---|
+/// | `description = "…"` | the schema's description (else the doc comment) |
+/// | `rename_all = "…"` | serde's rules: `lowercase`, `UPPERCASE`, `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`, `kebab-case`, `SCREAMING-KEBAB-CASE`; fields of a struct, variants of an enum |
+/// | `tag = "…"` | the tag property of an enum |
+/// | `crate = path` | the path of `tool-runtime` (default `::tool_runtime`) |
+///
+/// On a variant: `rename = "…"`, `describe = "…"` (else the doc comment), `rename_all = "…"`
+/// (for its fields).
+///
+/// # On a field: `#[schema(...)]`
+///
+/// | key | applies to | meaning |
+/// |---|---|---|
+/// | `describe = "…"` | any | the description (else the doc comment) |
+/// | `rename = "…"` | any | the property's name |
+/// | `default`, `default = expr` | not `Option` | the value when absent or `null`: `Default::default()`, or `expr` (a string literal converts to a `String`); rendered as `default`, and the field is not required |
+/// | `example = expr` | any | rendered in `examples` |
+/// | `min_len`, `max_len` | strings | length in characters |
+/// | `pattern = "regex"` | strings | checked at compile time; unanchored, as in JSON Schema |
+/// | `format = "…"` | strings | `email`, `uri`, `uuid`, `date`, `date-time`, enforced |
+/// | `one_of = ["a", "b"]` | strings | the allowed values |
+/// | `range = a..=b` (`a..b`, `a..`, `..=b`) | numbers | `minimum`/`maximum` (`a..b`: exclusive maximum) |
+/// | `min`, `max`, `exclusive_min`, `exclusive_max`, `multiple_of` | numbers | integer or float literals |
+/// | `min_items`, `max_items`, `unique_items` | lists | |
+/// | `validate = path` | any | `fn(&T) -> Result<(), Invalid>` (also `&str` for a `String`, `&[T]` for a `Vec<T>`): `Invalid::violation` goes to the model, `Invalid::error` is redacted (S5) |
+///
+/// A constraint on a type it does not apply to, a contradiction (`min_len` above `max_len`,
+/// `range` with `min`), an invalid regex, an unknown format, an unknown or repeated key, or a
+/// `default` on an `Option` is a compile error at the attribute.
 #[proc_macro_derive(Schema, attributes(schema))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     expand::derive(&syn::parse_macro_input!(input as syn::DeriveInput)).into()
 }
 
-/// Makes a typed LLM tool of a fn: keeps the fn, and generates a handle struct named after the
-/// tool that implements `IntoTool` and is registered at link time.
+/// Makes a typed LLM tool of a fn.
 ///
-/// See the `tool-runtime` documentation for the arguments (`name`, `description`,
-/// `available`, `crate`).
+/// ```ignore
+/// use tool_runtime::{tool, BoxError, Context};
+///
+/// /// Find the authorized maintenance window for a service.
+/// #[tool(name = "lookup-window", available = can_view_maintenance)]
+/// async fn find_window(ctx: Context, input: WindowQuery) -> Result<WindowSummary, BoxError> {
+///     /* … */
+/// }
+///
+/// async fn can_view_maintenance(ctx: &Context) -> Result<bool, BoxError> { /* … */ }
+///
+/// let tool = LookupWindow.into_tool();      // the generated handle
+/// assert_eq!(LookupWindow::NAME, "lookup-window");
+/// ```
+///
+/// The fn stays as written. Next to it, the macro generates a unit struct named after the
+/// tool (`lookup-window` → `LookupWindow`; a name that starts with a digit gets a `Tool`
+/// prefix), with the fn's visibility and the description as its doc, a `NAME` constant, an
+/// `IntoTool` impl that builds the tool once, and a link-time registration (R1).
+///
+/// # Arguments
+///
+/// | key | meaning |
+/// |---|---|
+/// | `name = "…"` | the tool's name; else the fn's name with `_` → `-`. Checked against N1 at compile time, with a proposed fix |
+/// | `description = "…"` | what the model reads; else the fn's doc comment. One of them is required |
+/// | `available = path` | the availability policy: `async fn(&Context) -> Result<bool, E>` or `fn(&Context) -> Result<bool, E>` (A1) |
+/// | `crate = path` | the path of `tool-runtime` (default `::tool_runtime`) |
+///
+/// # The handler
+///
+/// An `async fn` or a plain `fn`, not generic, without `self`. It takes an optional first
+/// `Context` or `&Context`, then either one input whose type implements `Schema`, or plain
+/// parameters, each with `#[schema(describe = "…", …)]` (any field attribute), which become
+/// the properties of a hidden input object (no parameters: an empty object). It returns
+/// `Result<T, E>` (any `Result` alias) or a plain `T`, where `T: serde::Serialize` and
+/// `E: Into<BoxError>`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()

@@ -113,17 +113,18 @@ fn object_fields(fields: &[Field], tag: Option<(&String, &syn::Ident)>, errors: 
     for f in fields {
         field(f, errors);
         if let Some((tag, variant)) = tag
-            && f.key == *tag {
-                errors.at(
-                    f.key_span(),
-                    format!(
-                        "field `{}` of `{variant}` is named \"{tag}\", like the enum's tag: \
+            && f.key == *tag
+        {
+            errors.at(
+                f.key_span(),
+                format!(
+                    "field `{}` of `{variant}` is named \"{tag}\", like the enum's tag: \
                          rename the field, or pick another tag with `#[schema(tag = \"…\")]` on \
                          the enum",
-                        f.member
-                    ),
-                );
-            }
+                    f.member
+                ),
+            );
+        }
         if let Some(first) = seen.insert(&f.key, &f.member) {
             errors.at(
                 f.key_span(),
@@ -141,37 +142,41 @@ fn object_fields(fields: &[Field], tag: Option<(&String, &syn::Ident)>, errors: 
 pub(crate) fn field(f: &Field, errors: &mut Errors) {
     let a = &f.attrs;
     if let Some(rename) = &a.rename
-        && rename.value.value().is_empty() {
-            errors.at(rename.value.span(), "a property needs a non-empty name");
-        }
+        && rename.value.value().is_empty()
+    {
+        errors.at(rename.value.span(), "a property needs a non-empty name");
+    }
     if let Some(default) = &a.default
-        && ast::option_inner(&f.ty).is_some() {
-            errors.at(
-                default.key,
-                "an Option field is already optional; remove `default` or make the field \
+        && ast::option_inner(&f.ty).is_some()
+    {
+        errors.at(
+            default.key,
+            "an Option field is already optional; remove `default` or make the field \
                  non-optional",
-            );
-        }
+        );
+    }
     if let (Some(min), Some(max)) = (&a.min_len, &a.max_len)
-        && min.value > max.value {
-            errors.at(
-                min.key,
-                format!(
-                    "`min_len = {}` is greater than `max_len = {}`: no string fits both",
-                    min.value, max.value
-                ),
-            );
-        }
+        && min.value > max.value
+    {
+        errors.at(
+            min.key,
+            format!(
+                "`min_len = {}` is greater than `max_len = {}`: no string fits both",
+                min.value, max.value
+            ),
+        );
+    }
     if let (Some(min), Some(max)) = (&a.min_items, &a.max_items)
-        && min.value > max.value {
-            errors.at(
-                min.key,
-                format!(
-                    "`min_items = {}` is greater than `max_items = {}`: no list fits both",
-                    min.value, max.value
-                ),
-            );
-        }
+        && min.value > max.value
+    {
+        errors.at(
+            min.key,
+            format!(
+                "`min_items = {}` is greater than `max_items = {}`: no list fits both",
+                min.value, max.value
+            ),
+        );
+    }
     if let Some(range) = &a.range {
         for (other, name) in [
             (ast::key_of(a.min.as_ref()), "min"),
@@ -224,16 +229,18 @@ pub(crate) fn field(f: &Field, errors: &mut Errors) {
         errors,
     );
     if let Some(step) = &a.multiple_of
-        && !step.value.value.is_positive() {
-            errors.at(
-                step.value.span,
-                "`multiple_of` must be above zero, such as `multiple_of = 5`",
-            );
-        }
+        && !step.value.value.is_positive()
+    {
+        errors.at(
+            step.value.span,
+            "`multiple_of` must be above zero, such as `multiple_of = 5`",
+        );
+    }
     if let Some(pattern) = &a.pattern
-        && let Err(e) = regex_syntax::Parser::new().parse(&pattern.value.value()) {
-            errors.at(pattern.value.span(), format!("invalid `pattern`: {e}"));
-        }
+        && let Err(e) = regex_syntax::Parser::new().parse(&pattern.value.value())
+    {
+        errors.at(pattern.value.span(), format!("invalid `pattern`: {e}"));
+    }
     if let Some(format) = &a.format {
         let name = format.value.value();
         if tool_core::schema::Format::from_name(&name).is_none() {
@@ -252,12 +259,13 @@ pub(crate) fn field(f: &Field, errors: &mut Errors) {
         }
     }
     if let Some(one_of) = &a.one_of
-        && one_of.value.0.is_empty() {
-            errors.at(
-                one_of.key,
-                "`one_of` needs at least one value, such as `one_of = [\"a\", \"b\"]`",
-            );
-        }
+        && one_of.value.0.is_empty()
+    {
+        errors.at(
+            one_of.key,
+            "`one_of` needs at least one value, such as `one_of = [\"a\", \"b\"]`",
+        );
+    }
 }
 
 fn bounds_ordered(
@@ -347,18 +355,19 @@ pub(crate) fn tool(t: &ToolFn, errors: &mut Errors) {
         ToolInput::Single { ty } => {
             owned(ty, errors);
             if let Some(seg) = ast::last_segment(ty)
-                && NOT_AN_OBJECT.iter().any(|n| seg.ident == n) {
-                    errors.at(
-                        ty.span(),
-                        format!(
-                            "the model sends a tool's input as a JSON object, and `{}` is not \
+                && NOT_AN_OBJECT.iter().any(|n| seg.ident == n)
+            {
+                errors.at(
+                    ty.span(),
+                    format!(
+                        "the model sends a tool's input as a JSON object, and `{}` is not \
                              one: use a struct that derives `Schema`, or describe the \
                              parameter, as in `#[schema(describe = \"…\")] value: {}`",
-                            quote::ToTokens::to_token_stream(ty),
-                            quote::ToTokens::to_token_stream(ty),
-                        ),
-                    );
-                }
+                        quote::ToTokens::to_token_stream(ty),
+                        quote::ToTokens::to_token_stream(ty),
+                    ),
+                );
+            }
         }
         ToolInput::Params(params) => {
             let several = params.len() > 1;

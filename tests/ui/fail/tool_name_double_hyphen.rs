@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Looks something up.
+#[tool(name = "lookup--window")]
+pub fn lookup() -> u32 {
+    1
+}
+
+fn main() {}
