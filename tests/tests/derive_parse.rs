@@ -385,3 +385,79 @@ async fn s5_validator_violation_and_operational_error() {
         "{error:#}"
     );
 }
+
+/// A command.
+#[derive(Schema, Debug, PartialEq)]
+#[schema(tag = "op")]
+enum Command {
+    Move {
+        #[schema(range = 0..=10)]
+        steps: u8,
+    },
+    Stop,
+}
+
+/// A colour.
+#[derive(Schema, Debug, PartialEq)]
+#[schema(rename_all = "kebab-case")]
+enum Colour {
+    DeepRed,
+    Green,
+}
+
+/// What to do, in which colour.
+#[derive(Schema, Debug, PartialEq)]
+struct Plan {
+    command: Command,
+    colour: Option<Colour>,
+}
+
+// S2 for enums: a missing, unknown or mistyped tag is a violation at the tag; a variant's
+// fields are checked like a struct's; a string enum takes only its names.
+#[test]
+fn s2_enums_report_bad_tags_and_values() {
+    let plan: Plan = parse_args(r#"{"command": {"op": "Move", "steps": 3}, "colour": "deep-red"}"#)
+        .expect("a valid plan");
+    assert_eq!(
+        plan,
+        Plan {
+            command: Command::Move { steps: 3 },
+            colour: Some(Colour::DeepRed)
+        }
+    );
+    assert_eq!(
+        parse_args::<Plan>(r#"{"command": {"op": "Stop"}}"#).map(|p| p.command),
+        Ok(Command::Stop)
+    );
+    let cases = [
+        (r#"{"command": {"steps": 3}}"#, ("/command/op", "required")),
+        (r#"{"command": {"op": "Jump"}}"#, ("/command/op", "enum")),
+        (r#"{"command": {"op": 1}}"#, ("/command/op", "type")),
+        (
+            r#"{"command": {"op": "Move", "steps": 11}}"#,
+            ("/command/steps", "maximum"),
+        ),
+        (
+            r#"{"command": {"op": "Stop", "steps": 1}}"#,
+            ("/command/steps", "additionalProperties"),
+        ),
+        (
+            r#"{"command": {"op": "Stop"}, "colour": "DeepRed"}"#,
+            ("/colour", "enum"),
+        ),
+        (
+            r#"{"command": {"op": "Stop"}, "colour": 1}"#,
+            ("/colour", "type"),
+        ),
+    ];
+    for (args, (path, rule)) in cases {
+        let err = parse_args::<Plan>(args).expect_err(args);
+        assert_eq!(paths_and_rules(&err), pairs(&[(path, rule)]), "{args}");
+    }
+    let err = parse_args::<Plan>(r#"{"command": {"op": "Jump"}}"#).expect_err("unknown tag");
+    assert!(
+        err[0].message.contains(r#""Move", "Stop""#),
+        "{}",
+        err[0].message
+    );
+}

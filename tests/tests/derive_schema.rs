@@ -363,3 +363,74 @@ fn s1_generic_and_empty_structs() {
     let err = parse_args::<Empty>(r#"{"x": 1}"#).expect_err("no property is allowed");
     assert_eq!(err[0].path, "/x");
 }
+
+/// Odds and ends.
+#[derive(Schema, Debug)]
+#[allow(dead_code)]
+struct Odds {
+    /// A keyword as a field name.
+    r#type: String,
+    /// A default that is an expression.
+    #[schema(default = vec!["a".to_owned(), "b".to_owned()])]
+    names: Vec<String>,
+    /// An example of an optional number.
+    #[schema(example = 5)]
+    limit: Option<u32>,
+    /// A default from `Default`.
+    #[schema(default)]
+    mode: Mode,
+}
+
+/// A mode.
+#[derive(Schema, Debug, Default, PartialEq)]
+enum Mode {
+    /// The usual.
+    #[default]
+    #[schema(rename = "normal")]
+    Normal,
+    #[schema(describe = "Careful and slow.")]
+    Safe,
+}
+
+// S1: raw identifiers lose their `r#`; defaults may be any expression of the field's type
+// (or `Default::default()`), examples of an `Option` field are values of its inner type;
+// variants take `rename` and `describe`.
+#[test]
+fn s1_raw_idents_expression_defaults_examples_and_variant_attributes() {
+    let schema = schema_of::<Odds>().expect("an object schema");
+    assert_eq!(
+        schema["properties"],
+        json!({
+            "type": {"type": "string", "description": "A keyword as a field name."},
+            "names": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "A default that is an expression.",
+                "default": ["a", "b"]
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "An example of an optional number.",
+                "examples": [5]
+            },
+            "mode": {
+                "type": "string",
+                "enum": ["normal", "Safe"],
+                "description": "A default from `Default`.",
+                "default": "normal"
+            }
+        })
+    );
+    assert_eq!(schema["required"], json!(["type"]));
+    let mut generator = tool_runtime::schema::SchemaGen::new();
+    assert_eq!(
+        <Mode as Schema>::schema(&mut generator)["description"],
+        "A mode.\n\n- `normal`: The usual.\n- `Safe`: Careful and slow."
+    );
+    let odds: Odds = parse_args(r#"{"type": "x"}"#).expect("valid");
+    assert_eq!(
+        (odds.r#type.as_str(), odds.names.len(), odds.mode),
+        ("x", 2, Mode::Normal)
+    );
+}
