@@ -199,6 +199,18 @@ impl Endpoint {
         &self.shown
     }
 
+    /// `error` with the API key replaced wherever the provider's words echo it.
+    pub(crate) fn scrub_error(&self, error: ModelError) -> ModelError {
+        match error {
+            ModelError::Api(mut api) => {
+                api.message = scrub(&api.message, self.key.as_ref());
+                ModelError::Api(api)
+            }
+            ModelError::Protocol(text) => ModelError::Protocol(scrub(&text, self.key.as_ref())),
+            other => other,
+        }
+    }
+
     /// Sends `body` and waits for a success status and the first chunk of the answer,
     /// retrying what is worth retrying (V2). Nothing of the answer has been handed on yet, so
     /// a retry cannot duplicate or drop a piece of it.

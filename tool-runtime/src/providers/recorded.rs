@@ -101,14 +101,20 @@ fn v2_chat_interleaved_parallel_calls_are_assembled_by_index() {
         s.calls[&0],
         call("call_Wx1", r#"{"service_id":"svc-42","days":3}"#, false)
     );
-    assert_eq!(s.calls[&1], call("call_Yz2", r#"{"service_id":"svc-7"}"#, false));
+    assert_eq!(
+        s.calls[&1],
+        call("call_Yz2", r#"{"service_id":"svc-7"}"#, false)
+    );
     assert_eq!(s.usage, Usage::new(182, 41));
     assert_eq!(s.finish, Some(FinishReason::ToolCalls));
     let (events, error) = whole(ChatEvents::default(), CHAT_ANSWER);
     assert!(error.is_none());
     let s = summary(&events);
     assert_eq!(s.text, "svc-42 is down on Tuesday, 02:00–04:00 UTC.");
-    assert_eq!((s.usage, s.finish), (Usage::new(250, 17), Some(FinishReason::Stop)));
+    assert_eq!(
+        (s.usage, s.finish),
+        (Usage::new(250, 17), Some(FinishReason::Stop))
+    );
 }
 
 #[test]
@@ -117,9 +123,15 @@ fn v2_responses_calls_text_and_usage() {
     assert!(error.is_none(), "{error:?}");
     let s = summary(&events);
     assert_eq!(s.text, "Ich prüfe beide Fenster.");
-    assert_eq!(s.calls[&2], call("call_A1", r#"{"service_id":"svc-42"}"#, true));
+    assert_eq!(
+        s.calls[&2],
+        call("call_A1", r#"{"service_id":"svc-42"}"#, true)
+    );
     // The second call's arguments came only with `.done`: they are still passed on.
-    assert_eq!(s.calls[&3], call("call_B2", r#"{"service_id":"svc-7"}"#, true));
+    assert_eq!(
+        s.calls[&3],
+        call("call_B2", r#"{"service_id":"svc-7"}"#, true)
+    );
     assert_eq!(s.usage, Usage::new(210, 64));
     assert_eq!(s.finish, Some(FinishReason::ToolCalls));
 }
@@ -136,8 +148,15 @@ fn v2_anthropic_tool_use_blocks_ping_and_unknown_events() {
     );
     // A tool_use whose input came whole in content_block_start, with no delta (R5: passed on
     // as the provider sent it).
-    assert_eq!(s.calls[&2], call("toolu_01B", r#"{"service_id":"svc-7"}"#, true));
-    assert_eq!(s.usage, Usage::new(512, 97), "cached input tokens count as input");
+    assert_eq!(
+        s.calls[&2],
+        call("toolu_01B", r#"{"service_id":"svc-7"}"#, true)
+    );
+    assert_eq!(
+        s.usage,
+        Usage::new(512, 97),
+        "cached input tokens count as input"
+    );
     assert_eq!(s.finish, Some(FinishReason::ToolCalls));
 }
 
@@ -178,7 +197,10 @@ fn v2_an_error_event_mid_stream_is_an_error_with_the_providers_words() {
     let (events, error) = whole(ChatEvents::default(), &chat);
     assert!(!events.is_empty(), "the deltas before the error are kept");
     let e = api_error(error);
-    assert_eq!((e.status, e.message.as_str()), (None, "The server had an error"));
+    assert_eq!(
+        (e.status, e.message.as_str()),
+        (None, "The server had an error")
+    );
     assert_eq!(e.error_type.as_deref(), Some("server_error"));
 
     let anthropic = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
@@ -190,7 +212,10 @@ fn v2_an_error_event_mid_stream_is_an_error_with_the_providers_words() {
 
     let responses = "event: error\ndata: {\"type\":\"error\",\"sequence_number\":1,\"code\":\"server_error\",\"message\":\"An error occurred\",\"param\":null}\n\n";
     let e = api_error(whole(ResponsesEvents::default(), responses).1);
-    assert_eq!((e.code.as_deref(), e.message.as_str()), (Some("server_error"), "An error occurred"));
+    assert_eq!(
+        (e.code.as_deref(), e.message.as_str()),
+        (Some("server_error"), "An error occurred")
+    );
     let failed = "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"status\":\"failed\",\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"Slow down\"}}}\n\n";
     let e = api_error(whole(ResponsesEvents::default(), failed).1);
     assert_eq!(e.code.as_deref(), Some("rate_limit_exceeded"));
@@ -215,7 +240,9 @@ fn v2_a_stream_cut_before_its_end_marker_is_an_error_not_a_partial_answer() {
         truncated(whole(AnthropicEvents::default(), &ANTHROPIC_CALLS[..cut]).1),
         "message_stop"
     );
-    let cut = RESPONSES_CALLS.rfind("event: response.completed").unwrap_or(0);
+    let cut = RESPONSES_CALLS
+        .rfind("event: response.completed")
+        .unwrap_or(0);
     assert_eq!(
         truncated(whole(ResponsesEvents::default(), &RESPONSES_CALLS[..cut]).1),
         "response.completed"

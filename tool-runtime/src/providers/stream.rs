@@ -200,7 +200,7 @@ async fn next<M: EventMapper>(
                 st.response = None;
             }
             Err(e) => {
-                st.error = Some(e);
+                st.error = Some(st.endpoint.scrub_error(e));
                 st.response = None;
             }
         }

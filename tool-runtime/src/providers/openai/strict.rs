@@ -449,3 +449,137 @@ fn walk(node: &Value, depth: usize, at: &str, tally: &mut Tally) -> Result<(), S
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(properties: Value, required: &[&str]) -> Value {
+        json!({"type": "object", "properties": properties, "required": required,
+               "additionalProperties": false})
+    }
+
+    #[test]
+    fn v1_one_of_becomes_any_of_and_all_of_is_refused() {
+        let schema = object(
+            json!({"v": {"oneOf": [{"type": "string"}, {"type": "integer", "default": 1}]}}),
+            &["v"],
+        );
+        let strict = adapt(&schema).expect("strict-capable");
+        assert_eq!(
+            strict["properties"]["v"],
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+        );
+        let all_of = object(json!({"v": {"allOf": [{"type": "string"}]}}), &["v"]);
+        let err = adapt(&all_of).expect_err("allOf");
+        assert_eq!(err.path(), Some("/properties/v/allOf"));
+    }
+
+    #[test]
+    fn v1_optional_properties_become_nullable_in_every_shape() {
+        let schema = object(
+            json!({
+                "s": {"type": "string", "description": "d", "minLength": 2},
+                "e": {"type": "string", "enum": ["a", "b"]},
+                "o": {"type": "object", "properties": {}, "additionalProperties": false},
+                "n": {"type": ["string", "null"]},
+                "u": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": "u"},
+                "r": {"$ref": "#/$defs/R"}
+            }),
+            &[],
+        );
+        let mut schema = schema;
+        schema["$defs"] = json!({"R": {"type": "integer"}});
+        let strict = adapt(&schema).expect("strict-capable");
+        let p = &strict["properties"];
+        assert_eq!(
+            p["s"],
+            json!({"type": ["string", "null"], "description": "d"})
+        );
+        assert_eq!(
+            p["e"],
+            json!({"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]})
+        );
+        assert_eq!(p["o"]["anyOf"][1], json!({"type": "null"}));
+        assert_eq!(p["n"], json!({"type": ["string", "null"]}));
+        assert_eq!(
+            p["u"],
+            json!({"description": "u",
+                   "anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]})
+        );
+        assert_eq!(
+            p["r"],
+            json!({"anyOf": [{"$ref": "#/$defs/R"}, {"type": "null"}]})
+        );
+        assert_eq!(strict["$defs"]["R"], json!({"type": "integer"}));
+        assert_eq!(strict["required"].as_array().map(Vec::len), Some(6));
+    }
+
+    #[test]
+    fn v1_open_maps_any_values_and_bad_refs_are_refused_with_their_pointer() {
+        let cases = [
+            (
+                object(
+                    json!({"m": {"type": "object", "additionalProperties": {"type": "integer"}}}),
+                    &["m"],
+                ),
+                "/properties/m/additionalProperties",
+            ),
+            (object(json!({"a": {}}), &["a"]), "/properties/a"),
+            (object(json!({"a": true}), &["a"]), "/properties/a"),
+            (
+                object(json!({"a": {"type": "array"}}), &["a"]),
+                "/properties/a",
+            ),
+            (
+                object(json!({"a": {"type": "object"}}), &["a"]),
+                "/properties/a",
+            ),
+            (
+                object(json!({"a": {"$ref": "#/$defs/Missing"}}), &["a"]),
+                "/properties/a/$ref",
+            ),
+            (
+                object(json!({"a/b": {"type": "array", "prefixItems": []}}), &[]),
+                "/properties/a~1b/prefixItems",
+            ),
+        ];
+        for (schema, pointer) in cases {
+            let err = adapt(&schema).expect_err("not strict-capable");
+            assert_eq!(err.path(), Some(pointer), "{err}");
+            assert!(
+                err.reason()
+                    .starts_with("OpenAI strict mode cannot express")
+            );
+        }
+    }
+
+    #[test]
+    fn v1_openai_limits_are_checked() {
+        let many: Map<String, Value> = (0..=MAX_PROPERTIES)
+            .map(|i| (format!("p{i}"), json!({"type": "boolean"})))
+            .collect();
+        let err = adapt(&object(Value::Object(many), &[])).expect_err("too many properties");
+        assert!(err.reason().contains("5000 properties"), "{err}");
+
+        let values: Vec<String> = (0..=MAX_ENUM_VALUES).map(|i| format!("v{i}")).collect();
+        let err = adapt(&object(
+            json!({"e": {"type": "string", "enum": values}}),
+            &["e"],
+        ))
+        .expect_err("too many enum values");
+        assert!(err.reason().contains("enum values"), "{err}");
+
+        let long: Vec<String> = (0..300).map(|i| format!("{i:0>60}")).collect();
+        let err = adapt(&object(
+            json!({"e": {"type": "string", "enum": long}}),
+            &["e"],
+        ))
+        .expect_err("a large enum too long");
+        assert_eq!(err.path(), Some("/properties/e/enum"));
+
+        let name = "n".repeat(MAX_SCHEMA_STRING_LENGTH + 1);
+        let err = adapt(&object(json!({ name: {"type": "string"} }), &[])).expect_err("too long");
+        assert!(err.reason().contains("characters"), "{err}");
+    }
+}

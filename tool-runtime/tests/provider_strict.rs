@@ -1,0 +1,224 @@
+//! OpenAI strict mode (V1): how `#[derive(Schema)]` schemas are rewritten, once per tool at
+//! `build()`, and which ones fall back or fail; the Anthropic driver keeps them as they are.
+
+#![cfg(all(feature = "openai", feature = "anthropic"))]
+
+use serde_json::{Value, json};
+use tool_runtime::providers::anthropic::Anthropic;
+use tool_runtime::providers::openai::{OpenAiChat, StrictMode};
+use tool_runtime::{Context, Model, Schema, Tool};
+
+/// A node of a tree.
+#[derive(Schema)]
+struct Node {
+    /// The node's name.
+    name: String,
+    /// Its children.
+    children: Vec<Node>,
+    /// The next sibling.
+    next: Option<Box<Node>>,
+}
+
+/// A drawing instruction.
+#[derive(Schema)]
+#[schema(tag = "kind", rename_all = "snake_case")]
+enum Shape {
+    /// A circle.
+    Circle {
+        /// Its radius.
+        #[schema(min = 0.0, example = 2.0)]
+        radius: f64,
+    },
+    Square {
+        side: f64,
+        #[schema(default)]
+        rounded: bool,
+    },
+}
+
+/// Shapes to draw, and anything else.
+#[derive(Schema)]
+struct Drawing {
+    shapes: Vec<Shape>,
+    /// Where to publish it.
+    #[schema(format = "uri")]
+    url: Option<String>,
+}
+
+/// Free-form input.
+#[derive(Schema)]
+struct Loose {
+    /// Anything at all.
+    extra: serde_json::Value,
+}
+
+/// Nothing at all.
+#[derive(Schema)]
+struct Empty {}
+
+macro_rules! nest {
+    ($name:ident, $inner:ty) => {
+        #[derive(Schema)]
+        struct $name {
+            inner: $inner,
+        }
+    };
+}
+nest!(L11, u8);
+nest!(L10, L11);
+nest!(L9, L10);
+nest!(L8, L9);
+nest!(L7, L8);
+nest!(L6, L7);
+nest!(L5, L6);
+nest!(L4, L5);
+nest!(L3, L4);
+nest!(L2, L3);
+nest!(L1, L2);
+
+fn tool<I: Schema + Send + 'static>(name: &str) -> Tool {
+    Tool::builder(name, "A test tool.")
+        .handler(|_ctx: Context, _input: I| async move { Ok::<_, std::convert::Infallible>("ok") })
+        .build()
+}
+
+fn openai(mode: StrictMode) -> OpenAiChat {
+    OpenAiChat::builder()
+        .api_key("sk-test-key")
+        .strict(mode)
+        .build()
+        .expect("a valid configuration")
+}
+
+fn strict_schema(tool: &Tool) -> Value {
+    let spec = openai(StrictMode::Require)
+        .tool_spec(tool)
+        .unwrap_or_else(|e| panic!("{} should be strict-capable: {e}", tool.name()));
+    assert!(spec.is_strict());
+    spec.parameters().clone()
+}
+
+// V1: a recursive type keeps its `$defs` and `$ref`s; a reference with a description beside
+// it is inlined once (strict mode takes no keyword beside `$ref`); every object is closed
+// and lists every property as required; the optional one is nullable.
+#[test]
+fn v1_recursive_types_keep_defs_and_refs() {
+    let schema = strict_schema(&tool::<Node>("tree"));
+    assert_eq!(schema["required"], json!(["children", "name", "next"]));
+    assert_eq!(schema["additionalProperties"], false);
+    assert_eq!(
+        schema["properties"]["children"]["items"],
+        json!({"$ref": "#"})
+    );
+    let next = &schema["properties"]["next"];
+    assert_eq!(next["description"], "The next sibling.");
+    let branches = next["anyOf"].as_array().expect("nullable through anyOf");
+    assert_eq!(branches.last(), Some(&json!({"type": "null"})));
+    // The inlined node refers back to the root, not to itself again.
+    assert_eq!(
+        branches[0]["properties"]["next"]["anyOf"][0],
+        json!({"$ref": "#"})
+    );
+}
+
+// V1: a tagged enum stays an `anyOf` of closed objects; `default`, `examples` and formats
+// strict mode does not take (`uri`) are removed; constraints it takes (`minimum`) are kept.
+#[test]
+fn v1_tagged_enums_and_removed_keywords() {
+    let schema = strict_schema(&tool::<Drawing>("draw"));
+    let shapes = &schema["properties"]["shapes"]["items"];
+    let circle = &shapes["anyOf"][0];
+    assert_eq!(circle["additionalProperties"], false);
+    assert_eq!(circle["required"], json!(["kind", "radius"]));
+    assert_eq!(
+        circle["properties"]["radius"],
+        json!({"type": "number", "description": "Its radius.", "minimum": 0.0})
+    );
+    let square = &shapes["anyOf"][1];
+    assert_eq!(square["required"], json!(["kind", "rounded", "side"]));
+    assert_eq!(
+        square["properties"]["rounded"],
+        json!({"type": ["boolean", "null"]})
+    );
+    assert_eq!(
+        schema["properties"]["url"],
+        json!({"type": ["string", "null"], "description": "Where to publish it."})
+    );
+    let text = schema.to_string();
+    assert!(
+        !text.contains("\"default\"") && !text.contains("\"examples\""),
+        "{text}"
+    );
+}
+
+// V1: a value that may be anything cannot be strict: Auto sends it without strict mode,
+// Require fails with the JSON pointer of the field, naming the reason.
+#[test]
+fn v1_any_value_falls_back_or_fails() {
+    let loose = tool::<Loose>("loose");
+    let spec = openai(StrictMode::Auto)
+        .tool_spec(&loose)
+        .expect("falls back");
+    assert!(!spec.is_strict());
+    assert_eq!(
+        spec.parameters(),
+        loose.schema(),
+        "the neutral schema, unchanged"
+    );
+    let err = openai(StrictMode::Require)
+        .tool_spec(&loose)
+        .expect_err("cannot be strict");
+    assert_eq!(err.path(), Some("/properties/extra"));
+    assert!(err.reason().contains("serde_json::Value"), "{err}");
+    // Off: never strict, the neutral schema.
+    let spec = openai(StrictMode::Off)
+        .tool_spec(&tool::<Drawing>("draw"))
+        .expect("ok");
+    assert!(!spec.is_strict());
+}
+
+// V1: OpenAI's nesting limit (10 levels of objects) is checked at build.
+#[test]
+fn v1_nesting_past_the_limit_cannot_be_strict() {
+    let ten = tool::<L2>("ten-levels");
+    assert!(openai(StrictMode::Require).tool_spec(&ten).is_ok());
+    let eleven = tool::<L1>("eleven-levels");
+    let err = openai(StrictMode::Require)
+        .tool_spec(&eleven)
+        .expect_err("too deep");
+    assert!(err.reason().contains("levels"), "{err}");
+    assert!(
+        !openai(StrictMode::Auto)
+            .tool_spec(&eleven)
+            .expect("falls back")
+            .is_strict()
+    );
+}
+
+// V1: a tool without input is a closed empty object.
+#[test]
+fn v1_a_tool_without_input_is_a_closed_empty_object() {
+    let schema = strict_schema(&tool::<Empty>("ping"));
+    assert_eq!(
+        schema,
+        json!({"type": "object", "description": "Nothing at all.", "properties": {},
+               "required": [], "additionalProperties": false})
+    );
+}
+
+// V1: Anthropic takes the neutral schema as it is, maps and free values included.
+#[test]
+fn v1_anthropic_keeps_the_neutral_schema() {
+    let claude = Anthropic::builder().api_key("k").build().expect("valid");
+    for tool in [
+        tool::<Loose>("loose"),
+        tool::<Drawing>("draw"),
+        tool::<L1>("deep"),
+    ] {
+        let spec = claude.tool_spec(&tool).expect("taken as it is");
+        assert_eq!(spec.parameters(), tool.schema());
+        let wire: Value =
+            serde_json::from_str(spec.wire("anthropic.messages").expect("rendered")).expect("JSON");
+        assert_eq!(&wire["input_schema"], tool.schema());
+    }
+}
