@@ -150,3 +150,52 @@ async fn v2_a_stream_without_message_stop_is_an_error() {
         })
     ));
 }
+
+// V2: Anthropic's statuses: a 529 (overloaded) is retried; a 400 is not, and comes back
+// with the error's type, message and the `request-id` header.
+#[tokio::test]
+async fn v2_overloaded_is_retried_and_a_bad_request_is_not() {
+    let overloaded =
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+    let invalid = json!({"type": "error", "error": {"type": "invalid_request_error",
+        "message": "max_tokens: Field required"}, "request_id": "req_body"});
+    let server = Server::start([
+        Reply::json(529, overloaded),
+        Reply::sse(anthropic_answer("ok")),
+        Reply::json(400, invalid).header("request-id", "req_header"),
+        Reply::sse(anthropic_answer("never")),
+    ])
+    .await;
+    let model = Anthropic::builder()
+        .api_key("sk-ant-test-key")
+        .base_url(server.url())
+        .retry(RetryPolicy::new().max_retries(2).backoff(
+            std::time::Duration::from_millis(1),
+            std::time::Duration::from_millis(2),
+        ))
+        .build()
+        .expect("a valid configuration");
+    let agent = Agent::builder(model).build().expect("builds");
+    let out = agent
+        .run(&Context::new(), "hi")
+        .await
+        .expect("answers after a retry");
+    assert_eq!(out.text, "ok");
+    assert_eq!(server.request_count(), 2);
+    let err = agent
+        .run(&Context::new(), "hi")
+        .await
+        .expect_err("a bad request");
+    assert_eq!(server.request_count(), 3, "a 400 is not retried");
+    let Some(ModelError::Api(api)) = err.model_error() else {
+        panic!("expected an API error, got {err:?}");
+    };
+    assert_eq!(api.status, Some(400));
+    assert_eq!(api.error_type.as_deref(), Some("invalid_request_error"));
+    assert_eq!(api.message, "max_tokens: Field required");
+    assert_eq!(api.request_id.as_deref(), Some("req_header"));
+    assert!(
+        err.to_string().contains("max_tokens: Field required"),
+        "{err}"
+    );
+}

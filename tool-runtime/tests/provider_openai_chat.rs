@@ -363,3 +363,31 @@ async fn v1_requests_reuse_the_tools_rendered_at_build() {
                "parameters": {"type": "object", "properties": {}}}})
     );
 }
+
+// V1: OpenAI takes at most 128 tools in one request: a request with more fails before any
+// I/O, with an error the caller can match on.
+#[tokio::test]
+async fn v1_more_tools_than_openai_takes_fail_before_any_io() {
+    let server = Server::start([Reply::sse(chat_answer("never"))]).await;
+    let specs: Vec<_> = (0..=tool_runtime::providers::openai::MAX_TOOLS)
+        .map(|i| {
+            tool_runtime::ToolSpec::new(
+                format!("t{i}"),
+                "",
+                json!({"type": "object", "properties": {}}),
+            )
+        })
+        .collect();
+    let (_, error) = drain(openai(&server).stream(ModelRequest::new(&[], &specs))).await;
+    let Some(ModelError::Other(source)) = error else {
+        panic!("expected a request error, got {error:?}");
+    };
+    assert_eq!(
+        source.downcast_ref::<tool_runtime::providers::RequestError>(),
+        Some(&tool_runtime::providers::RequestError::TooManyTools {
+            count: 129,
+            limit: 128
+        })
+    );
+    assert_eq!(server.request_count(), 0);
+}

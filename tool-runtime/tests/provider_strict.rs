@@ -222,3 +222,56 @@ fn v1_anthropic_keeps_the_neutral_schema() {
         assert_eq!(&wire["input_schema"], tool.schema());
     }
 }
+
+/// A subscriber that keeps the fields of every `warn` event.
+#[derive(Clone, Default)]
+struct Warnings(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl tracing::Subscriber for Warnings {
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        *metadata.level() == tracing::Level::WARN
+    }
+
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Text<'a>(&'a mut String);
+        impl tracing::field::Visit for Text<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.0.push_str(&format!("{}={value:?} ", field.name()));
+            }
+        }
+        let mut text = String::new();
+        event.record(&mut Text(&mut text));
+        self.0.lock().expect("not poisoned").push(text);
+    }
+
+    fn enter(&self, _: &tracing::span::Id) {}
+
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+// V1: falling back from strict mode is not silent: a `warn` event names the tool and why.
+#[test]
+fn v1_a_fallback_from_strict_mode_is_logged() {
+    let warnings = Warnings::default();
+    let model = openai(StrictMode::Auto);
+    let loose = tool::<Loose>("loose");
+    tracing::subscriber::with_default(warnings.clone(), || {
+        model.tool_spec(&loose).expect("falls back");
+        model.tool_spec(&tool::<Drawing>("draw")).expect("strict");
+    });
+    let seen = warnings.0.lock().expect("not poisoned").clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(
+        seen[0].contains("tool=\"loose\"") && seen[0].contains("/properties/extra"),
+        "{}",
+        seen[0]
+    );
+}

@@ -304,7 +304,7 @@ impl Endpoint {
                 opened.first = Some(first.unwrap_or_default());
                 Ok(opened)
             }
-            Err(ChunkError::Read(e)) => Err(Failure::Read(e)),
+            Err(ChunkError::Read(e)) => Err(Failure::Read(e.without_url())),
             Err(ChunkError::Idle(after)) => Err(Failure::Idle(after)),
         }
     }

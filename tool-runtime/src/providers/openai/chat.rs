@@ -143,7 +143,7 @@ fn render(name: &str, description: &str, parameters: &Value, strict: bool) -> St
 /// The conversation as Chat Completions messages, the instructions first.
 fn messages(instructions: Option<&str>, conversation: &[Message]) -> Vec<Value> {
     let mut out = Vec::with_capacity(conversation.len() + 1);
-    if let Some(text) = instructions {
+    if let Some(text) = instructions.filter(|t| !t.is_empty()) {
         out.push(json!({"role": "system", "content": text}));
     }
     for message in conversation {

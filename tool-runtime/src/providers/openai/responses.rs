@@ -53,7 +53,7 @@ impl OpenAiResponses {
         let tools = driver.tools(request.tools, FORMAT, render)?;
         let mut head = Map::new();
         head.insert("model".into(), driver.model.clone().into());
-        if let Some(text) = request.instructions {
+        if let Some(text) = request.instructions.filter(|t| !t.is_empty()) {
             head.insert("instructions".into(), text.into());
         }
         head.insert("input".into(), Value::Array(input(request.messages)));
