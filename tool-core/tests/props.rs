@@ -87,7 +87,8 @@ proptest! {
     /// `the tool failed` unless a `ToolError` is in the chain; then exactly its text.
     #[test]
     fn e2_no_error_text_leaks(
-        secret in "[a-zA-Z0-9 ]{1,40}",
+        // Upper case, so it can never be a piece of the lower-case approved text.
+        secret in "[A-Z0-9]{6,40}",
         depth in 0_usize..5,
         approved in prop::option::of("[a-z ]{1,20}"),
     ) {
@@ -120,9 +121,7 @@ proptest! {
                 prop_assert_eq!(out.text(), FAILED);
             }
         }
-        if depth > 0 || out.kind() == OutcomeKind::Failed {
-            prop_assert!(!out.text().contains(secret.as_str()) || FAILED.contains(secret.as_str()));
-        }
+        prop_assert!(!out.text().contains(secret.as_str()));
     }
 }
 
