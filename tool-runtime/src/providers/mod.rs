@@ -76,6 +76,16 @@
 //! - Dropping the stream closes the connection (P4).
 //! - The API key is sent only in its header, which is marked sensitive; no error and no
 //!   `Debug` output shows it, and a provider message that echoes it has it replaced.
+//!
+//! # Limits
+//!
+//! - Only text and tool calls are read from a reply: reasoning items (Responses), thinking
+//!   blocks (Anthropic) and server-side tools are ignored, and not sent back. Turning on
+//!   Anthropic's extended thinking with tools (through [`anthropic::AnthropicBuilder::body_field`])
+//!   is therefore not supported.
+//! - Responses requests are stateless (`store: false`, the whole conversation each time).
+//! - A tool call whose arguments are not a JSON object goes back to Anthropic with an empty
+//!   `input` (the API takes only objects); its result already told the model what was wrong.
 
 mod error;
 mod http;
