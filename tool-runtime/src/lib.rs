@@ -23,6 +23,13 @@
 //! (Messages) and OpenAI-compatible servers (Ollama, vLLM, llama.cpp, LM Studio), behind the
 //! default features `openai` and `anthropic`; [`providers::from_env`] picks one from
 //! `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `ANTHROPIC_API_KEY`.
+//!
+//! # The Model Context Protocol
+//!
+//! With the feature `mcp` (off by default), the module `mcp` serves tools to MCP clients over
+//! stdio or streamable HTTP (`McpServer`), each call through the same pipeline as the agent
+//! loop, and turns the tools of MCP servers into tools an agent holds beside its own
+//! (`McpToolset`).
 
 pub use tool_core::{
     BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
@@ -40,6 +47,8 @@ mod engine;
 mod errors;
 mod event;
 pub mod generate;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod message;
 mod model;
 mod offline;
@@ -62,6 +71,11 @@ pub use offline::{Arguments, OfflineModel};
 pub use output::{CallRecord, RunOutput};
 pub use scripted::{RecordedRequest, ScriptedModel, ScriptedTurn};
 pub use tool_core::Panicked;
+
+/// The README's example, compiled and run as a doc test.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 /// Support for the code the macros generate. Not public API.
 #[doc(hidden)]

@@ -1,0 +1,178 @@
+//! The MCP request handler of [`McpServer`](super::McpServer): `tools/list` and `tools/call`,
+//! each on the request's [`Context`], each call through [`Tool::invoke_with`].
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    ListToolsResult, PaginatedRequestParams, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+use tool_core::{Context, Outcome, OutcomeKind, Tool};
+
+use super::request::{McpRequest, McpTransport};
+use super::server::{McpCall, Shared};
+
+/// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
+#[derive(Clone)]
+pub(crate) struct Authenticated(pub(crate) Context);
+
+/// Serves one session (stdio) or the requests of one HTTP session.
+#[derive(Clone)]
+pub(crate) struct Handler {
+    shared: Arc<Shared>,
+    transport: McpTransport,
+}
+
+impl Handler {
+    pub(crate) fn new(shared: Arc<Shared>, transport: McpTransport) -> Self {
+        Self { shared, transport }
+    }
+
+    /// The context of one request: built by the HTTP layer (which rejected the request if it
+    /// could not be built), or by the context function for stdio.
+    async fn request_context(&self, cx: &RequestContext<RoleServer>) -> Result<Context, ErrorData> {
+        match self.transport {
+            McpTransport::Http => cx
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Authenticated>())
+                .map(|auth| auth.0.clone())
+                .ok_or_else(|| {
+                    tracing::error!(
+                        "an MCP request over HTTP reached the handler without a context"
+                    );
+                    ErrorData::internal_error("the request has no context", None)
+                }),
+            McpTransport::Stdio => {
+                self.shared
+                    .context_for(McpRequest::stdio())
+                    .await
+                    .map_err(|error| {
+                        tracing::warn!(
+                            error = %error,
+                            "MCP request rejected: the context function failed"
+                        );
+                        ErrorData::invalid_request("the request could not be authenticated", None)
+                    })
+            }
+        }
+    }
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        self.shared.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let ctx = self.request_context(&cx).await?;
+        let mut listed = Vec::new();
+        // Declaration order, one policy at a time (A2). A tool left out is still guarded:
+        // a call by its name goes through its policy again (A4, A5).
+        for (tool, entry) in self.shared.tools.iter().zip(&self.shared.listed) {
+            match tool.available(&ctx).await {
+                Ok(true) => listed.push(entry.clone()),
+                Ok(false) => {}
+                Err(error) => {
+                    tracing::error!(
+                        tool = tool.name(),
+                        error = %error,
+                        "an availability policy failed while listing MCP tools; the list is refused"
+                    );
+                    return Err(ErrorData::internal_error(
+                        "the tool list is unavailable",
+                        None,
+                    ));
+                }
+            }
+        }
+        // The list depends on who asks: no cache may keep it or share it.
+        let mut result = ListToolsResult::with_all_items(listed).with_ttl_ms(0);
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let ctx = self.request_context(&cx).await?;
+        let call_id = cx.id.to_string();
+        let name = request.name.as_ref();
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let bytes = serde_json::to_vec(&args).unwrap_or_default();
+        let call_ctx = ctx.for_call(call_id.clone(), name);
+        let outcome = match self.shared.by_name.get(name) {
+            // A5: a name the server does not hold gets the same answer as a hidden tool.
+            None => Outcome::unavailable(),
+            Some(&i) => run(&self.shared.tools[i], &call_ctx, &bytes, &self.shared, &cx).await,
+        };
+        if outcome.is_fatal() {
+            let error = outcome
+                .error()
+                .map(|e| format!("{e:#}"))
+                .unwrap_or_default();
+            tracing::error!(
+                tool = %tool_core::violation::preview_str(name),
+                call_id = %call_id,
+                error = %error,
+                "an MCP tool call failed fatally; the client is told only that it failed"
+            );
+        }
+        if let Some(observe) = &self.shared.on_outcome {
+            observe(&McpCall {
+                tool: name,
+                call_id: &call_id,
+                transport: self.transport,
+                outcome: &outcome,
+            });
+        }
+        Ok(CallToolResponse::Complete(result_of(&outcome)))
+    }
+}
+
+/// Runs one call through the shared pipeline; `notifications/cancelled` cancels the call's
+/// context, and the handler is still awaited (cancellation kills nothing, P2).
+async fn run(
+    tool: &Tool,
+    ctx: &Context,
+    args: &[u8],
+    shared: &Shared,
+    cx: &RequestContext<RoleServer>,
+) -> Outcome {
+    let call = tool.invoke_with(ctx, args, &shared.limits);
+    tokio::pin!(call);
+    tokio::select! {
+        outcome = &mut call => outcome,
+        () = cx.ct.cancelled() => {
+            tracing::debug!(tool = tool.name(), "the MCP client cancelled a call");
+            ctx.cancellation().cancel();
+            // The client expects no answer; the outcome still goes to the application (E3).
+            call.await
+        }
+    }
+}
+
+/// The MCP result of an outcome: its text (E1), with `structuredContent` when the text is a
+/// JSON object, and `isError` for anything but a success.
+fn result_of(outcome: &Outcome) -> CallToolResult {
+    let text = outcome.text();
+    if outcome.kind() != OutcomeKind::Success {
+        return CallToolResult::error(vec![ContentBlock::text(text)]);
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    if text.starts_with('{')
+        && let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+    {
+        result.structured_content = Some(object);
+    }
+    result
+}

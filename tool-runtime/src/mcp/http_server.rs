@@ -1,0 +1,185 @@
+//! The streamable HTTP transport of [`McpServer`](super::McpServer): rmcp's service mounted
+//! on an axum router, behind a layer that builds each request's [`Context`] with the
+//! application's context function (and answers `401` when it fails).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::Request;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use http::{StatusCode, header};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tool_core::CancellationToken;
+
+use super::error::ServeError;
+use super::handler::{Authenticated, Handler};
+use super::request::{McpRequest, McpTransport};
+use super::server::Shared;
+
+/// Options of the streamable HTTP transport.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    path: String,
+    allowed_hosts: Option<Vec<String>>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".to_owned(),
+            allowed_hosts: None,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The default options: served at `/mcp`, accepting loopback `Host`s only.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Serves at `path` instead of `/mcp`.
+    #[must_use]
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// The path served.
+    pub fn served_path(&self) -> &str {
+        &self.path
+    }
+
+    /// Accepts requests whose `Host` is one of `hosts` (`"example.com"` or
+    /// `"example.com:8443"`) instead of loopback names only, which guard a local server
+    /// against DNS rebinding.
+    #[must_use]
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+}
+
+/// A running streamable HTTP server, made by
+/// [`McpServer::bind_http`](super::McpServer::bind_http).
+///
+/// Dropping it does not stop the server: call [`HttpServer::shutdown`].
+#[derive(Debug)]
+pub struct HttpServer {
+    local_addr: SocketAddr,
+    path: String,
+    shutdown: CancellationToken,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl HttpServer {
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The URL of the MCP endpoint, `http://ADDR/PATH`.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.local_addr, self.path)
+    }
+
+    /// Stops accepting requests, ends the open sessions and waits for the server to stop.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`ServeError::Http`] when the server failed, [`ServeError::Task`] when its
+    /// task did.
+    pub async fn shutdown(self) -> Result<(), ServeError> {
+        self.shutdown.cancel();
+        self.wait().await
+    }
+
+    /// Waits for the server to stop (after [`HttpServer::shutdown`] from a clone of its
+    /// token, or a failure).
+    ///
+    /// # Errors
+    ///
+    /// As [`HttpServer::shutdown`].
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future leaves the server running.
+    pub async fn wait(self) -> Result<(), ServeError> {
+        match self.task.await {
+            Ok(result) => result.map_err(ServeError::Http),
+            Err(e) => Err(ServeError::Task(e)),
+        }
+    }
+
+    /// A token that stops the server when cancelled.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+}
+
+/// Serves `shared` on `listener` in a task of the current runtime.
+pub(crate) fn spawn(
+    shared: Arc<Shared>,
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    options: HttpOptions,
+) -> HttpServer {
+    let shutdown = CancellationToken::new();
+    let mut config =
+        StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
+    if let Some(hosts) = options.allowed_hosts.clone() {
+        config = config.with_allowed_hosts(hosts);
+    }
+    let for_service = Arc::clone(&shared);
+    let service = StreamableHttpService::new(
+        move || Ok(Handler::new(Arc::clone(&for_service), McpTransport::Http)),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = axum::Router::new()
+        .route_service(&options.path, service)
+        .layer(middleware::from_fn(move |request: Request, next: Next| {
+            let shared = Arc::clone(&shared);
+            async move { authenticate(&shared, request, next).await }
+        }));
+    let stop = shutdown.clone();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+            .await
+    });
+    HttpServer {
+        local_addr,
+        path: options.path,
+        shutdown,
+        task,
+    }
+}
+
+/// Builds the request's [`Context`] from its method, URI and headers, or answers `401`.
+async fn authenticate(shared: &Shared, mut request: Request, next: Next) -> Response {
+    let info = McpRequest::http(
+        request.method().clone(),
+        request.uri().clone(),
+        request.headers().clone(),
+    );
+    match shared.context_for(info).await {
+        Ok(ctx) => {
+            request.extensions_mut().insert(Authenticated(ctx));
+            next.run(request).await
+        }
+        Err(error) => {
+            tracing::warn!(error = %error, "MCP request rejected: the context function failed");
+            (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                "unauthorized",
+            )
+                .into_response()
+        }
+    }
+}

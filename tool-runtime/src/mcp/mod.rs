@@ -1,0 +1,41 @@
+//! The Model Context Protocol (feature `mcp`): serve tools to MCP clients with [`McpServer`],
+//! and use the tools of MCP servers in an agent with [`McpToolset`].
+//!
+//! The protocol (JSON-RPC, the stdio and streamable HTTP transports, initialization,
+//! cancellation) is the official Rust SDK's, `rmcp`; this module adds what a [`Tool`] promises
+//! on every transport:
+//!
+//! - **Serving.** A [`Tool`] already bundles its typed handler, its schema and its
+//!   context-only policy, so one declaration serves both the agent loop and MCP with the same
+//!   guarantees: every `tools/call` goes through [`Tool::invoke_with`] (availability re-check
+//!   A4, validation S2, redaction E2), a hidden tool and an unknown name get the same
+//!   `tool unavailable` (A5), and each request's [`Context`](tool_core::Context) comes from
+//!   the application's context function, given only what the transport authenticated
+//!   ([`McpRequest`]).
+//! - **Using remote tools.** [`McpToolset`] connects to a server (a child process over stdio,
+//!   or streamable HTTP), and turns each of its tools into a run-time [`Tool`] with a valid
+//!   name ([`local_name`], N1), the server's description and schema, arguments validated
+//!   locally before they are sent ([`JsonSchemaValidator`]), and optional availability
+//!   policies.
+//!
+//! [`Tool`]: tool_core::Tool
+//! [`Tool::invoke_with`]: tool_core::Tool::invoke_with
+
+mod error;
+mod handler;
+mod http_server;
+mod names;
+mod panic;
+mod remote_schema;
+mod remote_tool;
+mod request;
+mod server;
+mod toolset;
+
+pub use error::{RemoteCallError, ServeError, ToolsetError, ToolsetProblem};
+pub use http_server::{HttpOptions, HttpServer};
+pub use names::local_name;
+pub use remote_schema::{JsonSchemaValidator, SchemaLimits, SchemaRejected, check_schema};
+pub use request::{McpRequest, McpTransport};
+pub use server::{McpCall, McpServer, McpServerBuilder};
+pub use toolset::{Handshake, McpToolset, McpToolsetBuilder};

@@ -1,0 +1,181 @@
+//! A session with a remote MCP server, and the calls its tools make through it.
+
+use std::fmt;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ContentBlock,
+    PaginatedRequestParams, ResourceContents, Tool as McpTool,
+};
+use rmcp::service::{RunningService, ServiceError};
+use rmcp::{Peer, RoleClient};
+use serde_json::Value;
+use tokio::sync::Mutex;
+use tool_core::{BoxError, Context, FAILED, ToolError};
+
+use super::error::RemoteCallError;
+
+/// The most pages of `tools/list` followed, and the most tools accepted from one server.
+const MAX_PAGES: usize = 64;
+const MAX_TOOLS: usize = 1024;
+
+/// A session with one MCP server. Dropping the last handle ends it (and a child process is
+/// killed).
+pub(crate) struct Connection {
+    server: String,
+    peer: Peer<RoleClient>,
+    service: Mutex<Option<RunningService<RoleClient, ClientConfig>>>,
+}
+
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    pub(crate) fn new(server: String, service: RunningService<RoleClient, ClientConfig>) -> Self {
+        Self {
+            server,
+            peer: service.peer().clone(),
+            service: Mutex::new(Some(service)),
+        }
+    }
+
+    /// The server: its command or URL.
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// Every tool the server lists, following at most [`MAX_PAGES`] pages and keeping at most
+    /// [`MAX_TOOLS`] tools (a server that pages forever cannot hang the toolset).
+    pub(crate) async fn list_tools(&self) -> Result<Vec<McpTool>, BoxError> {
+        let mut tools = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
+            let page = self.peer.list_tools(Some(params)).await?;
+            tools.extend(page.tools);
+            if tools.len() > MAX_TOOLS {
+                return Err(format!("the server lists more than {MAX_TOOLS} tools").into());
+            }
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(tools),
+            }
+        }
+        Err(format!("the server's tool list has more than {MAX_PAGES} pages").into())
+    }
+
+    /// Ends the session.
+    pub(crate) async fn close(&self) {
+        if let Some(mut service) = self.service.lock().await.take()
+            && let Err(error) = service.close().await
+        {
+            tracing::warn!(server = %self.server, error = %error, "closing an MCP session failed");
+        }
+    }
+
+    /// Calls the remote tool `tool` with `args` (already validated against its schema).
+    ///
+    /// Cancelling `ctx` drops the request, which sends `notifications/cancelled`.
+    ///
+    /// # Errors
+    ///
+    /// A remote `isError` result is a [`ToolError`] with the remote text (shown to the
+    /// model); anything else is a [`RemoteCallError`] (redacted as `the tool failed`, E2, E3).
+    pub(crate) async fn call(
+        &self,
+        ctx: &Context,
+        tool: &str,
+        args: Value,
+    ) -> Result<String, BoxError> {
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let Value::Object(arguments) = args {
+            params = params.with_arguments(arguments);
+        }
+        let response = tokio::select! {
+            biased;
+            () = ctx.cancelled() => {
+                return Err(RemoteCallError::Cancelled { tool: tool.to_owned() }.into());
+            }
+            response = self.peer.call_tool_once(params) => response,
+        };
+        match response {
+            Ok(CallToolResponse::Complete(result)) => {
+                let failed = result.is_error == Some(true);
+                let text = render(result);
+                if failed {
+                    let text = if text.is_empty() {
+                        FAILED.to_owned()
+                    } else {
+                        text
+                    };
+                    Err(ToolError::new(text).into())
+                } else {
+                    Ok(text)
+                }
+            }
+            Ok(CallToolResponse::InputRequired(_)) => Err(RemoteCallError::Unsupported {
+                tool: tool.to_owned(),
+                what: "a request for client input",
+            }
+            .into()),
+            Ok(CallToolResponse::Task(_)) => Err(RemoteCallError::Unsupported {
+                tool: tool.to_owned(),
+                what: "a task",
+            }
+            .into()),
+            Ok(_) => Err(RemoteCallError::Unsupported {
+                tool: tool.to_owned(),
+                what: "a result of an unknown kind",
+            }
+            .into()),
+            Err(ServiceError::McpError(error)) => Err(RemoteCallError::Protocol {
+                tool: tool.to_owned(),
+                code: error.code.0,
+                message: error.message.into_owned(),
+            }
+            .into()),
+            Err(other) => Err(RemoteCallError::Transport {
+                tool: tool.to_owned(),
+                source: Box::new(other),
+            }
+            .into()),
+        }
+    }
+}
+
+/// The text of a remote result, for the model: its text blocks, one per line; a line naming
+/// each block that is not text; the structured content when there is nothing else.
+fn render(result: CallToolResult) -> String {
+    let mut lines: Vec<String> = Vec::with_capacity(result.content.len());
+    for block in result.content {
+        match block {
+            ContentBlock::Text(text) => lines.push(text.text),
+            ContentBlock::Image(image) => lines.push(format!("[image: {}]", image.mime_type)),
+            ContentBlock::Audio(audio) => lines.push(format!("[audio: {}]", audio.mime_type)),
+            ContentBlock::Resource(resource) => match resource.resource {
+                ResourceContents::TextResourceContents { text, .. } => lines.push(text),
+                ResourceContents::BlobResourceContents { uri, .. } => {
+                    lines.push(format!("[resource: {uri}]"));
+                }
+                _ => lines.push("[resource]".to_owned()),
+            },
+            ContentBlock::ResourceLink(link) => {
+                lines.push(format!("[resource link: {}]", link.uri))
+            }
+            _ => lines.push("[content]".to_owned()),
+        }
+    }
+    if lines.is_empty()
+        && let Some(structured) = result.structured_content
+    {
+        return match structured {
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+    }
+    lines.join("\n")
+}
