@@ -1,0 +1,204 @@
+//! Shared by the MCP integration tests (`tests/mcp_*.rs`): the tools a test server serves,
+//! the principal its context carries, and how to start the Python peers.
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+use tokio::sync::Notify;
+use tool_runtime::{Context, Permanent, Schema, Tool, ToolError};
+
+/// Arguments of any shape (an object root).
+pub type Args = BTreeMap<String, serde_json::Value>;
+
+/// Who a request is from, as the application's context function authenticated it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Principal {
+    pub name: &'static str,
+    pub admin: bool,
+}
+
+impl Principal {
+    pub const OPERATOR: Principal = Principal {
+        name: "operator",
+        admin: false,
+    };
+    pub const ADMIN: Principal = Principal {
+        name: "admin",
+        admin: true,
+    };
+}
+
+/// Input of `lookup-window`.
+#[derive(Schema, Debug)]
+pub struct WindowQuery {
+    /// The service identifier supplied by the user.
+    #[schema(min_len = 1, max_len = 64, pattern = "^[a-z0-9-]+$")]
+    pub service_id: String,
+    /// How many days ahead to look.
+    #[schema(default = 7, range = 1..=30)]
+    pub days: u32,
+}
+
+/// Result of `lookup-window`: a JSON object (E1: text plus `structuredContent`).
+#[derive(Serialize)]
+pub struct Window {
+    pub service_id: String,
+    pub days: u32,
+    pub starts_at: &'static str,
+}
+
+/// Input of `greet`.
+#[derive(Schema, Debug)]
+pub struct Greeting {
+    /// Whom to greet.
+    pub who: String,
+}
+
+/// The tools a test server serves, and what the tests observe of their runs.
+pub struct Served {
+    /// In declaration order: `lookup-window`, `greet`, `admin-reset` (hidden unless the
+    /// principal is an admin), `reject`, `fail`, `crash`, `doom`, `policy-error`, `slow`.
+    pub tools: Vec<Tool>,
+    /// How many times `admin-reset`'s handler ran.
+    pub admin_runs: Arc<AtomicUsize>,
+    /// Notified when `slow` saw its context cancelled.
+    pub slow_cancelled: Arc<Notify>,
+}
+
+fn principal(ctx: &Context) -> Principal {
+    ctx.get::<Principal>()
+        .copied()
+        .unwrap_or(Principal::OPERATOR)
+}
+
+/// The tools of the test servers.
+pub fn served() -> Served {
+    let admin_runs = Arc::new(AtomicUsize::new(0));
+    let slow_cancelled = Arc::new(Notify::new());
+    let runs = Arc::clone(&admin_runs);
+    let cancelled = Arc::clone(&slow_cancelled);
+    let tools = vec![
+        Tool::builder(
+            "lookup-window",
+            "Finds the maintenance window of a service.",
+        )
+        .handler(|_ctx: Context, q: WindowQuery| async move {
+            Ok::<_, std::io::Error>(Window {
+                service_id: q.service_id,
+                days: q.days,
+                starts_at: "2026-01-06T02:00:00Z",
+            })
+        })
+        .build(),
+        Tool::builder("greet", "Greets someone.")
+            .handler(|_ctx: Context, g: Greeting| async move {
+                Ok::<_, std::io::Error>(format!("Hello, {}!", g.who))
+            })
+            .build(),
+        Tool::builder("admin-reset", "Resets everything. Admins only.")
+            .handler(move |_ctx: Context, _args: Args| {
+                runs.fetch_add(1, Ordering::SeqCst);
+                async move { Ok::<_, std::io::Error>("reset") }
+            })
+            .available_fn(|ctx: &Context| Ok::<_, std::io::Error>(principal(ctx).admin))
+            .build(),
+        Tool::builder("reject", "Always finds no window.")
+            .handler(|_ctx: Context, _args: Args| async move {
+                Err::<String, _>(ToolError::new("No maintenance window is scheduled."))
+            })
+            .build(),
+        Tool::builder("fail", "Always fails with a secret in its error.")
+            .handler(|_ctx: Context, _args: Args| async move {
+                Err::<String, _>(std::io::Error::other(
+                    "cannot reach db://admin:hunter2@db.internal",
+                ))
+            })
+            .build(),
+        Tool::builder("crash", "Always panics.")
+            .handler(|_ctx: Context, _args: Args| async move { explode() })
+            .build(),
+        Tool::builder("doom", "Always fails permanently.")
+            .handler(|_ctx: Context, _args: Args| async move {
+                Err::<String, _>(Permanent::new(std::io::Error::other("the disk is on fire")))
+            })
+            .build(),
+        Tool::builder("policy-error", "Its policy fails during calls.")
+            .handler(|_ctx: Context, _args: Args| async move { Ok::<_, std::io::Error>("ran") })
+            .available_fn(|ctx: &Context| {
+                // Listing has no call; a call does: the policy fails only then (A6).
+                if ctx.call().is_some() {
+                    Err(std::io::Error::other("the policy backend is down"))
+                } else {
+                    Ok(true)
+                }
+            })
+            .build(),
+        Tool::builder("slow", "Waits until it is cancelled.")
+            .handler(move |ctx: Context, _args: Args| {
+                let cancelled = Arc::clone(&cancelled);
+                async move {
+                    ctx.cancelled().await;
+                    cancelled.notify_one();
+                    Ok::<_, std::io::Error>("cancelled")
+                }
+            })
+            .build(),
+    ];
+    Served {
+        tools,
+        admin_runs,
+        slow_cancelled,
+    }
+}
+
+fn explode() -> Result<String, std::io::Error> {
+    panic!("the handler exploded")
+}
+
+/// The path of a file under `tests/mcp/`.
+pub fn script(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("mcp")
+        .join(name)
+}
+
+/// The Python interpreter (`$PYTHON`, else `python3`), after checking (once per test binary)
+/// that the MCP Python SDK is installed: these tests need it, and fail (never skip) without
+/// it.
+pub fn python() -> tokio::process::Command {
+    static CHECKED: OnceLock<Result<String, String>> = OnceLock::new();
+    let checked = CHECKED.get_or_init(|| {
+        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+        let probe = std::process::Command::new(&python)
+            .args([
+                "-c",
+                "import importlib.util, sys; sys.exit(importlib.util.find_spec('mcp') is None)",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        match probe {
+            Ok(status) if status.success() => Ok(python),
+            Ok(_) => Err(format!(
+                "the MCP Python SDK is not installed for `{python}`: run \
+                 `{python} -m pip install mcp` (CI installs it)"
+            )),
+            Err(e) => Err(format!(
+                "cannot run `{python}` ({e}): install Python 3, then `python3 -m pip install mcp`"
+            )),
+        }
+    });
+    let python = match checked {
+        Ok(python) => python,
+        Err(message) => panic!("{message}"),
+    };
+    let mut command = tokio::process::Command::new(python);
+    command.kill_on_drop(true);
+    command
+}
