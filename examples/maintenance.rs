@@ -10,178 +10,15 @@
 //! 3. a guest, who is offered no tool at all.
 //!
 //! Each run prints what the model was shown, each call with what the model got back, and what
-//! only the application sees.
+//! only the application sees. The domain (the window service, the principals, the tools) is
+//! `tool_examples::maintenance`, which `examples/mcp_server.rs` serves over MCP.
 
-use std::collections::HashMap;
-use std::fmt;
-
-use serde::Serialize;
-use tool_runtime::{
-    Agent, Arguments, BoxError, Context, Model, OfflineModel, RunEvent, Schema, ScriptedModel,
-    ScriptedTurn, ToolError, tool,
+use tool_examples::maintenance::{
+    LookupWindow, Principal, RestartService, Role, Windows, principal,
 };
-
-// ─── The application ────────────────────────────────────────────────────────────────────────
-
-/// What a principal may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Guest,
-    Operator,
-    Admin,
-}
-
-/// The authenticated caller, put in the run's context by the application (never by the model).
-#[derive(Debug, Clone)]
-struct Principal {
-    name: &'static str,
-    role: Role,
-    /// The services whose maintenance this principal may see.
-    services: &'static [&'static str],
-}
-
-/// One scheduled window.
-#[derive(Debug, Clone)]
-struct Window {
-    in_days: u32,
-    starts_at: &'static str,
-    ends_at: &'static str,
-}
-
-/// Why a lookup found nothing.
-#[derive(Debug)]
-enum LookupError {
-    /// No window, or none the caller may see (the two are not told apart).
-    NoWindow,
-    /// The backing store failed: an internal detail, never for the model.
-    Backend(String),
-}
-
-impl fmt::Display for LookupError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LookupError::NoWindow => f.write_str("no maintenance window"),
-            LookupError::Backend(detail) => write!(f, "maintenance store failed: {detail}"),
-        }
-    }
-}
-
-impl std::error::Error for LookupError {}
-
-/// The application's maintenance windows, in memory.
-struct Windows {
-    by_service: HashMap<&'static str, Window>,
-}
-
-impl Windows {
-    fn demo() -> Self {
-        let mut by_service = HashMap::new();
-        by_service.insert(
-            "svc-42",
-            Window {
-                in_days: 3,
-                starts_at: "2026-12-01T02:00:00Z",
-                ends_at: "2026-12-01T04:00:00Z",
-            },
-        );
-        by_service.insert(
-            "svc-billing",
-            Window {
-                in_days: 20,
-                starts_at: "2026-12-18T01:00:00Z",
-                ends_at: "2026-12-18T01:30:00Z",
-            },
-        );
-        Self { by_service }
-    }
-
-    /// The next window of `service_id` within `days`, if the caller may see it. The
-    /// principal comes from the trusted context, not from the model's arguments.
-    async fn find_authorized(
-        &self,
-        ctx: &Context,
-        service_id: &str,
-        days: u32,
-    ) -> Result<WindowSummary, LookupError> {
-        let principal = ctx
-            .get::<Principal>()
-            .ok_or_else(|| LookupError::Backend("no principal in the context".to_owned()))?;
-        if service_id == "svc-legacy" {
-            return Err(LookupError::Backend(
-                "connection to maint-db.internal:5432 refused for user maint_ro".to_owned(),
-            ));
-        }
-        if !principal.services.contains(&service_id) {
-            return Err(LookupError::NoWindow);
-        }
-        match self.by_service.get(service_id) {
-            Some(w) if w.in_days <= days => Ok(WindowSummary {
-                starts_at: w.starts_at.to_owned(),
-                ends_at: w.ends_at.to_owned(),
-            }),
-            _ => Err(LookupError::NoWindow),
-        }
-    }
-}
-
-// ─── The tools ──────────────────────────────────────────────────────────────────────────────
-
-/// Input of the maintenance lookup.
-#[derive(Schema)]
-struct WindowQuery {
-    /// The service identifier supplied by the user.
-    #[schema(
-        min_len = 1,
-        max_len = 64,
-        pattern = "^[a-z0-9-]+$",
-        example = "svc-42"
-    )]
-    service_id: String,
-    /// How many days ahead to look.
-    #[schema(default = 7, range = 1..=30)]
-    days: u32,
-}
-
-/// The approved fields of a window: nothing else reaches the model.
-#[derive(Serialize)]
-struct WindowSummary {
-    starts_at: String,
-    ends_at: String,
-}
-
-/// Find the authorized maintenance window for a service.
-#[tool(name = "lookup-window", available = can_view_maintenance)]
-async fn find_window(ctx: Context, input: WindowQuery) -> Result<WindowSummary, BoxError> {
-    let windows = ctx.require::<Windows>()?;
-    match windows
-        .find_authorized(&ctx, &input.service_id, input.days)
-        .await
-    {
-        Err(LookupError::NoWindow) => {
-            Err(ToolError::new("No maintenance window is scheduled.").into())
-        }
-        other => other.map_err(Into::into),
-    }
-}
-
-/// Whether the caller may see maintenance windows at all (observational, A1).
-async fn can_view_maintenance(ctx: &Context) -> Result<bool, BoxError> {
-    let principal = ctx.require::<Principal>()?;
-    Ok(matches!(principal.role, Role::Operator | Role::Admin))
-}
-
-/// Restart a service now.
-#[tool(name = "restart-service", available = is_admin)]
-async fn restart_service(
-    #[schema(describe = "The service to restart.", pattern = "^[a-z0-9-]+$")] service_id: String,
-) -> String {
-    format!("{service_id} restarted")
-}
-
-/// Only admins are offered restarts.
-fn is_admin(ctx: &Context) -> Result<bool, BoxError> {
-    Ok(ctx.require::<Principal>()?.role == Role::Admin)
-}
+use tool_runtime::{
+    Agent, Arguments, BoxError, Context, Model, OfflineModel, RunEvent, ScriptedModel, ScriptedTurn,
+};
 
 // ─── Choosing a model ───────────────────────────────────────────────────────────────────────
 
@@ -241,14 +78,6 @@ fn storyline() -> ScriptedModel {
 }
 
 // ─── Running and printing ───────────────────────────────────────────────────────────────────
-
-fn principal(name: &'static str, role: Role) -> Principal {
-    Principal {
-        name,
-        role,
-        services: &["svc-42", "svc-7", "svc-billing", "svc-legacy"],
-    }
-}
 
 async fn act(
     title: &str,

@@ -1,1 +1,3 @@
 //! Examples of tool-runtime; run them with `cargo run --example NAME`.
+
+pub mod maintenance;
