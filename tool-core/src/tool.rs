@@ -188,6 +188,25 @@ impl ToolBuilder {
         T: Serialize,
         E: Into<BoxError>,
     {
+        self.rendered_handler(move |ctx: Context, input: I| {
+            let fut = f(ctx, input);
+            async move {
+                let output = fut.await.map_err(Into::into)?;
+                render_result(&output)
+            }
+        })
+    }
+
+    /// Sets a handler whose future yields the model-facing text itself (already rendered
+    /// with [`render_result`]) or the error. `#[tool]` uses this; prefer
+    /// [`ToolBuilder::handler`].
+    #[doc(hidden)]
+    pub fn rendered_handler<I, F, Fut>(self, f: F) -> Self
+    where
+        I: Schema + Send + 'static,
+        F: Fn(Context, I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, BoxError>> + Send + 'static,
+    {
         let schema = render_root::<I>();
         let handler: Arc<dyn ErasedHandler> = Arc::new(TypedHandler {
             f,
@@ -315,24 +334,18 @@ struct TypedHandler<I, F> {
     _input: PhantomData<fn(I)>,
 }
 
-impl<I, F, Fut, T, E> ErasedHandler for TypedHandler<I, F>
+impl<I, F, Fut> ErasedHandler for TypedHandler<I, F>
 where
     I: Schema + Send + 'static,
     F: Fn(Context, I) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<T, E>> + Send + 'static,
-    T: Serialize,
-    E: Into<BoxError>,
+    Fut: Future<Output = Result<String, BoxError>> + Send + 'static,
 {
     fn prepare(&self, ctx: Context, input: Json, cx: &mut ParseCx) -> Option<HandlerFuture> {
         let input = I::parse(input, cx)?;
         if !cx.is_clean() {
             return None;
         }
-        let fut = (self.f)(ctx, input);
-        Some(Box::pin(async move {
-            let output = fut.await.map_err(Into::into)?;
-            render_result(&output)
-        }))
+        Some(Box::pin((self.f)(ctx, input)))
     }
 }
 

@@ -925,7 +925,7 @@ fn tool_impl(t: &ToolFn) -> TokenStream {
                     ::core::clone::Clone::clone(#tool_static.get_or_init(|| {
                         #p::Tool::builder(#handle::NAME, #description)
                             .site(#site)
-                            .handler::<#input_ty, _, _, _, _>(#handler)
+                            .rendered_handler::<#input_ty, _, _>(#handler)
                             #available
                             .build()
                     }))
