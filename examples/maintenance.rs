@@ -4,7 +4,8 @@
 //! from guests; and one tool, `restart-service`, that only admins are offered. Three runs:
 //!
 //! 1. an operator on the offline model, which calls every tool it is shown with arguments
-//!    generated from the schema: invalid ones first, then corrected ones;
+//!    generated from the schema: invalid ones first, then corrected ones (or on a real
+//!    provider, when `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `ANTHROPIC_API_KEY` is set);
 //! 2. the same operator on a scripted storyline: a validation failure the model corrects, a
 //!    successful lookup, a `ToolError`, a redacted internal failure and a guessed hidden tool;
 //! 3. a guest, who is offered no tool at all.
@@ -12,6 +13,8 @@
 //! Each run prints what the model was shown, each call with what the model got back, and what
 //! only the application sees. The domain (the window service, the principals, the tools) is
 //! `tool_examples::maintenance`, which `examples/mcp_server.rs` serves over MCP.
+
+use std::error::Error as _;
 
 use tool_examples::maintenance::{
     LookupWindow, Principal, RestartService, Role, Windows, principal,
@@ -22,25 +25,22 @@ use tool_runtime::{
 
 // ─── Choosing a model ───────────────────────────────────────────────────────────────────────
 
-/// The model of the offline acts.
-///
-/// ┌─ PROVIDERS ────────────────────────────────────────────────────────────────────────────┐
-/// │ When provider drivers exist, this is where one is chosen: an OpenAI driver when        │
-/// │ `OPENAI_API_KEY` (and optionally `OPENAI_BASE_URL`) is set, an Anthropic driver when   │
-/// │ `ANTHROPIC_API_KEY` is set. No driver is built in yet, so the run stays offline.       │
-/// └────────────────────────────────────────────────────────────────────────────────────────┘
-fn offline_model() -> OfflineModel {
-    let configured: Vec<&str> = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"]
-        .into_iter()
-        .filter(|key| std::env::var_os(key).is_some())
-        .collect();
-    if !configured.is_empty() {
-        println!(
-            "{} is set, but no provider driver is built in yet: running on the offline model.",
-            configured.join(" and ")
-        );
-    }
-    OfflineModel::new().arguments(Arguments::InvalidThenValid)
+/// The model of acts 1 and 3: a real provider when one is configured in the environment
+/// (`OPENAI_API_KEY`; `OPENAI_BASE_URL` for an OpenAI-compatible server such as Ollama, with
+/// `OPENAI_MODEL`; or `ANTHROPIC_API_KEY`: see `tool_runtime::providers::from_env`), else the
+/// embedded offline model, which calls every tool it is shown with arguments generated from
+/// the schema, invalid ones first.
+fn model() -> Result<(Box<dyn Model>, String), BoxError> {
+    Ok(match tool_runtime::providers::from_env()? {
+        Some(real) => {
+            let label = format!("{} model {}", real.provider(), real.model_name());
+            (Box::new(real), label)
+        }
+        None => (
+            Box::new(OfflineModel::new().arguments(Arguments::InvalidThenValid)),
+            "the offline model: generated arguments, invalid then corrected".to_owned(),
+        ),
+    })
 }
 
 /// The storyline of act 2, turn by turn: what a real model might do.
@@ -150,10 +150,26 @@ async fn act(
 }
 
 #[tokio::main]
-async fn main() -> Result<(), BoxError> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            let mut source = error.source();
+            while let Some(cause) = source {
+                eprintln!("  caused by: {cause}");
+                source = cause.source();
+            }
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), BoxError> {
+    let (first, label) = model()?;
     act(
-        "Act 1 · the offline model: generated arguments, invalid then corrected",
-        offline_model(),
+        &format!("Act 1 · {label}"),
+        first,
         principal("ada", Role::Operator),
         "When is svc-42 down next?",
     )
@@ -167,7 +183,7 @@ async fn main() -> Result<(), BoxError> {
     .await?;
     act(
         "Act 3 · a guest is offered no tool",
-        offline_model(),
+        model()?.0,
         principal("bob", Role::Guest),
         "When is svc-42 down next?",
     )
