@@ -14,8 +14,6 @@
 //! only the application sees. The domain (the window service, the principals, the tools) is
 //! `tool_examples::maintenance`, which `examples/mcp_server.rs` serves over MCP.
 
-use std::error::Error as _;
-
 use tool_examples::maintenance::{
     LookupWindow, Principal, RestartService, Role, Windows, principal,
 };
