@@ -14,7 +14,7 @@ pub mod error;
 mod invoke;
 pub mod json;
 pub mod name;
-mod panic;
+pub mod panic;
 pub mod policy;
 mod registry;
 pub mod schema;

@@ -1,4 +1,4 @@
-//! Containing panics of handlers and policies (E4).
+//! Containing panics of handlers, policies and any application code a transport calls (E4).
 
 use std::any::Any;
 use std::future::Future;
@@ -7,12 +7,16 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 /// Polls a future, turning a panic in it into an `Err` with the panic's message.
-pub(crate) struct CatchUnwind<F> {
+///
+/// The panic hook still runs (and prints, by default); nothing of the panic goes further
+/// than the `Err`.
+pub struct CatchUnwind<F> {
     inner: Pin<Box<F>>,
 }
 
 impl<F: Future> CatchUnwind<F> {
-    pub(crate) fn new(inner: F) -> Self {
+    /// Wraps `inner`.
+    pub fn new(inner: F) -> Self {
         Self {
             inner: Box::pin(inner),
         }
@@ -33,7 +37,11 @@ impl<F: Future> Future for CatchUnwind<F> {
 }
 
 /// Runs a closure, turning a panic into an `Err` with the panic's message.
-pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+///
+/// # Errors
+///
+/// Returns the panic's message when `f` panics.
+pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(p.as_ref()))
 }
 

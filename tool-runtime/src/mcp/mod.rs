@@ -25,7 +25,6 @@ mod error;
 mod handler;
 mod http_server;
 mod names;
-mod panic;
 mod remote_schema;
 mod remote_tool;
 mod request;

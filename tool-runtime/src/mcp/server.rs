@@ -17,9 +17,9 @@ use tool_core::{BoxError, Context, DeclarationError, IntoTool, Limits, Outcome, 
 use super::error::ServeError;
 use super::handler::Handler;
 use super::http_server::{HttpOptions, HttpServer};
-use super::panic::CatchUnwind;
 use super::request::{McpRequest, McpTransport};
 use crate::errors::{BuildError, BuildProblem};
+use tool_core::panic::CatchUnwind;
 
 /// Builds the [`Context`] of one request from what its transport authenticated.
 pub(crate) type ContextFn =
