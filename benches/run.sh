@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# The benchmark harness of tool-runtime (issue 5): builds and runs everything, side by side
+# with rmcp and rig, and prints one table of figures and ratios.
+#
+#   benches/run.sh                 # full run
+#   QUICK=1 benches/run.sh         # short run (indicative only)
+#   UPDATE_RESULTS=1 benches/run.sh  # also put the table into benches/RESULTS.md
+#
+# Everything it builds or writes goes under benches/target (git-ignored): the criterion
+# results, bench-results/*.json, the generated compile-time crates and their target dir.
+# It needs cargo, and installs hyperfine with apt-get when it can (else it times with
+# /usr/bin/time or bash). The machine may be shared: every figure is a ratio to a baseline
+# measured in the same run, and the compile timings take turns between the frameworks.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$HERE")"
+TARGET="$HERE/target"
+RESULTS="$TARGET/bench-results"
+QUICK="${QUICK:-0}"
+export QUICK
+
+if [ "$QUICK" = "1" ]; then
+    CRIT=(--warm-up-time 0.5 --measurement-time 1.5 --noplot)
+    REPS="${REPS:-1}"
+else
+    CRIT=(--warm-up-time 2 --measurement-time 4 --noplot)
+    REPS="${REPS:-3}"
+fi
+TOOLS="${TOOLS:-100}"
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+cd "$HERE"
+mkdir -p "$RESULTS"
+rm -rf "$RESULTS"/*.json "$RESULTS"/table.md "$RESULTS/compile"
+# Criterion keeps its last results; clear them so the table holds this run only.
+rm -rf "$TARGET/criterion"
+export BENCH_RESULTS="$RESULTS"
+
+# --- tools -------------------------------------------------------------------------------
+HYPERFINE=""
+if command -v hyperfine >/dev/null 2>&1; then
+    HYPERFINE="$(command -v hyperfine)"
+elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+    step "installing hyperfine"
+    if apt-get install -y -qq hyperfine >/dev/null 2>&1 ||
+        { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq hyperfine >/dev/null 2>&1; }; then
+        HYPERFINE="$(command -v hyperfine || true)"
+    fi
+fi
+[ -n "$HYPERFINE" ] || echo "hyperfine unavailable: timing compile runs with /usr/bin/time or bash" >&2
+
+# --- what is measured, on what -------------------------------------------------------------
+lock_version() { # the version of a package in benches/Cargo.lock
+    awk -v name="$1" '$0 == "name = \"" name "\"" { getline; gsub(/version = |"/, ""); print; exit }' \
+        "$HERE/Cargo.lock"
+}
+cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)"
+cat >"$RESULTS/meta.json" <<EOF
+{
+  "date": "$(date -u +%Y-%m-%dT%H:%MZ)",
+  "cpu": "${cpu//\"/}",
+  "cores": "$(nproc)",
+  "load": "$(cut -d' ' -f1-3 /proc/loadavg)",
+  "rustc": "$(rustc --version)",
+  "commit": "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- tool-core tool-macros tool-runtime 2>/dev/null || echo '+local changes')",
+  "rmcp": "$(lock_version rmcp)",
+  "rig_core": "$(lock_version rig-core)",
+  "rig_agent": "$(lock_version rig-agent)",
+  "schemars": "$(lock_version schemars)",
+  "serde_json": "$(lock_version serde_json)",
+  "quick": "$QUICK",
+  "reps": "$REPS",
+  "tools": "$TOOLS",
+  "hyperfine": "$([ -n "$HYPERFINE" ] && "$HYPERFINE" --version || true)"
+}
+EOF
+
+# --- build ---------------------------------------------------------------------------------
+step "building the harness (release; the first build compiles rmcp and rig)"
+cargo build --locked -q -p bench-tools
+cargo build --locked --release -p tool-bench --benches --bins
+
+# --- 1. call overhead ----------------------------------------------------------------------
+step "1. call overhead (criterion, then the interleaved pass)"
+cargo bench --locked -q -p tool-bench --bench call -- "${CRIT[@]}"
+step "1b. call overhead of tool-runtime built without the peers"
+cargo bench --locked -q -p tool-bench --no-default-features --bench call -- "${CRIT[@]}"
+
+# --- 1c. instructions per call ------------------------------------------------------------
+# Instruction counts do not depend on what else the machine runs: a check on the ratios.
+if command -v valgrind >/dev/null 2>&1; then
+    step "1c. instructions per call (valgrind --tool=callgrind)"
+    PROFILE="$TARGET/release/profile"
+    CALLS=$([ "$QUICK" = "1" ] && echo 500 || echo 2000)
+    instructions() { # <framework> <case> <calls>: instructions of the whole process
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$PROFILE" "$1" "$2" "$3" 2>&1 |
+            awk '/Collected/ { print $4 }'
+    }
+    {
+        echo "{\"calls\": $CALLS, \"per_call\": {"
+        sep=""
+        for fw in baseline ours ours-builder rmcp rig; do
+            for case in valid invalid; do
+                n1=$(instructions "$fw" "$case" "$CALLS")
+                n0=$(instructions "$fw" "$case" 0)
+                printf '%s"%s/%s": %s' "$sep" "$fw" "$case" $(((n1 - n0) / CALLS))
+                sep=", "
+            done
+        done
+        echo "}}"
+    } >"$RESULTS/instructions.json"
+else
+    echo "valgrind unavailable: no instruction counts" >&2
+fi
+
+# --- 2. run loop -----------------------------------------------------------------------------
+step "2. run-loop overhead"
+cargo bench --locked -q -p tool-bench --bench runloop -- "${CRIT[@]}"
+
+# --- 4. memory -----------------------------------------------------------------------------
+step "4. memory"
+MEMORY="$TARGET/release/memory"
+"$MEMORY" per-tool >"$RESULTS/memory-per-tool.json"
+for fw in baseline ours-invoke ours-agent rmcp rig; do
+    "$MEMORY" run "$fw" >"$RESULTS/memory-run-$fw.json"
+done
+
+# --- 3. compile time -----------------------------------------------------------------------
+step "3. compile time: generating the crates of $TOOLS tools"
+GEN="$TARGET/compile-bench"
+CT="$TARGET/compile-target"
+cargo run --locked -q -p bench-tools --bin gen-crates -- "$GEN" "$ROOT/tool-runtime" "$TOOLS"
+# The same dependency versions as the harness.
+cp "$HERE/Cargo.lock" "$GEN/Cargo.lock"
+FRAMEWORKS=(baseline ours rmcp rig)
+build_cmd() { echo "cargo build --offline -q --manifest-path '$GEN/Cargo.toml' --target-dir '$CT' -p gen-$1"; }
+for fw in "${FRAMEWORKS[@]}"; do
+    step "3. building the dependencies of gen-$fw (not timed)"
+    # Exactly the command that is timed, so nothing but the crate itself is left to build.
+    cargo build -q --manifest-path "$GEN/Cargo.toml" --target-dir "$CT" -p "gen-$fw"
+done
+
+# measure <out.json> <prepare> <command>: one timed run of <command> after <prepare>, written
+# as hyperfine writes it ({"results": [{"times": [wall s], "user": s, "system": s}]}).
+measure() {
+    local out="$1" prepare="$2" cmd="$3"
+    if [ -n "$HYPERFINE" ]; then
+        "$HYPERFINE" --style none --runs 1 --prepare "$prepare" "$cmd" --export-json "$out" >/dev/null
+    else
+        bash -c "$prepare" >/dev/null
+        if [ -x /usr/bin/time ]; then
+            /usr/bin/time -o "$out" \
+                -f '{"results": [{"times": [%e], "user": %U, "system": %S}]}' bash -c "$cmd"
+        else
+            local t0 t1
+            t0=$(date +%s%N)
+            bash -c "$cmd"
+            t1=$(date +%s%N)
+            printf '{"results": [{"times": [%d.%09d]}]}\n' $(((t1 - t0) / 1000000000)) \
+                $(((t1 - t0) % 1000000000)) >"$out"
+        fi
+    fi
+}
+
+bump() { # edits the body of one tool of gen-<fw>
+    echo "sed -i 's/ rev [0-9]*/ rev '\$(date +%s%N)'/' '$GEN/$1/src/lib.rs'"
+}
+
+mkdir -p "$RESULTS/compile"
+for rep in $(seq 1 "$REPS"); do
+    step "3. compile time, round $rep of $REPS"
+    # Rotate the order in each round.
+    for i in "${!FRAMEWORKS[@]}"; do
+        fw="${FRAMEWORKS[$(((i + rep - 1) % ${#FRAMEWORKS[@]}))]}"
+        measure "$RESULTS/compile/$fw-clean-$rep.json" \
+            "cargo clean -q --offline --manifest-path '$GEN/Cargo.toml' --target-dir '$CT' -p gen-$fw" \
+            "$(build_cmd "$fw")"
+        measure "$RESULTS/compile/$fw-edit-$rep.json" "$(bump "$fw")" "$(build_cmd "$fw")"
+    done
+done
+
+# --- the table -----------------------------------------------------------------------------
+step "the table"
+"$TARGET/debug/report" "$TARGET" | tee "$RESULTS/table.md"
+
+if [ "${UPDATE_RESULTS:-0}" = "1" ]; then
+    "$TARGET/debug/report" "$TARGET" --update "$HERE/RESULTS.md"
+    echo "updated $HERE/RESULTS.md" >&2
+fi
