@@ -9,8 +9,11 @@
 # Everything it builds or writes goes under benches/target (git-ignored): the criterion
 # results, bench-results/*.json, the generated compile-time crates and their target dir.
 # It needs cargo, and installs hyperfine with apt-get when it can (else it times with
-# /usr/bin/time or bash). The machine may be shared: every figure is a ratio to a baseline
-# measured in the same run, and the compile timings take turns between the frameworks.
+# /usr/bin/time or bash); with valgrind it also counts instructions per call.
+# benches/Cargo.lock pins the peers; cargo adds to it only what tool-runtime's own
+# dependencies need. The machine may be shared: every figure is a ratio to a baseline
+# measured in the same run, times are CPU times where they can be, and the compile timings
+# take turns between the frameworks.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -79,21 +82,22 @@ EOF
 
 # --- build ---------------------------------------------------------------------------------
 step "building the harness (release; the first build compiles rmcp and rig)"
-cargo build --locked -q -p bench-tools
-cargo build --locked --release -p tool-bench --benches --bins
+cargo build -q -p bench-tools
+cargo build --release -p tool-bench --benches --bins
 
 # --- 1. call overhead ----------------------------------------------------------------------
 step "1. call overhead (criterion, then the interleaved pass)"
-cargo bench --locked -q -p tool-bench --bench call -- "${CRIT[@]}"
-step "1b. call overhead of tool-runtime built without the peers"
-cargo bench --locked -q -p tool-bench --no-default-features --bench call -- "${CRIT[@]}"
+cargo bench -q -p tool-bench --bench call -- "${CRIT[@]}"
 
 # --- 1c. instructions per call ------------------------------------------------------------
 # Instruction counts do not depend on what else the machine runs: a check on the ratios.
 if command -v valgrind >/dev/null 2>&1; then
     step "1c. instructions per call (valgrind --tool=callgrind)"
-    PROFILE="$TARGET/release/profile"
-    CALLS=$([ "$QUICK" = "1" ] && echo 500 || echo 2000)
+    # A copy without debug info: valgrind reads it much sooner.
+    PROFILE="$TARGET/release/profile.stripped"
+    objcopy --strip-debug "$TARGET/release/profile" "$PROFILE" 2>/dev/null ||
+        cp "$TARGET/release/profile" "$PROFILE"
+    CALLS=$([ "$QUICK" = "1" ] && echo 300 || echo 1000)
     instructions() { # <framework> <case> <calls>: instructions of the whole process
         valgrind --tool=callgrind --callgrind-out-file=/dev/null "$PROFILE" "$1" "$2" "$3" 2>&1 |
             awk '/Collected/ { print $4 }'
@@ -102,9 +106,9 @@ if command -v valgrind >/dev/null 2>&1; then
         echo "{\"calls\": $CALLS, \"per_call\": {"
         sep=""
         for fw in baseline ours ours-builder rmcp rig; do
+            n0=$(instructions "$fw" valid 0)
             for case in valid invalid; do
                 n1=$(instructions "$fw" "$case" "$CALLS")
-                n0=$(instructions "$fw" "$case" 0)
                 printf '%s"%s/%s": %s' "$sep" "$fw" "$case" $(((n1 - n0) / CALLS))
                 sep=", "
             done
@@ -117,7 +121,34 @@ fi
 
 # --- 2. run loop -----------------------------------------------------------------------------
 step "2. run-loop overhead"
-cargo bench --locked -q -p tool-bench --bench runloop -- "${CRIT[@]}"
+cargo bench -q -p tool-bench --bench runloop -- "${CRIT[@]}"
+
+# --- 2b. run-loop instructions -----------------------------------------------------------
+if command -v valgrind >/dev/null 2>&1; then
+    step "2b. run-loop instructions (valgrind --tool=callgrind)"
+    PROFILE="$TARGET/release/profile.stripped"
+    objcopy --strip-debug "$TARGET/release/profile" "$PROFILE" 2>/dev/null ||
+        cp "$TARGET/release/profile" "$PROFILE"
+    RUNS=$([ "$QUICK" = "1" ] && echo 10 || echo 40)
+    counted() { # <function pattern> <profile args…>: instructions spent inside the function
+        local pattern="$1"
+        shift
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect="$pattern" \
+            "$PROFILE" "$@" 2>&1 | awk '/Collected/ { print $4 }'
+    }
+    {
+        printf '{"runs": %s, "ping": %s, "per_run": {' "$RUNS" \
+            $(($(counted '*ping_once*' ping 1000) / 1000))
+        sep=""
+        for config in "10 0 0" "10 1 0" "10 8 0" "10 64 0" "100 8 0" "1000 8 0" "10 8 256" "10 8 4096"; do
+            set -- $config
+            printf '%s"%s/%s/%s": %s' "$sep" "$1" "$2" "$3" \
+                $(($(counted '*run_once*' runloop "$1" "$2" "$3" "$RUNS") / RUNS))
+            sep=", "
+        done
+        echo "}}"
+    } >"$RESULTS/runloop-instructions.json"
+fi
 
 # --- 4. memory -----------------------------------------------------------------------------
 step "4. memory"
@@ -127,11 +158,16 @@ for fw in baseline ours-invoke ours-agent rmcp rig; do
     "$MEMORY" run "$fw" >"$RESULTS/memory-run-$fw.json"
 done
 
+# --- 1b. call overhead, tool-runtime alone -------------------------------------------------
+# Last of the runtime figures: building without the peers relinks target/release/{profile,memory}.
+step "1b. call overhead of tool-runtime built without the peers (serde_json without rig's features)"
+cargo bench -q -p tool-bench --no-default-features --bench call -- "${CRIT[@]}"
+
 # --- 3. compile time -----------------------------------------------------------------------
 step "3. compile time: generating the crates of $TOOLS tools"
 GEN="$TARGET/compile-bench"
 CT="$TARGET/compile-target"
-cargo run --locked -q -p bench-tools --bin gen-crates -- "$GEN" "$ROOT/tool-runtime" "$TOOLS"
+cargo run -q -p bench-tools --bin gen-crates -- "$GEN" "$ROOT/tool-runtime" "$TOOLS"
 # The same dependency versions as the harness.
 cp "$HERE/Cargo.lock" "$GEN/Cargo.lock"
 FRAMEWORKS=(baseline ours rmcp rig)
@@ -182,7 +218,8 @@ for rep in $(seq 1 "$REPS"); do
 done
 
 # --- the table -----------------------------------------------------------------------------
-step "the table"
+echo "{\"seconds\": $SECONDS}" >"$RESULTS/elapsed.json"
+step "the table (the run took $((SECONDS / 60)) min $((SECONDS % 60)) s)"
 "$TARGET/debug/report" "$TARGET" | tee "$RESULTS/table.md"
 
 if [ "${UPDATE_RESULTS:-0}" = "1" ]; then

@@ -176,7 +176,9 @@ pub fn history(len: usize) -> Vec<Message> {
     out
 }
 
-/// Runs `agent` once on `rt` from `history`, to its answer.
+/// Runs `agent` once on `rt` from `history`, to its answer. (Never inlined, so that a profiler
+/// can count what it runs alone.)
+#[inline(never)]
 pub fn run_once(
     rt: &tokio::runtime::Runtime,
     agent: &Agent,

@@ -2,11 +2,12 @@
 //! `profile <baseline|ours|ours-builder|rmcp|rig> <valid|invalid> <calls>`.
 //!
 //! and of runs for the run loop:
-//! `profile runloop <tools> <calls per turn> <transcript length> <runs>`.
+//! `profile runloop <tools> <calls per turn> <transcript length> <runs>`, and of direct
+//! invokes of a run-loop tool: `profile ping <calls>`.
 //!
 //! ```text
 //! valgrind --tool=callgrind target/release/profile ours valid 20000
-//! valgrind --tool=callgrind target/release/profile runloop 1000 8 0 200
+//! valgrind --tool=callgrind --toggle-collect='*run_once*' target/release/profile runloop 1000 8 0 200
 //! ```
 
 use std::hint::black_box;
@@ -19,6 +20,9 @@ fn main() {
     if which == "runloop" {
         return runloop(&argv[1..]);
     }
+    if which == "ping" {
+        return ping(&argv[1..]);
+    }
     let input = match argv.get(1).map_or("valid", String::as_str) {
         "invalid" => args::INVALID,
         _ => args::VALID,
@@ -26,25 +30,33 @@ fn main() {
     let calls: usize = argv
         .get(2)
         .map_or(100_000, |n| n.parse().expect("a number"));
-    let ours = ours::Caller::new();
-    let ours_builder = ours::Caller::builder();
-    #[cfg(feature = "rmcp")]
-    let rmcp = tool_bench::mcp::Caller::new();
-    #[cfg(feature = "rig")]
-    let rig = tool_bench::rig::Caller::new();
+    // Only the framework measured is set up, so that a run of no call costs little.
+    type Call = Box<dyn Fn(&str, &[u8]) -> String>;
+    let call: Call = match which {
+        "baseline" => Box::new(baseline::call),
+        "ours" => {
+            let c = ours::Caller::new();
+            Box::new(move |n, a| block_on(c.call(n, a)))
+        }
+        "ours-builder" => {
+            let c = ours::Caller::builder();
+            Box::new(move |n, a| block_on(c.call(n, a)))
+        }
+        #[cfg(feature = "rmcp")]
+        "rmcp" => {
+            let c = tool_bench::mcp::Caller::new();
+            Box::new(move |n, a| block_on(c.call(n, a)))
+        }
+        #[cfg(feature = "rig")]
+        "rig" => {
+            let c = tool_bench::rig::Caller::new();
+            Box::new(move |n, a| block_on(c.call(n, a)))
+        }
+        other => panic!("unknown framework {other}"),
+    };
     let mut bytes = 0;
     for _ in 0..calls {
-        let out = match which {
-            "baseline" => baseline::call(black_box(TOOL_NAME), black_box(input)),
-            "ours" => block_on(ours.call(black_box(TOOL_NAME), black_box(input))),
-            "ours-builder" => block_on(ours_builder.call(black_box(TOOL_NAME), black_box(input))),
-            #[cfg(feature = "rmcp")]
-            "rmcp" => block_on(rmcp.call(black_box(TOOL_NAME), black_box(input))),
-            #[cfg(feature = "rig")]
-            "rig" => block_on(rig.call(black_box(TOOL_NAME), black_box(input))),
-            other => panic!("unknown framework {other}"),
-        };
-        bytes += out.len();
+        bytes += call(black_box(TOOL_NAME), black_box(input)).len();
     }
     println!("{which}: {calls} calls, {bytes} bytes of results");
 }
@@ -65,7 +77,30 @@ fn runloop(argv: &[String]) {
     let earlier = history(len);
     let mut calls = 0;
     for _ in 0..runs {
-        calls += run_once(&rt, &agent, earlier.clone()).calls.len();
+        // The history is cloned, and the output dropped, outside `run_once`: count
+        // instructions with `--toggle-collect='*run_once*'` to leave them out.
+        let input = earlier.clone();
+        let out = run_once(&rt, &agent, input);
+        calls += out.calls.len();
     }
     println!("runloop: {runs} runs, {calls} calls");
+}
+
+/// `profile ping <calls>`: direct `Tool::invoke`s of a run-loop tool, outside any loop.
+fn ping(argv: &[String]) {
+    let calls: usize = argv.first().map_or(1000, |s| s.parse().expect("a number"));
+    let set = tool_bench::runloop::tools(1);
+    let ctx = tool_runtime::Context::new();
+    let mut bytes = 0;
+    for _ in 0..calls {
+        bytes += ping_once(&set[0], &ctx).len();
+    }
+    println!("ping: {calls} calls, {bytes} bytes");
+}
+
+#[inline(never)]
+fn ping_once(tool: &tool_runtime::Tool, ctx: &tool_runtime::Context) -> String {
+    block_on(tool.invoke(ctx, tool_bench::runloop::PING_ARGS.as_bytes()))
+        .text()
+        .to_owned()
 }

@@ -136,6 +136,17 @@ impl Report {
                 h => format!(", compile times with {h}"),
             },
         );
+        if let Some(secs) = self
+            .json("elapsed.json")
+            .and_then(|e| e["seconds"].as_u64())
+        {
+            let _ = writeln!(
+                s,
+                "The run took {} min {} s, builds included.\n",
+                secs / 60,
+                secs % 60
+            );
+        }
     }
 
     fn calls(&self, s: &mut String) {
@@ -220,45 +231,68 @@ impl Report {
             s.push_str("_(no run-loop results)_\n\n");
             return;
         };
+        let ins = self.json("runloop-instructions.json");
+        let ping = ins.as_ref().and_then(|v| v["ping"].as_f64());
         let _ = writeln!(
             s,
             "One run = discovery, a model turn asking for k parallel calls, the calls, a model \
              turn answering. The handler returns at once; one direct `Tool::invoke` of it costs \
-             {invoke:.0} ns. *loop cost per call* = (run − run with no call) / k − direct invoke; \
-             its ratio is to the direct invoke. Model: `ReplayModel` (answers from the request, \
-             records nothing), except the `ScriptedModel` rows.\n"
+             {invoke:.0} ns ({} instructions). *loop cost per call* = (run − run with no call) \
+             / k − direct invoke, in ns (criterion, CPU time) and in instructions (callgrind, \
+             inside `Agent::run` only); its ratio is to the direct invoke. *ratio to reference* \
+             is in instructions where counted (the machine's load moves the ns), else in ns. \
+             Model: `ReplayModel` (answers from the request, records nothing), except the \
+             `ScriptedModel` rows.\n",
+            opt(ping, 0)
         );
         let base_run = self.ns("runloop/parallel/0");
-        s.push_str("| case | ns per run | calls/s | ns per call | loop cost per call (ns) | loop cost / direct invoke | ratio to reference |\n");
-        s.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
-        let mut row = |name: String, id: &str, k: usize, reference: Option<(&str, f64)>| {
+        let ins_of = |key: &str| ins.as_ref().and_then(|v| v["per_run"][key].as_f64());
+        let base_ins = ins_of("10/0/0");
+        s.push_str("| case | ns per run | instructions per run | calls/s | ns per call | loop cost per call: ns | loop cost per call: instructions | loop cost / direct invoke (instructions) | ratio to reference |\n");
+        s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        let mut row = |name: String,
+                       id: &str,
+                       ikey: Option<&str>,
+                       k: usize,
+                       reference: Option<(&str, Option<&str>, &str)>| {
             let Some(run) = self.ns(id) else { return };
+            let run_ins = ikey.and_then(ins_of);
             let per_call = if k > 0 { run / k as f64 } else { f64::NAN };
-            let loop_cost = match (k, base_run) {
-                (0, _) => f64::NAN,
+            let loop_ns = match (k, base_run) {
+                (0, _) | (_, None) => f64::NAN,
                 (_, Some(b)) => (run - b) / k as f64 - invoke,
-                _ => f64::NAN,
+            };
+            let loop_ins = match (k, run_ins, base_ins, ping) {
+                (k, Some(r), Some(b), Some(p)) if k > 0 => Some((r - b) / k as f64 - p),
+                _ => None,
             };
             let calls_s = if k > 0 { 1e9 / per_call } else { f64::NAN };
-            let reference = reference.map_or("–".to_owned(), |(what, r)| {
-                format!("{:.2}× {what}", run / r)
+            let reference = reference.map_or("–".to_owned(), |(what, ref_ikey, ref_id)| {
+                match (run_ins, ref_ikey.and_then(ins_of)) {
+                    (Some(a), Some(b)) => format!("{:.2}× {what}", a / b),
+                    _ => match self.ns(ref_id) {
+                        Some(b) => format!("{:.2}× {what} (ns)", run / b),
+                        None => "–".to_owned(),
+                    },
+                }
             });
             let _ = writeln!(
                 s,
-                "| {name} | {run:.0} | {} | {} | {} | {} | {reference} |",
+                "| {name} | {run:.0} | {} | {} | {} | {} | {} | {} | {reference} |",
+                opt(run_ins, 0),
                 num(calls_s, 0),
                 num(per_call, 0),
-                num(loop_cost, 0),
-                if loop_cost.is_nan() {
-                    "–".to_owned()
-                } else {
-                    format!("{:.2}×", loop_cost / invoke)
-                },
+                num(loop_ns, 0),
+                opt(loop_ins, 0),
+                loop_ins
+                    .zip(ping)
+                    .map_or("–".to_owned(), |(l, p)| format!("{:.2}×", l / p)),
             );
         };
         row(
             "run with no call (answer only), 10 tools".into(),
             "runloop/parallel/0",
+            Some("10/0/0"),
             0,
             None,
         );
@@ -266,44 +300,45 @@ impl Report {
             row(
                 format!("1 turn of {k} parallel call(s), 10 tools"),
                 &format!("runloop/parallel/{k}"),
+                Some(&format!("10/{k}/0")),
                 k,
                 None,
             );
         }
-        let t10 = self.ns("runloop/tools/10");
         for n in [10_usize, 100, 1000] {
             row(
                 format!("8 calls, {n} tools registered"),
                 &format!("runloop/tools/{n}"),
+                Some(&format!("{n}/8/0")),
                 8,
-                t10.map(|t| ("10 tools", t)),
+                Some(("10 tools", Some("10/8/0"), "runloop/tools/10")),
             );
         }
-        let h0 = self.ns("runloop/transcript/0");
         for len in [0_usize, 256, 4096] {
             row(
                 format!("8 calls, continuing a transcript of {len} messages"),
                 &format!("runloop/transcript/{len}"),
+                Some(&format!("10/8/{len}")),
                 8,
-                h0.map(|t| ("empty transcript", t)),
+                Some(("empty transcript", Some("10/8/0"), "runloop/transcript/0")),
             );
         }
-        let one = self.ns("runloop/turns/1");
         for turns in [1_usize, 8] {
             row(
                 format!("{turns} turn(s) of 8 calls (transcript grows in the run)"),
                 &format!("runloop/turns/{turns}"),
+                None,
                 8 * turns,
-                one.map(|t| ("1 turn", t * turns as f64)),
+                None,
             );
         }
         for k in [1_usize, 8, 64] {
             row(
                 format!("`ScriptedModel`, 1 turn of {k} call(s)"),
                 &format!("runloop/scripted/{k}"),
+                None,
                 k,
-                self.ns(&format!("runloop/parallel/{k}"))
-                    .map(|t| ("`ReplayModel`", t)),
+                Some(("`ReplayModel`", None, &format!("runloop/parallel/{k}"))),
             );
         }
         s.push('\n');
