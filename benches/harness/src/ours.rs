@@ -72,9 +72,8 @@ impl Caller {
     }
 
     /// The same tool built at run time with `Tool::builder` and a closure: the path of tools
-    /// built at run time. Its handler returns the `Triage` itself, which the pipeline renders
-    /// once; `#[tool]`'s generated handler renders it to text first (`render_output`), and the
-    /// pipeline renders that text again (see RESULTS.md).
+    /// built at run time. (Until 32f5998 `#[tool]` rendered its result twice and this path
+    /// once; they now cost the same: see RESULTS.md, F1.)
     pub fn builder() -> Self {
         Self::with(
             Tool::builder(

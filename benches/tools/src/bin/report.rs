@@ -113,7 +113,7 @@ impl Report {
         let get = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("?").to_owned();
         let _ = writeln!(
             s,
-            "Run of {} on {} ({} cores, load average {} at the start), {}; tool-runtime at `{}`; \
+            "Run of {} on {} ({} cores, load average {} at the start), {}; the repository at `{}`; \
              rmcp {}, rig-core {} / rig-agent {}, schemars {}, serde_json {}; {}{}.\n",
             get("date"),
             get("cpu"),
@@ -163,7 +163,7 @@ impl Report {
         let label = |w: &str| match w {
             "baseline" => "hand-written baseline (serde + checks by hand)",
             "ours" => "**tool-runtime** `#[tool]`, `Tool::invoke` (validation included)",
-            "ours-builder" => "tool-runtime `Tool::builder` tool, `Tool::invoke` (one render)",
+            "ours-builder" => "tool-runtime `Tool::builder` tool (closure handler), `Tool::invoke`",
             "rmcp" => "rmcp `ToolRouter::call` (limits not enforced)",
             "rig" => "rig `ToolSet::execute` (limits not enforced)",
             _ => "?",
