@@ -220,7 +220,7 @@ impl Tool {
             ));
         }
         if let Some(policy) = self.policy() {
-            match CatchUnwind::new(policy.check(ctx)).await {
+            match CatchUnwind::boxed(policy.check(ctx)).await {
                 Ok(Ok(true)) => {}
                 Ok(Ok(false)) => return Outcome::unavailable(),
                 Ok(Err(cause)) => {
@@ -270,7 +270,7 @@ impl Tool {
             Ok(None) => return self.parse_failure(cx),
             Err(panic) => return self.panicked("while parsing its arguments", &panic),
         };
-        match CatchUnwind::new(future).await {
+        match CatchUnwind::boxed(future).await {
             Ok(Ok(text)) => Outcome::success(text),
             Ok(Err(cause)) => Outcome::failure(Error::with_source(
                 ErrorKind::Handler,

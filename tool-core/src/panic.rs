@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 ///
 /// The panic hook still runs (and prints, by default); nothing of the panic goes further
 /// than the `Err`.
-pub struct CatchUnwind<F> {
+pub struct CatchUnwind<F: ?Sized> {
     inner: Pin<Box<F>>,
 }
 
@@ -23,7 +23,14 @@ impl<F: Future> CatchUnwind<F> {
     }
 }
 
-impl<F: Future> Future for CatchUnwind<F> {
+impl<F: Future + ?Sized> CatchUnwind<F> {
+    /// Wraps a future that is boxed already (a `BoxFuture`), without boxing it again.
+    pub fn boxed(inner: Pin<Box<F>>) -> Self {
+        Self { inner }
+    }
+}
+
+impl<F: Future + ?Sized> Future for CatchUnwind<F> {
     type Output = Result<F::Output, String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

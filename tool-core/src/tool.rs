@@ -135,7 +135,7 @@ impl Tool {
     pub async fn available(&self, ctx: &Context) -> Result<bool, BoxError> {
         match &self.inner.policy {
             None => Ok(true),
-            Some(policy) => match crate::panic::CatchUnwind::new(policy.check(ctx)).await {
+            Some(policy) => match crate::panic::CatchUnwind::boxed(policy.check(ctx)).await {
                 Ok(result) => result,
                 Err(panic) => Err(Box::new(crate::error::Panicked::new(format!(
                     "the availability policy panicked: {panic}"

@@ -150,13 +150,21 @@ pub struct ParseCx {
 impl ParseCx {
     /// An empty context, at the root.
     pub fn new() -> Self {
-        Self::default()
+        Self {
+            path: String::with_capacity(64),
+            marks: Vec::with_capacity(8),
+            ..Self::default()
+        }
     }
 
     /// Enters the object member `key`.
     pub fn enter_key(&mut self, key: &str) {
         self.marks.push(self.path.len());
         self.path.push('/');
+        if !key.contains(['~', '/']) {
+            self.path.push_str(key);
+            return;
+        }
         for c in key.chars() {
             match c {
                 '~' => self.path.push_str("~0"),
@@ -168,9 +176,22 @@ impl ParseCx {
 
     /// Enters the array item `index`.
     pub fn enter_index(&mut self, index: usize) {
-        use fmt::Write as _;
         self.marks.push(self.path.len());
-        let _ = write!(self.path, "/{index}");
+        self.path.push('/');
+        // Digits by hand: `write!` goes through `fmt`, several times the cost here.
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut n = index;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.path
+            .extend(digits[at..].iter().map(|&d| char::from(d)));
     }
 
     /// Leaves the member or item last entered.

@@ -2,7 +2,6 @@
 //! through [`Tool::invoke_with`] on its own call context; a fatal outcome cancels the turn's
 //! other calls, which are all joined (P1–P3).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -44,7 +43,9 @@ pub(crate) async fn run_calls(
 ) -> (Vec<CallRecord>, CallsEnd) {
     let turn_ctx = ctx.child();
     let mut set = JoinSet::new();
-    let mut index_of: HashMap<task::Id, usize> = HashMap::with_capacity(calls.len());
+    // The task ids, in call order: a task that did not return is found by its id (a linear
+    // search, on that path only); the others return their index with their outcome.
+    let mut ids: Vec<task::Id> = Vec::with_capacity(calls.len());
     for (index, call) in calls.iter().enumerate() {
         let call_ctx = turn_ctx.for_call(call.id.clone(), call.name.clone());
         let target = shared
@@ -67,9 +68,9 @@ pub(crate) async fn run_calls(
         let handle = set.spawn(async move {
             let outcome = work.instrument(span.clone()).await;
             span.record("outcome", tracing::field::display(outcome.kind()));
-            outcome
+            (index, outcome)
         });
-        index_of.insert(handle.id(), index);
+        ids.push(handle.id());
     }
 
     let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
@@ -92,8 +93,8 @@ pub(crate) async fn run_calls(
         };
         let Some(joined) = joined else { break };
         let (index, outcome) = match joined {
-            Ok((id, outcome)) => (index_of.get(&id).copied(), outcome),
-            Err(e) => (index_of.get(&e.id()).copied(), lost_task(&e)),
+            Ok((_, (index, outcome))) => (Some(index), outcome),
+            Err(e) => (ids.iter().position(|id| *id == e.id()), lost_task(&e)),
         };
         let Some(index) = index else { continue };
         if outcome.is_fatal() && end == CallsEnd::Done {

@@ -63,7 +63,16 @@ pub(crate) async fn run(
 /// Returns kind `Cancelled` as soon as `ctx` is cancelled.
 pub(crate) async fn discover(shared: &Shared, ctx: &Context) -> Result<Vec<bool>, RunError> {
     let mut visible = Vec::with_capacity(shared.tools.len());
+    if ctx.is_cancelled() {
+        return Err(cancelled());
+    }
     for tool in &shared.tools {
+        if !tool.has_policy() {
+            // A1: a tool without a policy is available; there is nothing to await.
+            tracing::debug!(tool = tool.name(), available = true, "discovery");
+            visible.push(true);
+            continue;
+        }
         let checked = tokio::select! {
             biased;
             () = ctx.cancelled() => return Err(cancelled()),

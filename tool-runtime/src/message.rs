@@ -243,9 +243,16 @@ pub(crate) fn check_transcript(messages: &[Message]) -> Result<(), ProtocolError
                         call_id: preview(id),
                     });
                 }
-                let mut seen = HashSet::new();
-                for call in other.tool_calls() {
-                    if !seen.insert(call.id.as_str()) {
+                // `pending` is empty here, so it holds this message's ids alone: a short list
+                // is checked for duplicates without hashing.
+                let calls = other.tool_calls();
+                let mut seen = (calls.len() > 16).then(HashSet::new);
+                for call in calls {
+                    let duplicate = match seen.as_mut() {
+                        Some(seen) => !seen.insert(call.id.as_str()),
+                        None => pending.contains(&call.id.as_str()),
+                    };
+                    if duplicate {
                         return Err(ProtocolError::DuplicateCallId {
                             id: preview(&call.id),
                         });
