@@ -34,8 +34,9 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
-// S2: every violation is collected, each with its JSON pointer and the rule it broke; the
-// handler would not run.
+// S2: every violation is collected, each with its JSON pointer and the rule it broke, in the
+// order the model sent the members (missing fields last, in declaration order); the handler
+// would not run.
 #[test]
 fn s2_collects_every_violation_with_its_path_and_rule() {
     let err = parse_args::<Order>(
@@ -45,12 +46,12 @@ fn s2_collects_every_violation_with_its_path_and_rule() {
     assert_eq!(
         paths_and_rules(&err),
         pairs(&[
-            ("/bogus", "additionalProperties"),
             ("/id", "minLength"),
             ("/qty", "maximum"),
             ("/items/0/price", "minimum"),
             ("/items/0/sku", "type"),
             ("/items/1/sku", "required"),
+            ("/bogus", "additionalProperties"),
             ("/gift", "type"),
         ])
     );

@@ -10,14 +10,17 @@ pub use serde_json;
 pub use crate::context::Context;
 pub use crate::error::{BoxError, Site};
 pub use crate::json::Json;
+pub use crate::json::{DecodeError, members};
 pub use crate::policy::{BoxFuture, Policy};
 pub use crate::registry::Registration;
 pub use crate::schema::{
-    ArrayRules, Format, Invalid, Num, NumberRules, Pattern, Rules, Schema, SchemaGen, StringRules,
-    check_array, check_number, check_string, run_validator,
+    ArrayRules, Format, Invalid, Keys, Num, NumberRules, Pattern, Rules, Schema, SchemaGen, Slot,
+    StringRules, check_array, check_number, check_string, field_de, finish_field, object_de,
+    parse_tree, run_validator, tree_outcome, variant_de,
 };
 pub use crate::tool::{IntoTool, Tool};
 pub use crate::violation::{ParseCx, Rule};
+pub use serde::de::{Deserializer, MapAccess};
 
 /// Looks at a value's type to pick how to use it (autoref specialization): see
 /// [`ViaFuture`] and [`ViaReady`].
@@ -143,36 +146,6 @@ pub fn object_members(value: Json, cx: &mut ParseCx) -> Option<Vec<(String, Json
     }
 }
 
-/// Parses one field of an object (S2): a value sent (and not a `null` standing for absent) is
-/// parsed at the field's path and checked by `check` (its constraints and validator); an
-/// absent one takes `default`, the type's absent value, or a `required` violation. Returns
-/// `None` when anything was recorded for this field.
-pub fn field<T: Schema>(
-    value: Option<Json>,
-    key: &str,
-    cx: &mut ParseCx,
-    default: Option<fn() -> T>,
-    check: fn(&T, &mut ParseCx),
-) -> Option<T> {
-    match value {
-        Some(json) if !json.is_null() || T::ACCEPTS_NULL => {
-            cx.enter_key(key);
-            let before = cx.error_count();
-            let parsed = T::parse(json, cx);
-            if let Some(v) = &parsed {
-                check(v, cx);
-            }
-            let clean = cx.error_count() == before;
-            cx.leave();
-            parsed.filter(|_| clean)
-        }
-        _ => match default {
-            Some(make) => Some(make()),
-            None => absent_field::<T>(key, cx),
-        },
-    }
-}
-
 /// A check that checks nothing, for fields without constraints.
 pub fn no_check<T>(_: &T, _: &mut ParseCx) {}
 
@@ -262,14 +235,7 @@ pub fn unit_variant(value: Json, names: &[&str], cx: &mut ParseCx) -> Option<usi
         Json::String(s) => {
             let found = names.iter().position(|n| *n == s);
             if found.is_none() {
-                cx.violate(
-                    Rule::Enum,
-                    format!(
-                        "must be one of {}, found {:?}",
-                        crate::schema::quoted_list(names),
-                        crate::violation::preview_str(&s)
-                    ),
-                );
+                unknown_variant(&s, names, cx);
             }
             found
         }
@@ -278,6 +244,18 @@ pub fn unit_variant(value: Json, names: &[&str], cx: &mut ParseCx) -> Option<usi
             None
         }
     }
+}
+
+/// Records that `name` is none of the unit variants `names`.
+pub fn unknown_variant(name: &str, names: &[&str], cx: &mut ParseCx) {
+    cx.violate(
+        Rule::Enum,
+        format!(
+            "must be one of {}, found {:?}",
+            crate::schema::quoted_list(names),
+            crate::violation::preview_str(name)
+        ),
+    );
 }
 
 /// The schema of an enum of unit variants: a string that is one of `names` (S1). `enum` has

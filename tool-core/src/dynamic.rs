@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::context::Context;
 use crate::error::BoxError;
-use crate::json::Json;
+use crate::json::{DecodeError, decode};
 use crate::schema::SchemaError;
 use crate::tool::{ErasedHandler, HandlerFuture, ToolBuilder, render_result};
 use crate::violation::ParseCx;
@@ -103,16 +103,21 @@ where
     T: Serialize,
     E: Into<BoxError>,
 {
-    fn prepare(&self, ctx: Context, input: Json, cx: &mut ParseCx) -> Option<HandlerFuture> {
-        let value = input.into_value();
+    fn prepare(
+        &self,
+        ctx: Context,
+        args: &[u8],
+        cx: &mut ParseCx,
+    ) -> Result<Option<HandlerFuture>, DecodeError> {
+        let value = decode(args)?.into_value();
         self.validator.validate(&value, cx);
         if !cx.is_clean() {
-            return None;
+            return Ok(None);
         }
         let fut = (self.f)(ctx, value);
-        Some(Box::pin(async move {
+        Ok(Some(Box::pin(async move {
             let output = fut.await.map_err(Into::into)?;
             render_result(&output)
-        }))
+        })))
     }
 }

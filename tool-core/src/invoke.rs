@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
-use crate::json::{DecodeError, decode};
+use crate::json::DecodeError;
 use crate::panic::{CatchUnwind, catch};
 use crate::tool::Tool;
 use crate::violation::{ParseCx, Rule, Violation, render_violations};
@@ -251,12 +251,6 @@ impl Tool {
             };
             return Outcome::invalid(vec![root_violation(Rule::Size, e.to_string())], 0);
         }
-        let json = match decode(args) {
-            Ok(json) => json,
-            Err(e) => {
-                return Outcome::invalid(vec![root_violation(Rule::Syntax, e.to_string())], 0);
-            }
-        };
         let Some(handler) = self.handler() else {
             return Outcome::failure(Error::new(
                 ErrorKind::Declaration,
@@ -264,10 +258,13 @@ impl Tool {
             ));
         };
         let mut cx = ParseCx::new();
-        let prepared = catch(|| handler.prepare(ctx.clone(), json, &mut cx));
+        let prepared = catch(|| handler.prepare(ctx.clone(), args, &mut cx));
         let future = match prepared {
-            Ok(Some(future)) => future,
-            Ok(None) => return self.parse_failure(cx),
+            Ok(Ok(Some(future))) => future,
+            Ok(Ok(None)) => return self.parse_failure(cx),
+            Ok(Err(e)) => {
+                return Outcome::invalid(vec![root_violation(Rule::Syntax, e.to_string())], 0);
+            }
             Err(panic) => return self.panicked("while parsing its arguments", &panic),
         };
         match CatchUnwind::boxed(future).await {

@@ -11,10 +11,10 @@ use serde_json::Value;
 
 use crate::context::Context;
 use crate::error::{BoxError, DeclarationError, Site};
-use crate::json::Json;
+use crate::json::DecodeError;
 use crate::name::check_name;
 use crate::policy::{AsyncPolicy, AsyncPolicyFn, BoxFuture, Policy, SyncPolicy};
-use crate::schema::{Schema, SchemaError, render_root};
+use crate::schema::{Schema, SchemaError, parse_arguments, render_root};
 use crate::violation::ParseCx;
 
 /// A tool the model can call.
@@ -324,9 +324,18 @@ pub(crate) type HandlerFuture = BoxFuture<'static, Result<String, BoxError>>;
 
 /// A handler with its input type erased: parses the arguments, then runs.
 pub(crate) trait ErasedHandler: Send + Sync + 'static {
-    /// Parses `input`; on success returns the handler's future. Returns `None` when `cx`
-    /// holds violations or a failure.
-    fn prepare(&self, ctx: Context, input: Json, cx: &mut ParseCx) -> Option<HandlerFuture>;
+    /// Decodes and parses the argument bytes `args`; on success returns the handler's future.
+    /// Returns `None` when `cx` holds violations or a failure.
+    ///
+    /// # Errors
+    ///
+    /// Returns the decode error when `args` is not one JSON value or holds a key twice.
+    fn prepare(
+        &self,
+        ctx: Context,
+        args: &[u8],
+        cx: &mut ParseCx,
+    ) -> Result<Option<HandlerFuture>, DecodeError>;
 }
 
 struct TypedHandler<I, F> {
@@ -340,12 +349,14 @@ where
     F: Fn(Context, I) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<String, BoxError>> + Send + 'static,
 {
-    fn prepare(&self, ctx: Context, input: Json, cx: &mut ParseCx) -> Option<HandlerFuture> {
-        let input = I::parse(input, cx)?;
-        if !cx.is_clean() {
-            return None;
-        }
-        Some(Box::pin((self.f)(ctx, input)))
+    fn prepare(
+        &self,
+        ctx: Context,
+        args: &[u8],
+        cx: &mut ParseCx,
+    ) -> Result<Option<HandlerFuture>, DecodeError> {
+        let input = parse_arguments::<I>(args, cx)?;
+        Ok(input.map(|input| Box::pin((self.f)(ctx, input)) as HandlerFuture))
     }
 }
 

@@ -140,8 +140,9 @@ pub fn preview_str(s: &str) -> String {
 /// parsed, every violation so far, and an operational failure if a validator had one (S5).
 #[derive(Debug, Default)]
 pub struct ParseCx {
+    /// The JSON pointer of the value being parsed. Every segment starts with the only
+    /// unescaped `/` in it, so leaving one is a cut at the last `/`.
     path: String,
-    marks: Vec<usize>,
     violations: Vec<Violation>,
     dropped: usize,
     failure: Option<BoxError>,
@@ -152,16 +153,14 @@ impl ParseCx {
     pub fn new() -> Self {
         Self {
             path: String::with_capacity(64),
-            marks: Vec::with_capacity(8),
             ..Self::default()
         }
     }
 
     /// Enters the object member `key`.
     pub fn enter_key(&mut self, key: &str) {
-        self.marks.push(self.path.len());
         self.path.push('/');
-        if !key.contains(['~', '/']) {
+        if !key.bytes().any(|b| b == b'~' || b == b'/') {
             self.path.push_str(key);
             return;
         }
@@ -176,7 +175,6 @@ impl ParseCx {
 
     /// Enters the array item `index`.
     pub fn enter_index(&mut self, index: usize) {
-        self.marks.push(self.path.len());
         self.path.push('/');
         // Digits by hand: `write!` goes through `fmt`, several times the cost here.
         let mut digits = [0u8; 20];
@@ -196,8 +194,9 @@ impl ParseCx {
 
     /// Leaves the member or item last entered.
     pub fn leave(&mut self) {
-        if let Some(len) = self.marks.pop() {
-            self.path.truncate(len);
+        let bytes = self.path.as_bytes();
+        if let Some(start) = bytes.iter().rposition(|&b| b == b'/') {
+            self.path.truncate(start);
         }
     }
 
@@ -228,10 +227,13 @@ impl ParseCx {
 
     /// Records a type violation: `expected` was wanted, `found` was sent.
     pub fn wrong_type(&mut self, expected: &str, found: &crate::json::Json) {
-        self.violate(
-            Rule::Type,
-            format!("expected {expected}, found {}", found.type_name()),
-        );
+        self.type_mismatch(expected, found.type_name());
+    }
+
+    /// Records a `type` violation at the current path: `expected` ("a string") and the JSON
+    /// type `found` ("object").
+    pub fn type_mismatch(&mut self, expected: &str, found: &str) {
+        self.violate(Rule::Type, format!("expected {expected}, found {found}"));
     }
 
     /// Records an operational failure of a validator (S5): the parse fails, and the model is

@@ -71,12 +71,13 @@ struct Locals {
     cx: Ident,
     value: Ident,
     members: Ident,
-    key: Ident,
-    v: Ident,
     before: Ident,
     props: Ident,
     required: Ident,
     map: Ident,
+    access: Ident,
+    fields: Ident,
+    index: Ident,
 }
 
 impl Locals {
@@ -86,12 +87,13 @@ impl Locals {
             cx: hidden("cx"),
             value: hidden("value"),
             members: hidden("members"),
-            key: hidden("key"),
-            v: hidden("v"),
             before: hidden("before"),
             props: hidden("properties"),
             required: hidden("required"),
             map: hidden("map"),
+            access: hidden("access"),
+            fields: hidden("fields"),
+            index: hidden("index"),
         }
     }
 }
@@ -114,12 +116,14 @@ struct FieldCode {
     assert: TokenStream,
     /// Renders the property.
     schema: TokenStream,
-    /// The slot the field's JSON value is put in.
+    /// The slot of what the parse found for the field.
     slot: Ident,
     /// The parsed value.
     parsed: Ident,
-    /// Parses it.
-    parse: TokenStream,
+    /// Parses its value from the object's member access.
+    read: TokenStream,
+    /// Turns the slot into the field's value once every member was read.
+    finish: TokenStream,
 }
 
 impl Gen {
@@ -148,6 +152,7 @@ impl Gen {
             cx,
             props,
             required,
+            access,
             ..
         } = &self.l.clone();
         let ty = &f.ty;
@@ -218,8 +223,9 @@ impl Gen {
                     #default_json, #example_json,
                 );
             },
-            parse: quote! {
-                let #parsed = #p::field::<#ty>(#slot, #key, #cx, #default_arg, #check);
+            read: quote!(#p::field_de::<#ty, _>(&mut #access, #key, #cx, #check)?),
+            finish: quote! {
+                let #parsed = #p::finish_field::<#ty>(#slot, #key, #cx, #default_arg);
             },
             slot,
             parsed,
@@ -402,15 +408,17 @@ impl Gen {
         }
     }
 
-    /// Parses the members (in `members`) of one object into `ctor { fields }`. `extra` is a
-    /// key that is allowed but already handled (the tag of an enum).
+    /// Reads the members of one object from the map access `access` into `ctor { fields }`:
+    /// a block of type `Result<Option<_>, _>` that returns early on a decoder error or when
+    /// anything was recorded since `before`. `extra` is a key that is allowed but already
+    /// handled (the tag of an enum).
     fn parse_object(&self, o: &Object, ctor: &TokenStream, extra: Option<&str>) -> TokenStream {
         let Locals {
             cx,
-            members,
-            key,
-            v,
             before,
+            access,
+            fields,
+            index,
             ..
         } = &self.l;
         let p = &self.p;
@@ -418,35 +426,35 @@ impl Gen {
             .into_iter()
             .chain(o.keys.iter().map(String::as_str))
             .collect();
+        let keys = &o.keys;
         let slots: Vec<&Ident> = o.codes.iter().map(|c| &c.slot).collect();
         let parsed: Vec<&Ident> = o.codes.iter().map(|c| &c.parsed).collect();
-        let parses = o.codes.iter().map(|c| &c.parse);
-        let keys = &o.keys;
+        let reads = o.codes.iter().map(|c| &c.read);
+        let finishes = o.codes.iter().map(|c| &c.finish);
+        let indices = (0..o.codes.len()).map(Literal::usize_unsuffixed);
+        let types = &o.types;
         let field_members = &o.members;
-        let dispatch = if o.codes.is_empty() {
-            quote! {
-                for (#key, _) in #members {
-                    #p::unknown_field(&#key, &[#(#allowed),*], #cx);
-                }
-            }
-        } else {
-            quote! {
-                #(let mut #slots: ::core::option::Option<#p::Json> = ::core::option::Option::None;)*
-                for (#key, #v) in #members {
-                    match #key.as_str() {
-                        #(#keys => #slots = ::core::option::Option::Some(#v),)*
-                        _ => #p::unknown_field(&#key, &[#(#allowed),*], #cx),
-                    }
-                }
-            }
-        };
         quote! {{
-            #dispatch
-            #(#parses)*
-            if #cx.error_count() != #before {
-                return ::core::option::Option::None;
+            let mut #fields = #p::Keys::new(&[#(#keys),*], &[#(#allowed),*]);
+            #(let mut #slots: #p::Slot<#types> = #p::Slot::Absent;)*
+            while let ::core::option::Option::Some(#index) = #fields.next(&mut #access, #cx)? {
+                match #index {
+                    #(#indices => #slots = #reads,)*
+                    _ => {}
+                }
             }
-            ::core::option::Option::Some(#ctor { #(#field_members: #parsed?),* })
+            #(#finishes)*
+            #(
+                let ::core::option::Option::Some(#parsed) = #parsed else {
+                    return ::core::result::Result::Ok(::core::option::Option::None);
+                };
+            )*
+            if #cx.error_count() != #before {
+                return ::core::result::Result::Ok(::core::option::Option::None);
+            }
+            ::core::result::Result::Ok(::core::option::Option::Some(
+                #ctor { #(#field_members: #parsed),* }
+            ))
         }}
     }
 
@@ -541,6 +549,17 @@ fn schema_impl(c: &Container) -> TokenStream {
     wrap_impl(&cg, &c.ident, &c.generics, &methods)
 }
 
+/// The names of the generic parameters of the streaming parse methods: the decoder's lifetime,
+/// the decoder and the map access. Type names resolve at the call site, so they must not clash
+/// with a type parameter of the user's type.
+fn generic_names() -> (syn::Lifetime, Ident, Ident) {
+    (
+        syn::Lifetime::new("'__schema_de", Span::call_site()),
+        Ident::new("__SchemaDecoder", Span::call_site()),
+        Ident::new("__SchemaMapAccess", Span::call_site()),
+    )
+}
+
 /// The anonymous `const` holding the statics, the `impl Schema` and the defaults.
 fn wrap_impl(
     cg: &Gen,
@@ -592,11 +611,11 @@ fn struct_methods(cg: &mut Gen, c: &Container, fields: &[Field]) -> TokenStream 
         g,
         cx,
         value,
-        members,
         before,
         props,
         required,
         map,
+        access,
         ..
     } = &cg.l;
     let short = ast::unraw(&c.ident);
@@ -604,6 +623,7 @@ fn struct_methods(cg: &mut Gen, c: &Container, fields: &[Field]) -> TokenStream 
     let asserts = object.asserts();
     let schema = object.schema();
     let parse = cg.parse_object(&object, &quote!(Self), None);
+    let (de, decoder, map_access) = generic_names();
     let to_json = cg.to_json_object(&object, |m| quote!(&self.#m));
     quote! {
         fn schema(#g: &mut #p::SchemaGen) -> #p::serde_json::Value {
@@ -617,9 +637,22 @@ fn struct_methods(cg: &mut Gen, c: &Container, fields: &[Field]) -> TokenStream 
         }
 
         fn parse(#value: #p::Json, #cx: &mut #p::ParseCx) -> ::core::option::Option<Self> {
+            #p::parse_tree::<Self>(#value, #cx)
+        }
+
+        fn parse_de<#de, #decoder: #p::Deserializer<#de>>(
+            #value: #decoder,
+            #cx: &mut #p::ParseCx,
+        ) -> ::core::result::Result<::core::option::Option<Self>, #decoder::Error> {
+            #p::object_de::<Self, #decoder>(#value, #cx)
+        }
+
+        fn parse_members<#de, #map_access: #p::MapAccess<#de>>(
+            mut #access: #map_access,
+            #cx: &mut #p::ParseCx,
+        ) -> ::core::result::Result<::core::option::Option<Self>, #map_access::Error> {
             #asserts
             let #before = #cx.error_count();
-            let #members = #p::object_members(#value, #cx)?;
             #parse
         }
 
@@ -656,7 +689,9 @@ fn unit_enum_methods(cg: &Gen, c: &Container, variants: &[Variant]) -> TokenStre
     let names: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
     let idents: Vec<&Ident> = variants.iter().map(|v| &v.ident).collect();
     let indices = (0..variants.len()).map(Literal::usize_unsuffixed);
+    let indices_de = (0..variants.len()).map(Literal::usize_unsuffixed);
     let i = hidden("index");
+    let (de, decoder, _) = generic_names();
     quote! {
         fn schema(_: &mut #p::SchemaGen) -> #p::serde_json::Value {
             #p::string_enum(&[#(#names),*], #description)
@@ -667,6 +702,20 @@ fn unit_enum_methods(cg: &Gen, c: &Container, variants: &[Variant]) -> TokenStre
                 #(#indices => ::core::option::Option::Some(Self::#idents),)*
                 _ => ::core::option::Option::None,
             }
+        }
+
+        fn parse_de<#de, #decoder: #p::Deserializer<#de>>(
+            #value: #decoder,
+            #cx: &mut #p::ParseCx,
+        ) -> ::core::result::Result<::core::option::Option<Self>, #decoder::Error> {
+            ::core::result::Result::Ok(
+                match #p::variant_de(#value, &[#(#names),*], #cx)? {
+                    #(::core::option::Option::Some(#indices_de) => {
+                        ::core::option::Option::Some(Self::#idents)
+                    })*
+                    _ => ::core::option::Option::None,
+                }
+            )
         }
 
         fn to_json(&self) -> #p::serde_json::Value {
@@ -695,11 +744,14 @@ fn tagged_enum_methods(
         props,
         required,
         map,
+        access,
+        index,
         ..
     } = &cg.l;
     let short = ast::unraw(&c.ident);
     let description = opt_str(c.description.as_deref());
     let names: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
+    let parsed = hidden("parsed");
     let asserts = objects.iter().map(Object::asserts).collect::<TokenStream>();
     let all = hidden("variants");
 
@@ -757,10 +809,18 @@ fn tagged_enum_methods(
             #asserts
             let #before = #cx.error_count();
             let mut #members = #p::object_members(#value, #cx)?;
-            match #p::take_tag(&mut #members, #tag, &[#(#names),*], #cx)? {
-                #(#arms)*
-                _ => ::core::option::Option::None,
-            }
+            let #index = #p::take_tag(&mut #members, #tag, &[#(#names),*], #cx)?;
+            let mut #access = #p::members(#members);
+            let #parsed = (|| -> ::core::result::Result<
+                ::core::option::Option<Self>,
+                #p::DecodeError,
+            > {
+                match #index {
+                    #(#arms)*
+                    _ => ::core::result::Result::Ok(::core::option::Option::None),
+                }
+            })();
+            #p::tree_outcome(#parsed, #cx)
         }
 
         fn to_json(&self) -> #p::serde_json::Value {

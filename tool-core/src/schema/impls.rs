@@ -5,6 +5,9 @@ use std::hash::BuildHasher;
 
 use serde_json::{Map, Value, json};
 
+use serde::de::Deserializer;
+
+use super::stream::{array_de, option_de};
 use super::{Schema, SchemaGen};
 use crate::json::Json;
 use crate::violation::{ParseCx, Rule};
@@ -174,6 +177,13 @@ impl<T: Schema> Schema for Option<T> {
         }
     }
 
+    fn parse_de<'de, D: Deserializer<'de>>(
+        decoder: D,
+        cx: &mut ParseCx,
+    ) -> Result<Option<Self>, D::Error> {
+        option_de(decoder, cx)
+    }
+
     fn absent() -> Option<Self> {
         Some(None)
     }
@@ -193,6 +203,13 @@ impl<T: Schema> Schema for Box<T> {
 
     fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
         T::parse(value, cx).map(Box::new)
+    }
+
+    fn parse_de<'de, D: Deserializer<'de>>(
+        decoder: D,
+        cx: &mut ParseCx,
+    ) -> Result<Option<Self>, D::Error> {
+        Ok(T::parse_de(decoder, cx)?.map(Box::new))
     }
 
     fn absent() -> Option<Self> {
@@ -229,6 +246,13 @@ impl<T: Schema> Schema for Vec<T> {
             cx.leave();
         }
         ok.then_some(out)
+    }
+
+    fn parse_de<'de, D: Deserializer<'de>>(
+        decoder: D,
+        cx: &mut ParseCx,
+    ) -> Result<Option<Self>, D::Error> {
+        array_de(decoder, cx)
     }
 
     fn to_json(&self) -> Value {

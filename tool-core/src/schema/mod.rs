@@ -2,14 +2,17 @@
 //! enforces it (S1–S5).
 //!
 //! `#[derive(Schema)]` implements it for structs and enums; this module implements it for the
-//! standard types a field can have. Parsing is a walk over the decoded [`Json`] that records
-//! every violation in a [`ParseCx`] and builds the typed value only when none was found.
+//! standard types a field can have. Parsing records every violation in a [`ParseCx`] and
+//! builds the typed value only when none was found; a call's arguments are parsed as they are
+//! decoded ([`parse_arguments`]), a value already decoded into a [`Json`] by [`parse_root`].
 
 mod format;
 mod generator;
 mod impls;
 mod rules;
+mod stream;
 
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 pub use format::Format;
@@ -17,8 +20,13 @@ pub use generator::{SchemaError, SchemaGen, render_root};
 pub(crate) use rules::quoted_list;
 pub use rules::{ArrayRules, Invalid, Num, NumberRules, Pattern, Rules, StringRules};
 pub use rules::{check_array, check_number, check_string, run_validator};
+pub use stream::parse_arguments;
+#[doc(hidden)]
+pub use stream::{
+    Keys, Slot, field_de, finish_field, object_de, parse_tree, tree_outcome, variant_de,
+};
 
-use crate::json::Json;
+use crate::json::{Json, JsonVisitor};
 use crate::violation::ParseCx;
 
 /// A type the model can send: it renders its JSON Schema and parses untrusted JSON into itself,
@@ -46,6 +54,37 @@ pub trait Schema: Sized {
     /// Parses a value the model sent. Returns `None` exactly when it recorded at least one
     /// violation or failure in `cx`; it keeps going after the first to collect them all.
     fn parse(value: Json, cx: &mut ParseCx) -> Option<Self>;
+
+    /// Parses a value as it is decoded, by the rules of [`parse`](Schema::parse). The default
+    /// decodes the value into a [`Json`] and parses that; derived structs, `Vec`, `Option` and
+    /// `Box` read it in place. Implement [`parse`](Schema::parse), not this.
+    ///
+    /// # Errors
+    ///
+    /// Returns the decoder's error (syntax, duplicate key), which ends the whole parse.
+    #[doc(hidden)]
+    fn parse_de<'de, D: Deserializer<'de>>(
+        decoder: D,
+        cx: &mut ParseCx,
+    ) -> Result<Option<Self>, D::Error> {
+        let value = decoder.deserialize_any(JsonVisitor)?;
+        Ok(Self::parse(value, cx))
+    }
+
+    /// Parses the members of an object as they are decoded: what a derived struct implements.
+    /// The default collects them into a [`Json`] and parses that.
+    ///
+    /// # Errors
+    ///
+    /// Returns the decoder's error (syntax, duplicate key), which ends the whole parse.
+    #[doc(hidden)]
+    fn parse_members<'de, A: MapAccess<'de>>(
+        map: A,
+        cx: &mut ParseCx,
+    ) -> Result<Option<Self>, A::Error> {
+        let value = JsonVisitor.visit_map(map)?;
+        Ok(Self::parse(value, cx))
+    }
 
     /// The value of a field of this type that the model left out, if it may (`None` for
     /// `Option`), or `None` when the field is required.

@@ -4,6 +4,13 @@
 //! model sent them and rejects duplicate keys, which `serde_json::Value` would silently merge.
 //! Nesting is bounded by `serde_json`'s recursion limit (128 levels), so deeply nested input is
 //! an error, never a stack overflow.
+//!
+//! A [`Json`] is also a [`Deserializer`]: a value decoded once can be parsed again by anything
+//! that reads from a deserializer.
+
+mod reader;
+
+pub use reader::{MembersDeserializer, members};
 
 use std::fmt;
 
@@ -50,6 +57,22 @@ pub enum DecodeError {
 /// The prefix of a duplicate-key message, used to tell it apart from a syntax error.
 const DUPLICATE: &str = "\u{0}duplicate key:";
 
+/// The error a decoder reports for a key that `members` of one object already hold.
+pub(crate) fn duplicate_key<E: de::Error>(key: &str) -> E {
+    E::custom(format_args!("{DUPLICATE}{key}"))
+}
+
+/// Classifies a decoder's error: a duplicate key (see [`duplicate_key`]) or a syntax error.
+pub(crate) fn decode_error(message: String) -> DecodeError {
+    match message.strip_prefix(DUPLICATE) {
+        Some(rest) => {
+            let key = rest.rsplit_once(" at line").map_or(rest, |(k, _)| k);
+            DecodeError::DuplicateKey(crate::violation::preview_str(key))
+        }
+        None => DecodeError::Syntax(message),
+    }
+}
+
 /// Decodes argument bytes into a [`Json`] tree.
 ///
 /// Empty or blank input decodes as `{}`: providers send it for tools without parameters.
@@ -59,23 +82,24 @@ const DUPLICATE: &str = "\u{0}duplicate key:";
 /// Returns [`DecodeError::Syntax`] for bytes that are not one JSON value (nesting deeper than
 /// 128 levels included) and [`DecodeError::DuplicateKey`] for an object with a repeated key.
 pub fn decode(bytes: &[u8]) -> Result<Json, DecodeError> {
+    let text = argument_text(bytes)?;
+    serde_json::from_str::<Json>(text).map_err(|e| decode_error(e.to_string()))
+}
+
+/// The text of argument bytes: blank input stands for `{}` (providers send it for tools without
+/// parameters).
+///
+/// # Errors
+///
+/// Returns [`DecodeError::Syntax`] for bytes that are not UTF-8.
+pub(crate) fn argument_text(bytes: &[u8]) -> Result<&str, DecodeError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Json::Object(Vec::new()));
+        return Ok("{}");
     }
-    // One UTF-8 check of the whole input, then `from_str`: `from_slice` checks every string
-    // (each key and each value) on its own, which costs more than the one pass.
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| DecodeError::Syntax(format!("arguments are not valid UTF-8: {e}")))?;
-    serde_json::from_str::<Json>(text).map_err(|e| {
-        let text = e.to_string();
-        match text.strip_prefix(DUPLICATE) {
-            Some(rest) => {
-                let key = rest.rsplit_once(" at line").map_or(rest, |(k, _)| k);
-                DecodeError::DuplicateKey(crate::violation::preview_str(key))
-            }
-            None => DecodeError::Syntax(text),
-        }
-    })
+    // One UTF-8 check of the whole input, then a decoder over `str`: one over bytes checks
+    // every string (each key and each value) on its own, which costs more than the one pass.
+    std::str::from_utf8(bytes)
+        .map_err(|e| DecodeError::Syntax(format!("arguments are not valid UTF-8: {e}")))
 }
 
 impl Json {
@@ -139,7 +163,8 @@ impl<'de> Deserialize<'de> for Json {
     }
 }
 
-struct JsonVisitor;
+/// Builds a [`Json`] from any decoder, rejecting duplicate keys.
+pub(crate) struct JsonVisitor;
 
 impl<'de> Visitor<'de> for JsonVisitor {
     type Value = Json;
@@ -202,7 +227,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
             members.push((key, value));
         }
         if let Some(key) = first_duplicate(&members) {
-            return Err(de::Error::custom(format_args!("{DUPLICATE}{key}")));
+            return Err(duplicate_key(key));
         }
         Ok(Json::Object(members))
     }
