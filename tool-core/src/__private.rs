@@ -216,14 +216,7 @@ pub fn bad_tag(tag: &str, found: Option<&Json>, allowed: &[&str], cx: &mut Parse
                 crate::schema::quoted_list(allowed)
             ),
         ),
-        Some(Json::String(s)) => cx.violate(
-            Rule::Enum,
-            format!(
-                "must be one of {}, found {:?}",
-                crate::schema::quoted_list(allowed),
-                crate::violation::preview_str(s)
-            ),
-        ),
+        Some(Json::String(s)) => cx.violate(Rule::Enum, crate::violation::not_one_of(allowed, s)),
         Some(other) => cx.wrong_type("a string", other),
     }
     cx.leave();
@@ -248,14 +241,7 @@ pub fn unit_variant(value: Json, names: &[&str], cx: &mut ParseCx) -> Option<usi
 
 /// Records that `name` is none of the unit variants `names`.
 pub fn unknown_variant(name: &str, names: &[&str], cx: &mut ParseCx) {
-    cx.violate(
-        Rule::Enum,
-        format!(
-            "must be one of {}, found {:?}",
-            crate::schema::quoted_list(names),
-            crate::violation::preview_str(name)
-        ),
-    );
+    cx.violate(Rule::Enum, crate::violation::not_one_of(names, name));
 }
 
 /// The schema of an enum of unit variants: a string that is one of `names` (S1). `enum` has

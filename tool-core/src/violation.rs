@@ -112,12 +112,25 @@ impl fmt::Display for Violation {
     }
 }
 
-/// Renders violations as the text the model receives.
+/// Renders violations as the text the model receives: one line per violation, as its
+/// `Display` shows it.
 pub fn render_violations(violations: &[Violation], dropped: usize) -> String {
-    let mut out = String::from("invalid arguments:");
+    const HEAD: &str = "invalid arguments:";
+    let len: usize = violations
+        .iter()
+        .map(|v| v.path.len().max(6) + v.message.len() + v.rule.keyword().len() + 8)
+        .sum();
+    // Pieces pushed one by one: `format!` per line costs several times more.
+    let mut out = String::with_capacity(HEAD.len() + len + 24);
+    out.push_str(HEAD);
     for v in violations {
         out.push_str("\n- ");
-        out.push_str(&v.to_string());
+        out.push_str(if v.path.is_empty() { "(root)" } else { &v.path });
+        out.push_str(": ");
+        out.push_str(&v.message);
+        out.push_str(" [");
+        out.push_str(v.rule.keyword());
+        out.push(']');
     }
     if dropped > 0 {
         out.push_str(&format!("\n- … and {dropped} more"));
@@ -127,13 +140,51 @@ pub fn render_violations(violations: &[Violation], dropped: usize) -> String {
 
 /// A short, truncated quote of a string from the model's input (S3).
 pub fn preview_str(s: &str) -> String {
-    let mut chars = s.chars();
-    let head: String = chars.by_ref().take(PREVIEW_CHARS).collect();
-    if chars.next().is_some() {
+    let (head, cut) = preview_parts(s);
+    if cut {
         format!("{head}…")
     } else {
-        head
+        head.to_owned()
     }
+}
+
+/// The first [`PREVIEW_CHARS`] characters of `s`, and whether anything was cut.
+fn preview_parts(s: &str) -> (&str, bool) {
+    match s.char_indices().nth(PREVIEW_CHARS) {
+        Some((end, _)) => (&s[..end], true),
+        None => (s, false),
+    }
+}
+
+/// Appends the preview of `s` (see [`preview_str`]) as a quoted literal, escaped as `{:?}`
+/// escapes it.
+pub(crate) fn push_quoted_preview(out: &mut String, s: &str) {
+    let (head, cut) = preview_parts(s);
+    let plain = head
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\');
+    if plain {
+        out.push('"');
+        out.push_str(head);
+        if cut {
+            out.push('…');
+        }
+        out.push('"');
+    } else {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{:?}", preview_str(s));
+    }
+}
+
+/// The message of a string that is none of `allowed`: `must be one of "a", "b", found "x"`.
+pub(crate) fn not_one_of(allowed: &[&str], found: &str) -> String {
+    let len: usize = allowed.iter().map(|a| a.len() + 4).sum();
+    let mut out = String::with_capacity(len + 48);
+    out.push_str("must be one of ");
+    crate::schema::push_quoted_list(&mut out, allowed);
+    out.push_str(", found ");
+    push_quoted_preview(&mut out, found);
+    out
 }
 
 /// Collects violations while a value is parsed (S2): the JSON pointer of the value being
@@ -281,6 +332,39 @@ mod tests {
         assert_eq!(cx.path(), "/a~1b");
         cx.leave();
         assert_eq!(cx.path(), "");
+    }
+
+    #[test]
+    fn s3_quoted_previews_escape_like_debug() {
+        for s in [
+            "plain",
+            "with \"quotes\"",
+            "back\\slash",
+            "new\nline",
+            "ünï",
+            &"y".repeat(30),
+        ] {
+            let mut out = String::new();
+            push_quoted_preview(&mut out, s);
+            assert_eq!(out, format!("{:?}", preview_str(s)));
+        }
+        assert_eq!(
+            not_one_of(&["a", "b"], "c"),
+            "must be one of \"a\", \"b\", found \"c\""
+        );
+    }
+
+    #[test]
+    fn violations_render_one_line_each_as_displayed() {
+        let v = |path: &str| Violation {
+            path: path.into(),
+            rule: Rule::Type,
+            message: "expected a string, found null".into(),
+        };
+        let list = [v(""), v("/a/0")];
+        let text = render_violations(&list, 0);
+        let expected: Vec<String> = list.iter().map(|v| format!("- {v}")).collect();
+        assert_eq!(text, format!("invalid arguments:\n{}", expected.join("\n")));
     }
 
     #[test]

@@ -17,9 +17,9 @@ use serde_json::Value;
 
 pub use format::Format;
 pub use generator::{SchemaError, SchemaGen, render_root};
-pub(crate) use rules::quoted_list;
 pub use rules::{ArrayRules, Invalid, Num, NumberRules, Pattern, Rules, StringRules};
 pub use rules::{check_array, check_number, check_string, run_validator};
+pub(crate) use rules::{push_quoted_list, quoted_list};
 pub use stream::parse_arguments;
 #[doc(hidden)]
 pub use stream::{

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{Format, Schema};
 use crate::error::BoxError;
-use crate::violation::{ParseCx, Rule, preview_str};
+use crate::violation::{ParseCx, Rule, not_one_of, preview_str};
 
 /// A number in a constraint or a value: integers stay exact.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -420,14 +420,7 @@ pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
         );
     }
     if !rules.one_of.is_empty() && !rules.one_of.contains(&s) {
-        cx.violate(
-            Rule::Enum,
-            format!(
-                "must be one of {}, found {:?}",
-                quoted_list(rules.one_of),
-                preview_str(s)
-            ),
-        );
+        cx.violate(Rule::Enum, not_one_of(rules.one_of, s));
     }
 }
 
@@ -500,6 +493,12 @@ pub fn check_array<T: ArrayRules + ?Sized>(value: &T, rules: &Rules, cx: &mut Pa
 
 pub(crate) fn quoted_list(items: &[&str]) -> String {
     let mut out = String::new();
+    push_quoted_list(&mut out, items);
+    out
+}
+
+/// Appends `items` as a list of quoted strings: `"a", "b"`.
+pub(crate) fn push_quoted_list(out: &mut String, items: &[&str]) {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -508,5 +507,4 @@ pub(crate) fn quoted_list(items: &[&str]) -> String {
         out.push_str(item);
         out.push('"');
     }
-    out
 }
