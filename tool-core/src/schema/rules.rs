@@ -379,6 +379,14 @@ impl<T: ArrayRules> ArrayRules for Box<T> {
     }
 }
 
+/// Records a violation whose message is `message` rendered: kept out of line, so that the
+/// checks a valid value passes stay small.
+#[cold]
+#[inline(never)]
+fn report(cx: &mut ParseCx, rule: Rule, message: std::fmt::Arguments<'_>) {
+    cx.violate(rule, message.to_string());
+}
+
 /// Enforces the string constraints of `rules` on a parsed value.
 pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut ParseCx) {
     let Some(s) = value.rule_str() else { return };
@@ -388,23 +396,26 @@ pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
         0
     };
     if let Some(min) = rules.min_len.filter(|&m| len < m) {
-        cx.violate(
+        report(
+            cx,
             Rule::MinLength,
-            format!("must be at least {min} characters long, found {len}"),
+            format_args!("must be at least {min} characters long, found {len}"),
         );
     }
     if let Some(max) = rules.max_len.filter(|&m| len > m) {
-        cx.violate(
+        report(
+            cx,
             Rule::MaxLength,
-            format!("must be at most {max} characters long, found {len}"),
+            format_args!("must be at most {max} characters long, found {len}"),
         );
     }
     if let Some(pattern) = rules.pattern {
         match pattern.regex() {
             Ok(re) if re.is_match(s) => {}
-            Ok(_) => cx.violate(
+            Ok(_) => report(
+                cx,
                 Rule::Pattern,
-                format!(
+                format_args!(
                     "must match the pattern {}, found {:?}",
                     pattern.source(),
                     preview_str(s)
@@ -414,9 +425,10 @@ pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
         }
     }
     if let Some(format) = rules.format.filter(|f| !f.matches(s)) {
-        cx.violate(
+        report(
+            cx,
             Rule::Format,
-            format!("must be {}, found {:?}", format.describe(), preview_str(s)),
+            format_args!("must be {}, found {:?}", format.describe(), preview_str(s)),
         );
     }
     if !rules.one_of.is_empty() && !rules.one_of.contains(&s) {
@@ -429,33 +441,44 @@ pub fn check_number<T: NumberRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
     use std::cmp::Ordering::{Equal, Greater, Less};
     let Some(n) = value.rule_num() else { return };
     if let Some(min) = rules.minimum.filter(|&m| n.cmp(m) == Some(Less)) {
-        cx.violate(Rule::Minimum, format!("must be at least {min}, found {n}"));
+        report(
+            cx,
+            Rule::Minimum,
+            format_args!("must be at least {min}, found {n}"),
+        );
     }
     if let Some(max) = rules.maximum.filter(|&m| n.cmp(m) == Some(Greater)) {
-        cx.violate(Rule::Maximum, format!("must be at most {max}, found {n}"));
+        report(
+            cx,
+            Rule::Maximum,
+            format_args!("must be at most {max}, found {n}"),
+        );
     }
     if let Some(min) = rules
         .exclusive_minimum
         .filter(|&m| matches!(n.cmp(m), Some(Less | Equal)))
     {
-        cx.violate(
+        report(
+            cx,
             Rule::ExclusiveMinimum,
-            format!("must be greater than {min}, found {n}"),
+            format_args!("must be greater than {min}, found {n}"),
         );
     }
     if let Some(max) = rules
         .exclusive_maximum
         .filter(|&m| matches!(n.cmp(m), Some(Greater | Equal)))
     {
-        cx.violate(
+        report(
+            cx,
             Rule::ExclusiveMaximum,
-            format!("must be less than {max}, found {n}"),
+            format_args!("must be less than {max}, found {n}"),
         );
     }
     if let Some(step) = rules.multiple_of.filter(|&step| !is_multiple(n, step)) {
-        cx.violate(
+        report(
+            cx,
             Rule::MultipleOf,
-            format!("must be a multiple of {step}, found {n}"),
+            format_args!("must be a multiple of {step}, found {n}"),
         );
     }
 }
@@ -475,15 +498,17 @@ fn is_multiple(n: Num, step: Num) -> bool {
 pub fn check_array<T: ArrayRules + ?Sized>(value: &T, rules: &Rules, cx: &mut ParseCx) {
     let Some(len) = value.rule_len() else { return };
     if let Some(min) = rules.min_items.filter(|&m| len < m) {
-        cx.violate(
+        report(
+            cx,
             Rule::MinItems,
-            format!("must have at least {min} items, found {len}"),
+            format_args!("must have at least {min} items, found {len}"),
         );
     }
     if let Some(max) = rules.max_items.filter(|&m| len > m) {
-        cx.violate(
+        report(
+            cx,
             Rule::MaxItems,
-            format!("must have at most {max} items, found {len}"),
+            format_args!("must have at most {max} items, found {len}"),
         );
     }
     if rules.unique_items && value.has_duplicates() {
