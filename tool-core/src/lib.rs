@@ -35,7 +35,7 @@ pub use invoke::{
 };
 pub use name::{NameError, ToolName};
 pub use policy::Policy;
-pub use registry::{registered, registry};
+pub use registry::{NameIndex, index_by_name, registered, registry};
 pub use schema::{Invalid, Schema};
 pub use tool::{IntoTool, Tool, ToolBuilder, render_result};
 pub use violation::{Rule, Violation};

@@ -1,12 +1,11 @@
 //! [`AgentBuilder`]: an agent's model, instructions, tools and limits, checked all at once by
 //! [`AgentBuilder::build`] before any model I/O.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tool_core::{DeclarationError, IntoTool, Limits, Site, Tool};
+use tool_core::{IntoTool, Limits, Tool, index_by_name};
 
 use crate::agent::{Agent, Shared};
 use crate::errors::{BuildError, BuildProblem};
@@ -110,21 +109,10 @@ impl AgentBuilder {
     pub fn build(self) -> Result<Agent, BuildError> {
         let mut problems = Vec::new();
         let mut specs = Vec::with_capacity(self.tools.len());
-        let mut by_name: HashMap<String, usize> = HashMap::with_capacity(self.tools.len());
-        let mut first_site: HashMap<&str, Site> = HashMap::new();
-        for (i, tool) in self.tools.iter().enumerate() {
-            if let Some(first) = first_site.get(tool.name()) {
-                problems.push(BuildProblem::Tool(DeclarationError::DuplicateName {
-                    name: tool.name().to_owned(),
-                    first: *first,
-                    second: tool.site(),
-                }));
-                continue;
-            }
-            first_site.insert(tool.name(), tool.site());
-            by_name.insert(tool.name().to_owned(), i);
-            if let Some(error) = tool.err() {
-                problems.push(BuildProblem::Tool(error.clone()));
+        let index = index_by_name(self.tools.iter().map(|t| (t.name(), t.site(), t.err())));
+        for (tool, problem) in self.tools.iter().zip(index.problems) {
+            if let Some(error) = problem {
+                problems.push(BuildProblem::Tool(error));
                 continue;
             }
             match self.model.tool_spec(tool) {
@@ -138,7 +126,7 @@ impl AgentBuilder {
         }
         let mut timeouts = vec![self.call_timeout; self.tools.len()];
         for (name, timeout) in &self.tool_timeouts {
-            match by_name.get(name) {
+            match index.by_name.get(name) {
                 Some(&i) => timeouts[i] = Some(*timeout),
                 None => problems.push(BuildProblem::TimeoutForUnknownTool { name: name.clone() }),
             }
@@ -158,7 +146,7 @@ impl AgentBuilder {
             tools: self.tools,
             specs,
             timeouts,
-            by_name,
+            by_name: index.by_name,
             max_concurrency: self.max_concurrency,
             max_turns: self.max_turns,
             limits: self.limits,

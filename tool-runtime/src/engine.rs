@@ -90,14 +90,14 @@ pub(crate) async fn discover(shared: &Shared, ctx: &Context) -> Result<Vec<bool>
                 } else {
                     (ErrorKind::Availability, "failed")
                 };
-                return Err(RunError::new(
+                return Err(RunError::with_source(
                     kind,
                     format!(
                         "the availability policy of `{}` {what} at discovery; no model request was made",
                         tool.name()
                     ),
+                    cause,
                 )
-                .with_source(cause)
                 .with_tool(tool.name()));
             }
         }

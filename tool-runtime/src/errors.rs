@@ -2,6 +2,7 @@
 //! [`RunError`] (why a run ended without an answer) and [`ProtocolError`] (a reply or a
 //! transcript that cannot be a conversation).
 
+use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 
@@ -180,10 +181,12 @@ pub struct RunError {
 }
 
 struct Inner {
-    kind: ErrorKind,
+    /// The kind, the message and the cause chain, shown and walked as a [`tool_core::Error`]
+    /// shows and walks its own.
+    error: Error,
+    /// Whether the failure is permanent: decided here, by the run, and not by `error`, which
+    /// would also call a cause chain holding [`tool_core::Permanent`] permanent.
     permanent: bool,
-    message: String,
-    source: Option<BoxError>,
     tool: Option<String>,
     call_id: Option<String>,
     transcript: Vec<Message>,
@@ -192,13 +195,27 @@ struct Inner {
 }
 
 impl RunError {
-    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::from_error(Error::new(kind, message))
+    }
+
+    /// A failure that says `message`, caused by `source`, of `kind` as
+    /// [`Error::with_source`] settles it.
+    pub(crate) fn with_source(
+        kind: ErrorKind,
+        message: impl Into<Cow<'static, str>>,
+        source: impl Into<BoxError>,
+    ) -> Self {
+        Self::from_error(Error::with_source(kind, message, source))
+    }
+
+    /// A failure that is permanent when its kind is `Permanent` or `Panic`.
+    fn from_error(error: Error) -> Self {
+        let permanent = matches!(error.kind(), ErrorKind::Permanent | ErrorKind::Panic);
         Self {
             inner: Box::new(Inner {
-                kind,
-                permanent: matches!(kind, ErrorKind::Permanent | ErrorKind::Panic),
-                message: message.into(),
-                source: None,
+                error,
+                permanent,
                 tool: None,
                 call_id: None,
                 transcript: Vec::new(),
@@ -210,25 +227,18 @@ impl RunError {
 
     /// The failure of a call that ends the run (P1, A6, E4): of the call error's kind.
     pub(crate) fn from_call(error: Error, tool: &str, call_id: &str) -> Self {
-        let mut e = Self::new(
-            error.kind(),
-            format!(
-                "tool `{}` (call {}) ended the run: {}",
-                preview(tool),
-                preview(call_id),
-                error.message()
-            ),
+        let message = format!(
+            "tool `{}` (call {}) ended the run: {}",
+            preview(tool),
+            preview(call_id),
+            error.message()
         );
-        e.inner.permanent = error.is_permanent();
-        e.inner.source = Some(Box::new(error));
-        e.inner.tool = Some(tool.to_owned());
+        let permanent = error.is_permanent();
+        let mut e = Self::with_source(error.kind(), message, error)
+            .with_tool(tool)
+            .with_permanent(permanent);
         e.inner.call_id = Some(call_id.to_owned());
         e
-    }
-
-    pub(crate) fn with_source(mut self, source: impl Into<BoxError>) -> Self {
-        self.inner.source = Some(source.into());
-        self
     }
 
     pub(crate) fn with_tool(mut self, tool: &str) -> Self {
@@ -255,12 +265,12 @@ impl RunError {
 
     /// What kind of failure ended the run.
     pub fn kind(&self) -> ErrorKind {
-        self.inner.kind
+        self.inner.error.kind()
     }
 
     /// Whether this error is of `kind`, or permanent when `kind` is `Permanent`.
     pub fn is(&self, kind: ErrorKind) -> bool {
-        self.inner.kind == kind || (kind == ErrorKind::Permanent && self.inner.permanent)
+        self.kind() == kind || (kind == ErrorKind::Permanent && self.inner.permanent)
     }
 
     /// Whether the failure is permanent (P1, A6, E4).
@@ -270,7 +280,7 @@ impl RunError {
 
     /// What happened, for the application.
     pub fn message(&self) -> &str {
-        &self.inner.message
+        self.inner.error.message()
     }
 
     /// The name of the tool whose call (or policy, at discovery) ended the run.
@@ -285,18 +295,23 @@ impl RunError {
 
     /// The call failure that ended the run (P3: the initiating one), unredacted (E3).
     pub fn call_error(&self) -> Option<&Error> {
-        self.inner.source.as_deref().and_then(|s| s.downcast_ref())
+        self.source_as()
     }
 
     /// The model's failure, when kind is `Model` (or `Protocol` from the driver).
     pub fn model_error(&self) -> Option<&ModelError> {
-        self.inner.source.as_deref().and_then(|s| s.downcast_ref())
+        self.source_as()
     }
 
     /// The protocol breach, when the reply or the input transcript could not be a
     /// conversation.
     pub fn protocol_error(&self) -> Option<&ProtocolError> {
-        self.inner.source.as_deref().and_then(|s| s.downcast_ref())
+        self.source_as()
+    }
+
+    /// The direct cause, if it is a `T`.
+    fn source_as<T: StdError + 'static>(&self) -> Option<&T> {
+        self.inner.error.source().and_then(|s| s.downcast_ref())
     }
 
     /// The conversation up to the failure: the input, then every complete turn, each call
@@ -324,10 +339,10 @@ impl RunError {
 impl fmt::Debug for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RunError")
-            .field("kind", &self.inner.kind)
+            .field("kind", &self.kind())
             .field("permanent", &self.inner.permanent)
-            .field("message", &self.inner.message)
-            .field("source", &self.inner.source)
+            .field("message", &self.message())
+            .field("source", &self.inner.error.source())
             .field("tool", &self.inner.tool)
             .field("call_id", &self.inner.call_id)
             .field("transcript", &self.inner.transcript.len())
@@ -335,40 +350,29 @@ impl fmt::Debug for RunError {
     }
 }
 
+/// The message; with `{:#}`, followed by each cause in the chain, as [`tool_core::Error`].
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.inner.message)?;
-        if f.alternate() {
-            let mut source = StdError::source(self);
-            while let Some(s) = source {
-                write!(f, ": {s}")?;
-                source = s.source();
-            }
-        }
-        Ok(())
+        fmt::Display::fmt(&self.inner.error, f)
     }
 }
 
 impl StdError for RunError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.inner
-            .source
-            .as_deref()
-            .map(|s| s as &(dyn StdError + 'static))
+        self.inner.error.source()
     }
 }
 
 impl From<BuildError> for RunError {
     fn from(e: BuildError) -> Self {
-        RunError::new(ErrorKind::Declaration, "the agent is declared wrong")
+        RunError::with_source(ErrorKind::Declaration, "the agent is declared wrong", e)
             .with_permanent(true)
-            .with_source(e)
     }
 }
 
 impl From<ProtocolError> for RunError {
     fn from(e: ProtocolError) -> Self {
-        RunError::new(ErrorKind::Protocol, e.to_string()).with_source(e)
+        RunError::with_source(ErrorKind::Protocol, e.to_string(), e)
     }
 }
 
@@ -378,7 +382,7 @@ impl From<ModelError> for RunError {
             ModelError::Protocol(_) => ErrorKind::Protocol,
             _ => ErrorKind::Model,
         };
-        RunError::new(kind, format!("the model failed: {e}")).with_source(e)
+        RunError::with_source(kind, format!("the model failed: {e}"), e)
     }
 }
 

@@ -6,8 +6,8 @@
 mod support;
 
 use serde_json::json;
-use support::tools::{INSTRUCTIONS, LookupWindow, RESULT_7, tag_service, transcript};
-use support::{End, Reply, Server, anthropic_answer, assert_golden, fixture};
+use support::tools::{INSTRUCTIONS, RESULT_7, assert_golden_run, tag_service, test_agent};
+use support::{End, Reply, Server, anthropic_answer, fixture};
 use tool_runtime::providers::RetryPolicy;
 use tool_runtime::providers::TransportError;
 use tool_runtime::providers::anthropic::{Anthropic, ToolChoice};
@@ -33,11 +33,7 @@ async fn v2_an_agent_runs_end_to_end_through_messages() {
         Reply::sse(anthropic_answer("svc-42 is down on Tuesday.")),
     ])
     .await;
-    let agent = Agent::builder(claude(&server))
-        .instructions(INSTRUCTIONS)
-        .tool(LookupWindow)
-        .build()
-        .expect("the agent builds");
+    let agent = test_agent(claude(&server), []);
     let out = agent
         .run(&Context::new(), "When are svc-42 and svc-7 down next?")
         .await
@@ -89,20 +85,8 @@ async fn v1_the_messages_request_body_is_exactly_the_golden_one() {
         .parallel_tool_calls(false)
         .build()
         .expect("a valid configuration");
-    let agent = Agent::builder(model)
-        .instructions(INSTRUCTIONS)
-        .tool(LookupWindow)
-        .tool(tag_service())
-        .build()
-        .expect("the agent builds");
-    agent
-        .run(&Context::new(), transcript())
-        .await
-        .expect("an answer");
-    assert_golden(
-        "golden_anthropic_messages.json",
-        &server.requests()[0].json(),
-    );
+    let agent = test_agent(model, [tag_service()]);
+    assert_golden_run(&agent, &server, "golden_anthropic_messages.json").await;
 }
 
 // V2: an `error` event mid-stream (overloaded) is an API error with the provider's type and

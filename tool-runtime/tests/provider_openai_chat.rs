@@ -11,8 +11,10 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::tools::{INSTRUCTIONS, LookupWindow, RESULT_7, RESULT_42, tag_service, transcript};
-use support::{End, Reply, Server, assert_golden, chat_answer, fixture};
+use support::tools::{
+    LookupWindow, RESULT_7, RESULT_42, assert_golden_run, tag_service, test_agent,
+};
+use support::{End, Reply, Server, chat_answer, fixture};
 use tool_runtime::providers::openai::{OpenAiChat, StrictMode, ToolChoice};
 use tool_runtime::providers::{RetryPolicy, TransportError};
 use tool_runtime::{
@@ -51,12 +53,7 @@ async fn v2_an_agent_runs_end_to_end_through_chat_completions() {
         Reply::sse(fixture("openai_chat_answer.sse")),
     ])
     .await;
-    let agent = Agent::builder(openai(&server))
-        .instructions(INSTRUCTIONS)
-        .tool(LookupWindow)
-        .tool(tag_service())
-        .build()
-        .expect("the agent builds");
+    let agent = test_agent(openai(&server), [tag_service()]);
     let out = agent
         .run(&Context::new(), "When are svc-42 and svc-7 down next?")
         .await
@@ -133,22 +130,10 @@ async fn v1_the_chat_request_body_is_exactly_the_golden_one_strict() {
         .max_output_tokens(1000)
         .build()
         .expect("a valid configuration");
-    let agent = Agent::builder(model)
-        .instructions(INSTRUCTIONS)
-        .tool(LookupWindow)
-        .tool(tag_service())
-        .build()
-        .expect("the agent builds");
+    let agent = test_agent(model, [tag_service()]);
     let specs = agent.tool_specs();
     assert!(specs[0].is_strict() && !specs[1].is_strict());
-    agent
-        .run(&Context::new(), transcript())
-        .await
-        .expect("an answer");
-    assert_golden(
-        "golden_openai_chat_strict.json",
-        &server.requests()[0].json(),
-    );
+    assert_golden_run(&agent, &server, "golden_openai_chat_strict.json").await;
 }
 
 // V1: an OpenAI-compatible server: no key, strict mode off, the neutral schemas as they
@@ -161,20 +146,11 @@ async fn v1_the_chat_request_body_is_exactly_the_golden_one_for_a_compatible_ser
         .max_output_tokens(1000)
         .build()
         .expect("a valid configuration");
-    let agent = Agent::builder(model)
-        .instructions(INSTRUCTIONS)
-        .tool(LookupWindow)
-        .tool(tag_service())
-        .build()
-        .expect("the agent builds");
+    let agent = test_agent(model, [tag_service()]);
     assert!(agent.tool_specs().iter().all(|s| !s.is_strict()));
-    agent
-        .run(&Context::new(), transcript())
-        .await
-        .expect("an answer");
+    assert_golden_run(&agent, &server, "golden_openai_chat_compatible.json").await;
     let request = &server.requests()[0];
     assert_eq!(request.header("authorization"), None, "no key, no header");
-    assert_golden("golden_openai_chat_compatible.json", &request.json());
 }
 
 // V1: a schema strict mode cannot express fails `build()` under StrictMode::Require, naming

@@ -6,8 +6,8 @@
 mod support;
 
 use serde_json::json;
-use support::tools::{INSTRUCTIONS, LookupWindow, RESULT_7, RESULT_42, tag_service, transcript};
-use support::{Reply, Server, assert_golden, fixture, responses_answer};
+use support::tools::{RESULT_7, RESULT_42, assert_golden_run, tag_service, test_agent};
+use support::{Reply, Server, fixture, responses_answer};
 use tool_runtime::providers::RetryPolicy;
 use tool_runtime::providers::openai::{OpenAiResponses, ToolChoice};
 use tool_runtime::{Agent, Context, ErrorKind, FinishReason, ModelError, RunEvent};
@@ -32,11 +32,7 @@ async fn v2_an_agent_runs_end_to_end_through_responses() {
         Reply::sse(responses_answer("svc-42 is down on Tuesday.")),
     ])
     .await;
-    let agent = Agent::builder(responses(&server))
-        .instructions(INSTRUCTIONS)
-        .tool(LookupWindow)
-        .build()
-        .expect("the agent builds");
+    let agent = test_agent(responses(&server), []);
     let mut events = Vec::new();
     let mut stream = agent.run_stream(&Context::new(), "When are svc-42 and svc-7 down?");
     while let Some(event) = std::future::poll_fn(|cx| {
@@ -92,17 +88,8 @@ async fn v1_the_responses_request_body_is_exactly_the_golden_one() {
         .parallel_tool_calls(false)
         .build()
         .expect("a valid configuration");
-    let agent = Agent::builder(model)
-        .instructions(INSTRUCTIONS)
-        .tool(LookupWindow)
-        .tool(tag_service())
-        .build()
-        .expect("the agent builds");
-    agent
-        .run(&Context::new(), transcript())
-        .await
-        .expect("an answer");
-    assert_golden("golden_openai_responses.json", &server.requests()[0].json());
+    let agent = test_agent(model, [tag_service()]);
+    assert_golden_run(&agent, &server, "golden_openai_responses.json").await;
 }
 
 // V2: `response.failed` is an API error with the provider's code and message.

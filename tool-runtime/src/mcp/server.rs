@@ -12,7 +12,7 @@ use rmcp::model::{Implementation, JsonObject, ServerCapabilities, ServerConfig, 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::ToSocketAddrs;
 use tool_core::policy::BoxFuture;
-use tool_core::{BoxError, Context, DeclarationError, IntoTool, Limits, Outcome, Site, Tool};
+use tool_core::{BoxError, Context, IntoTool, Limits, Outcome, Tool, index_by_name};
 
 use super::error::ServeError;
 use super::handler::Handler;
@@ -310,25 +310,13 @@ impl McpServerBuilder {
     /// both declaration sites (N3).
     pub fn build(self) -> Result<McpServer, BuildError> {
         let mut problems = Vec::new();
-        let mut by_name = HashMap::with_capacity(self.tools.len());
-        let mut first_site: HashMap<&str, Site> = HashMap::new();
         let mut listed = Vec::with_capacity(self.tools.len());
-        for (i, tool) in self.tools.iter().enumerate() {
-            if let Some(first) = first_site.get(tool.name()) {
-                problems.push(BuildProblem::Tool(DeclarationError::DuplicateName {
-                    name: tool.name().to_owned(),
-                    first: *first,
-                    second: tool.site(),
-                }));
-                continue;
+        let index = index_by_name(self.tools.iter().map(|t| (t.name(), t.site(), t.err())));
+        for (tool, problem) in self.tools.iter().zip(index.problems) {
+            match problem {
+                Some(error) => problems.push(BuildProblem::Tool(error)),
+                None => listed.push(list_entry(tool)),
             }
-            first_site.insert(tool.name(), tool.site());
-            by_name.insert(tool.name().to_owned(), i);
-            if let Some(error) = tool.err() {
-                problems.push(BuildProblem::Tool(error.clone()));
-                continue;
-            }
-            listed.push(list_entry(tool));
         }
         if !problems.is_empty() {
             return Err(BuildError::new(problems));
@@ -343,7 +331,7 @@ impl McpServerBuilder {
             shared: Arc::new(Shared {
                 tools: self.tools,
                 listed,
-                by_name,
+                by_name: index.by_name,
                 context,
                 info,
                 limits: self.limits,

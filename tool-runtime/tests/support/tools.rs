@@ -4,8 +4,11 @@
 use std::collections::BTreeMap;
 
 use tool_runtime::{
-    BoxError, Context, Input, Message, Schema, Tool, ToolCall, ToolError, ToolResult, tool,
+    Agent, BoxError, Context, Input, Message, Model, Schema, Tool, ToolCall, ToolError, ToolResult,
+    tool,
 };
+
+use super::{Server, assert_golden};
 
 /// Where to look.
 #[derive(Schema)]
@@ -78,6 +81,26 @@ pub fn tag_service() -> Tool {
 
 /// The instructions of the test agent.
 pub const INSTRUCTIONS: &str = "You help operators plan maintenance.";
+
+/// The test agent on `model`: the instructions, `lookup-window`, then `tools`.
+pub fn test_agent(model: impl Model, tools: impl IntoIterator<Item = Tool>) -> Agent {
+    Agent::builder(model)
+        .instructions(INSTRUCTIONS)
+        .tool(LookupWindow)
+        .tools(tools)
+        .build()
+        .expect("the agent builds")
+}
+
+/// Runs the transcript through `agent`, and checks the first request `server` received
+/// against the golden file `name` (V1).
+pub async fn assert_golden_run(agent: &Agent, server: &Server, name: &str) {
+    agent
+        .run(&Context::new(), transcript())
+        .await
+        .expect("an answer");
+    assert_golden(name, &server.requests()[0].json());
+}
 
 /// A conversation with two calls (one failed) and their results, then a new question.
 pub fn transcript() -> Input {

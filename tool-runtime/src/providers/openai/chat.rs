@@ -6,7 +6,7 @@ use std::collections::hash_map::Entry;
 use serde_json::{Map, Value, json};
 use tool_core::Tool;
 
-use super::{Driver, OpenAiBuilder, chat_choice, count};
+use super::{Driver, OpenAiBuilder, Wire, chat_choice, count};
 use crate::message::Message;
 use crate::model::{
     ApiError, FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream,
@@ -17,8 +17,12 @@ use crate::providers::http::{parse_api_error, preview};
 use crate::providers::sse::SseEvent;
 use crate::providers::stream::{EventMapper, Flow, model_stream};
 
-/// The wire format tag of tools rendered for Chat Completions.
-const FORMAT: &str = "openai.chat";
+/// How Chat Completions takes tools.
+const WIRE: Wire = Wire {
+    format: "openai.chat",
+    render,
+    choice: chat_choice,
+};
 
 /// A model behind OpenAI's Chat Completions API (`POST {base}/chat/completions`), or behind
 /// a server that speaks it (Ollama, vLLM, llama.cpp's server, LM Studio).
@@ -66,30 +70,24 @@ impl OpenAiChat {
 
     /// The request body for `request`.
     fn body(&self, request: &ModelRequest<'_>) -> Result<String, ModelError> {
-        let driver = &self.driver;
-        let tools = driver.tools(request.tools, FORMAT, render)?;
-        let mut head = Map::new();
-        head.insert("model".into(), driver.model.clone().into());
-        head.insert(
+        let options = &self.driver.options;
+        let mut fields = Map::new();
+        fields.insert(
             "messages".into(),
             Value::Array(messages(request.instructions, request.messages)),
         );
-        head.insert("stream".into(), true.into());
-        if driver.options.include_usage {
-            head.insert("stream_options".into(), json!({"include_usage": true}));
+        if options.include_usage {
+            fields.insert("stream_options".into(), json!({"include_usage": true}));
         }
-        if let Some(tokens) = driver.options.max_output_tokens {
-            let key = if driver.options.compatible {
+        if let Some(tokens) = options.max_output_tokens {
+            let key = if options.compatible {
                 "max_tokens"
             } else {
                 "max_completion_tokens"
             };
-            head.insert(key.into(), tokens.into());
+            fields.insert(key.into(), tokens.into());
         }
-        if !tools.is_empty() {
-            driver.tool_fields(&mut head, chat_choice);
-        }
-        Ok(driver.body(head, &tools))
+        self.driver.request_body(request.tools, &WIRE, fields)
     }
 }
 
@@ -116,7 +114,7 @@ impl OpenAiBuilder<OpenAiChat> {
 
 impl Model for OpenAiChat {
     fn tool_spec(&self, tool: &Tool) -> Result<ToolSpec, SchemaUnsupported> {
-        self.driver.tool_spec(tool, FORMAT, render)
+        self.driver.tool_spec(tool, &WIRE)
     }
 
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {

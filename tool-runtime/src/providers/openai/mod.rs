@@ -198,6 +198,17 @@ impl<A> OpenAiBuilder<A> {
     }
 }
 
+/// How one OpenAI API takes tools.
+#[derive(Debug)]
+struct Wire {
+    /// The tag of its wire format, under which a [`ToolSpec`] keeps the tool rendered for it.
+    format: &'static str,
+    /// A tool (name, description, parameters, strict) as the API takes it.
+    render: fn(&str, &str, &Value, bool) -> String,
+    /// `tool_choice` as the API takes it.
+    choice: fn(&ToolChoice) -> Value,
+}
+
 /// What both OpenAI drivers hold once built.
 #[derive(Debug)]
 struct Driver {
@@ -217,13 +228,8 @@ impl Driver {
             .unwrap_or(self.options.strict)
     }
 
-    /// Adapts `tool` to the strict mode it gets, and renders it with `render`, once (V1).
-    fn tool_spec(
-        &self,
-        tool: &Tool,
-        format: &'static str,
-        render: fn(&str, &str, &Value, bool) -> String,
-    ) -> Result<ToolSpec, SchemaUnsupported> {
+    /// Adapts `tool` to the strict mode it gets, and renders it for `wire`, once (V1).
+    fn tool_spec(&self, tool: &Tool, wire: &Wire) -> Result<ToolSpec, SchemaUnsupported> {
         let neutral = tool.schema();
         if neutral.get("type").and_then(Value::as_str) != Some("object") {
             return Err(SchemaUnsupported::new(
@@ -246,20 +252,15 @@ impl Driver {
             },
             StrictMode::Require => (strict::adapt(neutral)?, true),
         };
-        let wire = render(tool.name(), tool.description(), &parameters, strict);
+        let rendered = (wire.render)(tool.name(), tool.description(), &parameters, strict);
         Ok(ToolSpec::new(tool.name(), tool.description(), parameters)
             .with_strict(strict)
-            .with_wire(format, wire))
+            .with_wire(wire.format, rendered))
     }
 
-    /// The rendered tools of a request: each spec's own rendering for `format`, or one made
+    /// The rendered tools of a request: each spec's own rendering for `wire`, or one made
     /// now for a spec that another source made.
-    fn tools(
-        &self,
-        specs: &[ToolSpec],
-        format: &'static str,
-        render: fn(&str, &str, &Value, bool) -> String,
-    ) -> Result<Vec<String>, ModelError> {
+    fn tools(&self, specs: &[ToolSpec], wire: &Wire) -> Result<Vec<String>, ModelError> {
         if !self.options.compatible && specs.len() > MAX_TOOLS {
             return Err(ModelError::Other(Box::new(RequestError::TooManyTools {
                 count: specs.len(),
@@ -268,9 +269,9 @@ impl Driver {
         }
         Ok(specs
             .iter()
-            .map(|spec| match spec.wire(format) {
-                Some(wire) => wire.to_owned(),
-                None => render(
+            .map(|spec| match spec.wire(wire.format) {
+                Some(rendered) => rendered.to_owned(),
+                None => (wire.render)(
                     spec.name(),
                     spec.description(),
                     spec.parameters(),
@@ -280,24 +281,37 @@ impl Driver {
             .collect())
     }
 
-    /// The fields every request with tools carries: `tool_choice` and
-    /// `parallel_tool_calls`, when set.
-    fn tool_fields(&self, head: &mut Map<String, Value>, choice: fn(&ToolChoice) -> Value) {
-        if let Some(c) = &self.options.tool_choice {
-            head.insert("tool_choice".into(), choice(c));
+    /// The body of a request with the tools of `specs`: the API's own `fields` (the
+    /// conversation, say), `model` and `stream`; with tools, `tool_choice` and
+    /// `parallel_tool_calls` when set; then the extra fields, which win; then the tools
+    /// rendered for `wire`.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`RequestError::TooManyTools`] past [`MAX_TOOLS`] (not for a compatible
+    /// server).
+    fn request_body(
+        &self,
+        specs: &[ToolSpec],
+        wire: &Wire,
+        mut fields: Map<String, Value>,
+    ) -> Result<String, ModelError> {
+        let tools = self.tools(specs, wire)?;
+        fields.insert("model".into(), self.model.clone().into());
+        fields.insert("stream".into(), true.into());
+        if !tools.is_empty() {
+            if let Some(c) = &self.options.tool_choice {
+                fields.insert("tool_choice".into(), (wire.choice)(c));
+            }
+            if let Some(parallel) = self.options.parallel_tool_calls {
+                fields.insert("parallel_tool_calls".into(), parallel.into());
+            }
         }
-        if let Some(parallel) = self.options.parallel_tool_calls {
-            head.insert("parallel_tool_calls".into(), parallel.into());
-        }
-    }
-
-    /// The request body: `head`, the extra fields, then the rendered tools.
-    fn body(&self, mut head: Map<String, Value>, tools: &[String]) -> String {
         for (key, value) in &self.body {
-            head.insert(key.clone(), value.clone());
+            fields.insert(key.clone(), value.clone());
         }
         let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
-        super::with_tools(&head, &tools)
+        Ok(super::with_tools(&fields, &tools))
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 use tool_core::Tool;
 
-use super::{Driver, OpenAiBuilder, count, responses_choice};
+use super::{Driver, OpenAiBuilder, Wire, count, responses_choice};
 use crate::message::Message;
 use crate::model::{
     ApiError, FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream,
@@ -16,8 +16,12 @@ use crate::providers::http::preview;
 use crate::providers::sse::SseEvent;
 use crate::providers::stream::{EventMapper, Flow, model_stream};
 
-/// The wire format tag of tools rendered for Responses.
-const FORMAT: &str = "openai.responses";
+/// How Responses takes tools.
+const WIRE: Wire = Wire {
+    format: "openai.responses",
+    render,
+    choice: responses_choice,
+};
 
 /// A model behind OpenAI's Responses API (`POST {base}/responses`).
 ///
@@ -48,26 +52,21 @@ impl OpenAiResponses {
         self.driver.endpoint.shown()
     }
 
+    /// The request body for `request`.
     fn body(&self, request: &ModelRequest<'_>) -> Result<String, ModelError> {
-        let driver = &self.driver;
-        let tools = driver.tools(request.tools, FORMAT, render)?;
-        let mut head = Map::new();
-        head.insert("model".into(), driver.model.clone().into());
+        let options = &self.driver.options;
+        let mut fields = Map::new();
         if let Some(text) = request.instructions.filter(|t| !t.is_empty()) {
-            head.insert("instructions".into(), text.into());
+            fields.insert("instructions".into(), text.into());
         }
-        head.insert("input".into(), Value::Array(input(request.messages)));
-        head.insert("stream".into(), true.into());
-        if let Some(store) = driver.options.store {
-            head.insert("store".into(), store.into());
+        fields.insert("input".into(), Value::Array(input(request.messages)));
+        if let Some(store) = options.store {
+            fields.insert("store".into(), store.into());
         }
-        if let Some(tokens) = driver.options.max_output_tokens {
-            head.insert("max_output_tokens".into(), tokens.into());
+        if let Some(tokens) = options.max_output_tokens {
+            fields.insert("max_output_tokens".into(), tokens.into());
         }
-        if !tools.is_empty() {
-            driver.tool_fields(&mut head, responses_choice);
-        }
-        Ok(driver.body(head, &tools))
+        self.driver.request_body(request.tools, &WIRE, fields)
     }
 }
 
@@ -94,7 +93,7 @@ impl OpenAiBuilder<OpenAiResponses> {
 
 impl Model for OpenAiResponses {
     fn tool_spec(&self, tool: &Tool) -> Result<ToolSpec, SchemaUnsupported> {
-        self.driver.tool_spec(tool, FORMAT, render)
+        self.driver.tool_spec(tool, &WIRE)
     }
 
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
