@@ -122,6 +122,8 @@ struct FieldCode {
     parsed: Ident,
     /// Parses its value from the object's member access.
     read: TokenStream,
+    /// Parses its value from a decoded member.
+    read_tree: TokenStream,
     /// Turns the slot into the field's value once every member was read.
     finish: TokenStream,
 }
@@ -153,6 +155,7 @@ impl Gen {
             props,
             required,
             access,
+            value,
             ..
         } = &self.l.clone();
         let ty = &f.ty;
@@ -224,6 +227,7 @@ impl Gen {
                 );
             },
             read: quote!(#p::field_de::<#ty, _>(&mut #access, #key, #cx, #check)?),
+            read_tree: quote!(#p::field_tree::<#ty>(#value, #key, #cx, #check)),
             finish: quote! {
                 let #parsed = #p::finish_field::<#ty>(#slot, #key, #cx, #default_arg);
             },
@@ -408,17 +412,27 @@ impl Gen {
         }
     }
 
-    /// Reads the members of one object from the map access `access` into `ctor { fields }`:
-    /// a block of type `Result<Option<_>, _>` that returns early on a decoder error or when
-    /// anything was recorded since `before`. `extra` is a key that is allowed but already
-    /// handled (the tag of an enum).
-    fn parse_object(&self, o: &Object, ctor: &TokenStream, extra: Option<&str>) -> TokenStream {
+    /// Parses the members of one object into `ctor { fields }`, in the order they were sent,
+    /// then finishes every field (defaults, `required`). `Read::Stream` reads them from the
+    /// map access `access` (a block of type `Result<Option<_>, _>`), `Read::Tree` from the
+    /// decoded `members` (a block of type `Option<_>`); both return early when anything was
+    /// recorded since `before`. `extra` is a key that is allowed but already handled (the tag
+    /// of an enum).
+    fn parse_object(
+        &self,
+        o: &Object,
+        ctor: &TokenStream,
+        extra: Option<&str>,
+        read: Read,
+    ) -> TokenStream {
         let Locals {
             cx,
             before,
             access,
             fields,
             index,
+            members,
+            value,
             ..
         } = &self.l;
         let p = &self.p;
@@ -429,32 +443,59 @@ impl Gen {
         let keys = &o.keys;
         let slots: Vec<&Ident> = o.codes.iter().map(|c| &c.slot).collect();
         let parsed: Vec<&Ident> = o.codes.iter().map(|c| &c.parsed).collect();
-        let reads = o.codes.iter().map(|c| &c.read);
         let finishes = o.codes.iter().map(|c| &c.finish);
         let indices = (0..o.codes.len()).map(Literal::usize_unsuffixed);
         let types = &o.types;
         let field_members = &o.members;
-        quote! {{
-            let mut #fields = #p::Keys::new(&[#(#keys),*], &[#(#allowed),*]);
-            #(let mut #slots: #p::Slot<#types> = #p::Slot::Absent;)*
-            while let ::core::option::Option::Some(#index) = #fields.next(&mut #access, #cx)? {
-                match #index {
-                    #(#indices => #slots = #reads,)*
-                    _ => {}
-                }
+        let key = hidden("key");
+        let (dispatch, none, some) = match read {
+            Read::Stream => {
+                let reads = o.codes.iter().map(|c| &c.read);
+                (
+                    quote! {
+                        let mut #fields = #p::Keys::new(&[#(#keys),*], &[#(#allowed),*]);
+                        while let ::core::option::Option::Some(#index) =
+                            #fields.next(&mut #access, #cx)?
+                        {
+                            match #index {
+                                #(#indices => #slots = #reads,)*
+                                _ => {}
+                            }
+                        }
+                    },
+                    quote!(::core::result::Result::Ok(::core::option::Option::None)),
+                    quote!(::core::result::Result::Ok),
+                )
             }
+            Read::Tree => {
+                let reads = o.codes.iter().map(|c| &c.read_tree);
+                (
+                    quote! {
+                        for (#key, #value) in #members {
+                            match #p::field_index(&[#(#keys),*], &#key) {
+                                #(::core::option::Option::Some(#indices) => #slots = #reads,)*
+                                _ => #p::unknown_field(&#key, &[#(#allowed),*], #cx),
+                            }
+                        }
+                    },
+                    quote!(::core::option::Option::None),
+                    quote!(),
+                )
+            }
+        };
+        quote! {{
+            #(let mut #slots: #p::Slot<#types> = #p::Slot::Absent;)*
+            #dispatch
             #(#finishes)*
             #(
                 let ::core::option::Option::Some(#parsed) = #parsed else {
-                    return ::core::result::Result::Ok(::core::option::Option::None);
+                    return #none;
                 };
             )*
             if #cx.error_count() != #before {
-                return ::core::result::Result::Ok(::core::option::Option::None);
+                return #none;
             }
-            ::core::result::Result::Ok(::core::option::Option::Some(
-                #ctor { #(#field_members: #parsed),* }
-            ))
+            #some(::core::option::Option::Some(#ctor { #(#field_members: #parsed),* }))
         }}
     }
 
@@ -481,6 +522,15 @@ impl Gen {
 }
 
 /// The generated code of an object's fields.
+/// Where the members of an object are read from.
+#[derive(Clone, Copy)]
+enum Read {
+    /// From the decoder, as they are decoded.
+    Stream,
+    /// From an object decoded already.
+    Tree,
+}
+
 struct Object {
     codes: Vec<FieldCode>,
     keys: Vec<String>,
@@ -622,7 +672,7 @@ fn struct_methods(cg: &mut Gen, c: &Container, fields: &[Field]) -> TokenStream 
     let description = opt_str(c.description.as_deref());
     let asserts = object.asserts();
     let schema = object.schema();
-    let parse = cg.parse_object(&object, &quote!(Self), None);
+    let parse = cg.parse_object(&object, &quote!(Self), None, Read::Stream);
     let (de, decoder, map_access) = generic_names();
     let to_json = cg.to_json_object(&object, |m| quote!(&self.#m));
     quote! {
@@ -637,7 +687,7 @@ fn struct_methods(cg: &mut Gen, c: &Container, fields: &[Field]) -> TokenStream 
         }
 
         fn parse(#value: #p::Json, #cx: &mut #p::ParseCx) -> ::core::option::Option<Self> {
-            #p::parse_tree::<Self>(#value, #cx)
+            #p::parse_decoded::<Self>(#value, #cx)
         }
 
         fn parse_de<#de, #decoder: #p::Deserializer<#de>>(
@@ -744,14 +794,11 @@ fn tagged_enum_methods(
         props,
         required,
         map,
-        access,
-        index,
         ..
     } = &cg.l;
     let short = ast::unraw(&c.ident);
     let description = opt_str(c.description.as_deref());
     let names: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
-    let parsed = hidden("parsed");
     let asserts = objects.iter().map(Object::asserts).collect::<TokenStream>();
     let all = hidden("variants");
 
@@ -775,7 +822,7 @@ fn tagged_enum_methods(
         .map(|(i, (v, o))| {
             let ident = &v.ident;
             let index = Literal::usize_unsuffixed(i);
-            let body = cg.parse_object(o, &quote!(Self::#ident), Some(tag));
+            let body = cg.parse_object(o, &quote!(Self::#ident), Some(tag), Read::Tree);
             quote!(#index => #body,)
         });
 
@@ -809,18 +856,10 @@ fn tagged_enum_methods(
             #asserts
             let #before = #cx.error_count();
             let mut #members = #p::object_members(#value, #cx)?;
-            let #index = #p::take_tag(&mut #members, #tag, &[#(#names),*], #cx)?;
-            let mut #access = #p::members(#members);
-            let #parsed = (|| -> ::core::result::Result<
-                ::core::option::Option<Self>,
-                #p::DecodeError,
-            > {
-                match #index {
-                    #(#arms)*
-                    _ => ::core::result::Result::Ok(::core::option::Option::None),
-                }
-            })();
-            #p::tree_outcome(#parsed, #cx)
+            match #p::take_tag(&mut #members, #tag, &[#(#names),*], #cx)? {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            }
         }
 
         fn to_json(&self) -> #p::serde_json::Value {

@@ -4,17 +4,11 @@
 //! model sent them and rejects duplicate keys, which `serde_json::Value` would silently merge.
 //! Nesting is bounded by `serde_json`'s recursion limit (128 levels), so deeply nested input is
 //! an error, never a stack overflow.
-//!
-//! A [`Json`] is also a [`Deserializer`]: a value decoded once can be parsed again by anything
-//! that reads from a deserializer.
-
-mod reader;
-
-pub use reader::{MembersDeserializer, members};
 
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Number, Value};
 
 /// A decoded JSON value, as the model sent it.
@@ -157,6 +151,32 @@ impl Json {
     }
 }
 
+/// Writes the value back as JSON, members in the order they were sent.
+impl Serialize for Json {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Json::Null => serializer.serialize_unit(),
+            Json::Bool(b) => serializer.serialize_bool(*b),
+            Json::Number(n) => n.serialize(serializer),
+            Json::String(s) => serializer.serialize_str(s),
+            Json::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Json::Object(members) => {
+                let mut map = serializer.serialize_map(Some(members.len()))?;
+                for (key, value) in members {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Json {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(JsonVisitor)
@@ -292,6 +312,15 @@ mod tests {
             panic!("not an object")
         };
         assert_eq!(m[0].0, "z");
+    }
+
+    #[test]
+    fn a_value_written_back_decodes_to_itself() {
+        let text = r#"{"z":[1,-2,2.5,"x\n\"",null,true],"a":{"c":{}}}"#;
+        let value = decode(text.as_bytes()).expect("valid");
+        let again = serde_json::to_string(&value).expect("serializable");
+        assert_eq!(again, text);
+        assert_eq!(decode(again.as_bytes()), Ok(value));
     }
 
     #[test]

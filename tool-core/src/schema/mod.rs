@@ -23,7 +23,8 @@ pub(crate) use rules::{push_quoted_list, quoted_list};
 pub use stream::parse_arguments;
 #[doc(hidden)]
 pub use stream::{
-    Keys, Slot, field_de, finish_field, object_de, parse_tree, tree_outcome, variant_de,
+    Keys, Slot, field_de, field_index, field_tree, finish_field, object_de, parse_decoded,
+    variant_de,
 };
 
 use crate::json::{Json, JsonVisitor};

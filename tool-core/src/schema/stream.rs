@@ -16,7 +16,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 use super::Schema;
 use crate::json::{DecodeError, Json, JsonVisitor, argument_text, decode_error, duplicate_key};
-use crate::violation::{ParseCx, Rule};
+use crate::violation::ParseCx;
 
 /// Parses a call's argument bytes into a `T` (S2), reading them once.
 ///
@@ -45,16 +45,20 @@ pub fn parse_arguments<T: Schema>(
     Ok(parsed.filter(|_| cx.is_clean()))
 }
 
-/// Parses a decoded value through `T`'s streaming form (a derived struct's [`Schema::parse`]).
-pub fn parse_tree<T: Schema>(value: Json, cx: &mut ParseCx) -> Option<T> {
-    tree_outcome(T::parse_de(value, cx), cx)
-}
-
-/// The outcome of a parse that read a decoded [`Json`]: a reader error becomes a violation.
-/// A tree holds no duplicate keys and no syntax errors, so there is none in practice.
-pub fn tree_outcome<T>(parsed: Result<Option<T>, DecodeError>, cx: &mut ParseCx) -> Option<T> {
-    parsed.unwrap_or_else(|e| {
-        cx.violate(Rule::Syntax, e.to_string());
+/// Parses a value decoded already by reading its text again with `T`'s streaming form: what a
+/// derived struct's [`Schema::parse`] does, so that one parser is compiled per struct.
+pub fn parse_decoded<T: Schema>(value: Json, cx: &mut ParseCx) -> Option<T> {
+    let text = match serde_json::to_string(&value) {
+        Ok(text) => text,
+        Err(e) => {
+            cx.fail(Box::new(e));
+            return None;
+        }
+    };
+    let mut decoder = serde_json::Deserializer::from_str(&text);
+    T::parse_de(&mut decoder, cx).unwrap_or_else(|e| {
+        // The text of a decoded value is valid JSON without duplicate keys.
+        cx.fail(Box::new(e));
         None
     })
 }
@@ -156,6 +160,27 @@ pub fn finish_field<T: Schema>(
             None => crate::__private::absent_field::<T>(key, cx),
         },
     }
+}
+
+/// Parses the decoded value of the field `key` and checks it with `check`, as [`field_de`]
+/// does with a value being decoded.
+pub fn field_tree<T: Schema>(
+    value: Json,
+    key: &str,
+    cx: &mut ParseCx,
+    check: fn(&T, &mut ParseCx),
+) -> Slot<T> {
+    if value.is_null() && !T::ACCEPTS_NULL {
+        return Slot::Null;
+    }
+    Field { key, cx, check }
+        .checked(|cx| Ok::<_, std::convert::Infallible>(T::parse(value, cx)))
+        .unwrap_or_else(|never| match never {})
+}
+
+/// The index of `key` among the declared fields `names`.
+pub fn field_index(names: &[&str], key: &str) -> Option<usize> {
+    names.iter().position(|name| *name == key)
 }
 
 /// The keys of one object being read: it tells declared fields by index, records a violation
