@@ -32,8 +32,8 @@ pub struct Tool {
 struct Inner {
     name: String,
     description: String,
-    schema: Value,
-    schema_text: Box<str>,
+    schema: Arc<Value>,
+    schema_text: Arc<str>,
     handler: Option<Arc<dyn ErasedHandler>>,
     policy: Option<Arc<dyn Policy>>,
     site: Site,
@@ -108,6 +108,17 @@ impl Tool {
     /// The input schema as JSON text, rendered once at construction.
     pub fn schema_json(&self) -> &str {
         &self.inner.schema_text
+    }
+
+    /// The input schema, shared rather than copied: what a holder of many tools keeps (the
+    /// schema cannot change behind the tool: nothing can mutate an `Arc<Value>`, D1).
+    pub fn schema_shared(&self) -> Arc<Value> {
+        Arc::clone(&self.inner.schema)
+    }
+
+    /// The input schema's JSON text, shared rather than copied.
+    pub fn schema_json_shared(&self) -> Arc<str> {
+        Arc::clone(&self.inner.schema_text)
     }
 
     /// Where the tool was declared.
@@ -293,12 +304,12 @@ impl ToolBuilder {
                 (None, Value::Null)
             }
         };
-        let schema_text = schema.to_string().into_boxed_str();
+        let schema_text = Arc::from(schema.to_string());
         Tool {
             inner: Arc::new(Inner {
                 name,
                 description,
-                schema,
+                schema: Arc::new(schema),
                 schema_text,
                 handler,
                 policy,

@@ -138,13 +138,14 @@ impl ToolSpec {
         }
     }
 
-    /// The tool's neutral spec: its name, description and schema, unchanged.
+    /// The tool's neutral spec: its name, description and schema, unchanged (the schema is
+    /// shared with the tool, not copied).
     pub fn from_tool(tool: &Tool) -> Self {
         Self {
             name: Arc::from(tool.name()),
             description: Arc::from(tool.description()),
-            parameters: Arc::new(tool.schema().clone()),
-            parameters_json: Arc::from(tool.schema_json()),
+            parameters: tool.schema_shared(),
+            parameters_json: tool.schema_json_shared(),
             strict: false,
             wire: None,
         }

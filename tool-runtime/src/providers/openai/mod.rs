@@ -237,25 +237,30 @@ impl Driver {
             )
             .at("/type"));
         }
-        let (parameters, strict) = match self.strict_for(tool.name()) {
-            StrictMode::Off => (neutral.clone(), false),
+        // `None`: the neutral schema, unchanged (shared with the tool, not copied).
+        let adapted = match self.strict_for(tool.name()) {
+            StrictMode::Off => None,
             StrictMode::Auto => match strict::adapt(neutral) {
-                Ok(schema) => (schema, true),
+                Ok(schema) => Some(schema),
                 Err(why) => {
                     tracing::warn!(
                         tool = tool.name(),
                         reason = %why,
                         "OpenAI strict mode cannot express this tool's schema; it is sent without strict mode"
                     );
-                    (neutral.clone(), false)
+                    None
                 }
             },
-            StrictMode::Require => (strict::adapt(neutral)?, true),
+            StrictMode::Require => Some(strict::adapt(neutral)?),
         };
-        let rendered = (wire.render)(tool.name(), tool.description(), &parameters, strict);
-        Ok(ToolSpec::new(tool.name(), tool.description(), parameters)
-            .with_strict(strict)
-            .with_wire(wire.format, rendered))
+        let strict = adapted.is_some();
+        let parameters = adapted.as_ref().unwrap_or(neutral);
+        let rendered = (wire.render)(tool.name(), tool.description(), parameters, strict);
+        let spec = match adapted {
+            Some(schema) => ToolSpec::new(tool.name(), tool.description(), schema),
+            None => ToolSpec::from_tool(tool),
+        };
+        Ok(spec.with_strict(strict).with_wire(wire.format, rendered))
     }
 
     /// The rendered tools of a request: each spec's own rendering for `wire`, or one made
