@@ -462,3 +462,19 @@ fn s2_enums_report_bad_tags_and_values() {
         err[0].message
     );
 }
+
+/// Keys that a JSON pointer must escape.
+#[derive(Schema, Debug)]
+struct Escaped {
+    #[schema(rename = "a/b~c", range = 1..=3)]
+    slashed: u8,
+}
+
+// S2: a violation's path escapes `~` and `/` in a declared key, as JSON pointers do.
+#[test]
+fn s2_paths_escape_declared_keys() {
+    let err = parse_args::<Escaped>(r#"{"a/b~c": 9}"#).expect_err("out of range");
+    assert_eq!(paths_and_rules(&err), pairs(&[("/a~1b~0c", "maximum")]));
+    let err = parse_args::<Escaped>("{}").expect_err("missing");
+    assert_eq!(paths_and_rules(&err), pairs(&[("/a~1b~0c", "required")]));
+}

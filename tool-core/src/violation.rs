@@ -187,13 +187,20 @@ pub(crate) fn not_one_of(allowed: &[&str], found: &str) -> String {
     out
 }
 
+/// How many levels of the path [`ParseCx`] tracks without scanning it.
+const INLINE_DEPTH: usize = 16;
+
 /// Collects violations while a value is parsed (S2): the JSON pointer of the value being
 /// parsed, every violation so far, and an operational failure if a validator had one (S5).
 #[derive(Debug, Default)]
 pub struct ParseCx {
-    /// The JSON pointer of the value being parsed. Every segment starts with the only
-    /// unescaped `/` in it, so leaving one is a cut at the last `/`.
+    /// The JSON pointer of the value being parsed.
     path: String,
+    /// Where each segment of `path` starts, for the first [`INLINE_DEPTH`] levels; a deeper
+    /// segment starts at the last `/` (the only unescaped one in a segment).
+    starts: [u32; INLINE_DEPTH],
+    /// How many segments `path` has.
+    depth: usize,
     violations: Vec<Violation>,
     dropped: usize,
     failure: Option<BoxError>,
@@ -210,7 +217,7 @@ impl ParseCx {
 
     /// Enters the object member `key`.
     pub fn enter_key(&mut self, key: &str) {
-        self.path.push('/');
+        self.open_segment();
         if !key.bytes().any(|b| b == b'~' || b == b'/') {
             self.path.push_str(key);
             return;
@@ -226,7 +233,7 @@ impl ParseCx {
 
     /// Enters the array item `index`.
     pub fn enter_index(&mut self, index: usize) {
-        self.path.push('/');
+        self.open_segment();
         // Digits by hand: `write!` goes through `fmt`, several times the cost here.
         let mut digits = [0u8; 20];
         let mut at = digits.len();
@@ -245,10 +252,36 @@ impl ParseCx {
 
     /// Leaves the member or item last entered.
     pub fn leave(&mut self) {
-        let bytes = self.path.as_bytes();
-        if let Some(start) = bytes.iter().rposition(|&b| b == b'/') {
-            self.path.truncate(start);
+        let Some(depth) = self.depth.checked_sub(1) else {
+            return;
+        };
+        self.depth = depth;
+        let start = match self.starts.get(depth) {
+            Some(&start) => start as usize,
+            None => {
+                let bytes = self.path.as_bytes();
+                bytes.iter().rposition(|&b| b == b'/').unwrap_or(0)
+            }
+        };
+        self.path.truncate(start);
+    }
+
+    /// Enters the member whose key, escaped as a JSON pointer segment already (`~` as `~0`,
+    /// `/` as `~1`), is `segment`: what generated code passes for a declared field.
+    #[doc(hidden)]
+    pub fn enter_segment(&mut self, segment: &str) {
+        self.open_segment();
+        self.path.push_str(segment);
+    }
+
+    /// Starts a segment: records where it starts and writes its `/`.
+    fn open_segment(&mut self) {
+        if let Some(start) = self.starts.get_mut(self.depth) {
+            // A path longer than 4 GiB is not reachable: arguments are limited far below.
+            *start = u32::try_from(self.path.len()).unwrap_or(u32::MAX);
         }
+        self.depth += 1;
+        self.path.push('/');
     }
 
     /// The JSON pointer of the value being parsed.
@@ -332,6 +365,21 @@ mod tests {
         assert_eq!(cx.path(), "/a~1b");
         cx.leave();
         assert_eq!(cx.path(), "");
+        cx.leave();
+        assert_eq!(cx.path(), "");
+        // Deeper than the tracked levels, and back.
+        for i in 0..40 {
+            cx.enter_key(if i % 2 == 0 { "a/b" } else { "k" });
+            cx.enter_index(i);
+        }
+        assert!(cx.path().starts_with("/a~1b/0/k/1/a~1b/2"));
+        for _ in 0..79 {
+            cx.leave();
+        }
+        assert_eq!(cx.path(), "/a~1b");
+        cx.leave();
+        cx.enter_segment("x~1y");
+        assert_eq!(cx.path(), "/x~1y");
     }
 
     #[test]

@@ -160,6 +160,11 @@ impl Gen {
         } = &self.l.clone();
         let ty = &f.ty;
         let key = LitStr::new(&f.key, Span::call_site());
+        // The key as a JSON pointer segment, escaped here rather than on every call.
+        let segment = LitStr::new(
+            &f.key.replace('~', "~0").replace('/', "~1"),
+            Span::call_site(),
+        );
         let description = opt_str(f.description.as_deref());
         let rules_ref = match &rules {
             Some(ident) => quote!(&#ident),
@@ -226,8 +231,8 @@ impl Gen {
                     #default_json, #example_json,
                 );
             },
-            read: quote!(#p::field_de::<#ty, _>(&mut #access, #key, #cx, #check)?),
-            read_tree: quote!(#p::field_tree::<#ty>(#value, #key, #cx, #check)),
+            read: quote!(#p::field_de::<#ty, _>(&mut #access, #segment, #cx, #check)?),
+            read_tree: quote!(#p::field_tree::<#ty>(#value, #segment, #cx, #check)),
             finish: quote! {
                 let #parsed = #p::finish_field::<#ty>(#slot, #key, #cx, #default_arg);
             },

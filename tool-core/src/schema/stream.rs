@@ -129,19 +129,19 @@ pub enum Slot<T> {
     Value(T),
 }
 
-/// Parses the value of the field `key`, checks it with `check` (its constraints and
-/// validator) and returns what was found.
+/// Parses the value of a field, checks it with `check` (its constraints and validator) and
+/// returns what was found. `segment` is the field's key escaped as a JSON pointer segment.
 ///
 /// # Errors
 ///
 /// Returns the decoder's error (syntax, duplicate key).
 pub fn field_de<'de, T: Schema, A: MapAccess<'de>>(
     map: &mut A,
-    key: &str,
+    segment: &str,
     cx: &mut ParseCx,
     check: fn(&T, &mut ParseCx),
 ) -> Result<Slot<T>, A::Error> {
-    map.next_value_seed(Field { key, cx, check })
+    map.next_value_seed(Field { segment, cx, check })
 }
 
 /// The value of a field once every member was read: the value found, else the field's
@@ -162,18 +162,18 @@ pub fn finish_field<T: Schema>(
     }
 }
 
-/// Parses the decoded value of the field `key` and checks it with `check`, as [`field_de`]
-/// does with a value being decoded.
+/// Parses the decoded value of a field (its key escaped as `segment`) and checks it with
+/// `check`, as [`field_de`] does with a value being decoded.
 pub fn field_tree<T: Schema>(
     value: Json,
-    key: &str,
+    segment: &str,
     cx: &mut ParseCx,
     check: fn(&T, &mut ParseCx),
 ) -> Slot<T> {
     if value.is_null() && !T::ACCEPTS_NULL {
         return Slot::Null;
     }
-    Field { key, cx, check }
+    Field { segment, cx, check }
         .checked(|cx| Ok::<_, std::convert::Infallible>(T::parse(value, cx)))
         .unwrap_or_else(|never| match never {})
 }
@@ -309,7 +309,8 @@ impl<'de> DeserializeSeed<'de> for AnyJson {
 
 /// The value of one field: `null` stands for absent unless the type has a `null`.
 struct Field<'c, T> {
-    key: &'c str,
+    /// The field's key as a JSON pointer segment.
+    segment: &'c str,
     cx: &'c mut ParseCx,
     check: fn(&T, &mut ParseCx),
 }
@@ -320,7 +321,7 @@ impl<T: Schema> Field<'_, T> {
         parse: impl FnOnce(&mut ParseCx) -> Result<Option<T>, E>,
     ) -> Result<Slot<T>, E> {
         let cx = self.cx;
-        cx.enter_key(self.key);
+        cx.enter_segment(self.segment);
         let before = cx.error_count();
         let parsed = parse(cx);
         if let Ok(Some(value)) = &parsed {
