@@ -196,9 +196,10 @@ const INLINE_DEPTH: usize = 16;
 pub struct ParseCx {
     /// The JSON pointer of the value being parsed.
     path: String,
-    /// Where each segment of `path` starts, for the first [`INLINE_DEPTH`] levels; a deeper
-    /// segment starts at the last `/` (the only unescaped one in a segment).
-    starts: [u32; INLINE_DEPTH],
+    /// Where each segment of `path` starts, for the first [`INLINE_DEPTH`] levels and the
+    /// first 64 KiB of path; any other segment starts at the last `/` (the only unescaped one
+    /// in a segment).
+    starts: [u16; INLINE_DEPTH],
     /// How many segments `path` has.
     depth: usize,
     violations: Vec<Violation>,
@@ -257,8 +258,8 @@ impl ParseCx {
         };
         self.depth = depth;
         let start = match self.starts.get(depth) {
-            Some(&start) => start as usize,
-            None => {
+            Some(&start) if start != u16::MAX => usize::from(start),
+            _ => {
                 let bytes = self.path.as_bytes();
                 bytes.iter().rposition(|&b| b == b'/').unwrap_or(0)
             }
@@ -277,8 +278,7 @@ impl ParseCx {
     /// Starts a segment: records where it starts and writes its `/`.
     fn open_segment(&mut self) {
         if let Some(start) = self.starts.get_mut(self.depth) {
-            // A path longer than 4 GiB is not reachable: arguments are limited far below.
-            *start = u32::try_from(self.path.len()).unwrap_or(u32::MAX);
+            *start = u16::try_from(self.path.len()).unwrap_or(u16::MAX);
         }
         self.depth += 1;
         self.path.push('/');
@@ -380,6 +380,15 @@ mod tests {
         cx.leave();
         cx.enter_segment("x~1y");
         assert_eq!(cx.path(), "/x~1y");
+        cx.leave();
+        // A segment that starts past 64 KiB of path.
+        let long = "k".repeat(70_000);
+        cx.enter_key(&long);
+        cx.enter_key("tail");
+        cx.leave();
+        assert_eq!(cx.path().len(), 70_001);
+        cx.leave();
+        assert_eq!(cx.path(), "");
     }
 
     #[test]
