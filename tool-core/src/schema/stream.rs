@@ -25,9 +25,27 @@ use crate::violation::ParseCx;
 /// JSON value or an object holds a key twice; violations recorded before such an error are
 /// meaningless and should be dropped with `cx`.
 ///
+/// Violations come in the order the model sent the members, then a `required` violation for
+/// each missing field, in declaration order.
+///
 /// Constraints and custom validators (S5) run on each field as soon as it is parsed, so a
 /// validator may run before a syntax error later in the bytes ends the parse; the handler
 /// never runs on such input.
+///
+/// ```
+/// use tool_core::schema::parse_arguments;
+/// use tool_core::violation::ParseCx;
+///
+/// let mut cx = ParseCx::new();
+/// assert_eq!(parse_arguments::<Vec<u8>>(b"[1, 2]", &mut cx), Ok(Some(vec![1, 2])));
+///
+/// let mut cx = ParseCx::new();
+/// assert_eq!(parse_arguments::<Vec<u8>>(b"[1, 300, -1]", &mut cx), Ok(None));
+/// let paths: Vec<&str> = cx.violations().iter().map(|v| v.path.as_str()).collect();
+/// assert_eq!(paths, ["/1", "/2"]);
+///
+/// assert!(parse_arguments::<Vec<u8>>(b"[1, 2", &mut ParseCx::new()).is_err());
+/// ```
 ///
 /// # Errors
 ///
