@@ -478,3 +478,42 @@ fn s2_paths_escape_declared_keys() {
     let err = parse_args::<Escaped>("{}").expect_err("missing");
     assert_eq!(paths_and_rules(&err), pairs(&[("/a~1b~0c", "required")]));
 }
+
+/// A tree of unbounded depth.
+#[derive(Schema, Debug)]
+struct Node {
+    children: Vec<Node>,
+    next: Option<Box<Node>>,
+}
+
+fn nested(depth: usize) -> String {
+    let mut text = String::from(r#"{"children": []}"#);
+    for i in 0..depth {
+        text = if i % 2 == 0 {
+            format!(r#"{{"children": [{text}]}}"#)
+        } else {
+            format!(r#"{{"children": [], "next": {text}}}"#)
+        };
+    }
+    text
+}
+
+// S2: a recursive input parses as deep as the decoder allows (128 levels), on a thread with
+// the default 2 MiB stack, and deeper input is a syntax error, not a stack overflow.
+#[test]
+fn s2_recursive_input_is_bounded_without_overflowing_the_stack() {
+    let parsed = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let shallow = parse_args::<Node>(&nested(80)).map(|_| ());
+            let deep = r#"{"children": ["#.repeat(50_000) + &"]}".repeat(50_000);
+            let deep = parse_args::<Node>(&deep).map(|_| ());
+            (shallow, deep)
+        })
+        .expect("a thread")
+        .join()
+        .expect("no overflow");
+    assert_eq!(parsed.0, Ok(()));
+    let deep = parsed.1.expect_err("too deep");
+    assert_eq!(paths_and_rules(&deep), pairs(&[("", "syntax")]));
+}
