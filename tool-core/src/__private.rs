@@ -9,13 +9,14 @@ pub use serde_json;
 
 pub use crate::context::Context;
 pub use crate::error::{BoxError, Site};
+pub use crate::json::DecodeError;
 pub use crate::json::Json;
 pub use crate::policy::{BoxFuture, Policy};
 pub use crate::registry::Registration;
 pub use crate::schema::{
     ArrayRules, Format, Invalid, Keys, Num, NumberRules, Pattern, Rules, Schema, SchemaGen, Slot,
     StringRules, check_array, check_number, check_string, field_de, field_index, field_tree,
-    finish_field, object_de, parse_decoded, run_validator, variant_de,
+    finish_field, object_de, object_text, parse_decoded, run_validator, variant_de,
 };
 pub use crate::tool::{IntoTool, Tool};
 pub use crate::violation::{ParseCx, Rule};

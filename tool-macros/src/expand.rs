@@ -695,6 +695,13 @@ fn struct_methods(cg: &mut Gen, c: &Container, fields: &[Field]) -> TokenStream 
             #p::parse_decoded::<Self>(#value, #cx)
         }
 
+        fn parse_text(
+            #value: &str,
+            #cx: &mut #p::ParseCx,
+        ) -> ::core::result::Result<::core::option::Option<Self>, #p::DecodeError> {
+            #p::object_text::<Self>(#value, #cx)
+        }
+
         fn parse_de<#de, #decoder: #p::Deserializer<#de>>(
             #value: #decoder,
             #cx: &mut #p::ParseCx,

@@ -23,8 +23,8 @@ pub(crate) use rules::{push_quoted_list, quoted_list};
 pub use stream::parse_arguments;
 #[doc(hidden)]
 pub use stream::{
-    Keys, Slot, field_de, field_index, field_tree, finish_field, object_de, parse_decoded,
-    variant_de,
+    Keys, Slot, field_de, field_index, field_tree, finish_field, object_de, object_text,
+    parse_decoded, variant_de,
 };
 
 use crate::json::{Json, JsonVisitor};
@@ -70,6 +70,19 @@ pub trait Schema: Sized {
     ) -> Result<Option<Self>, D::Error> {
         let value = decoder.deserialize_any(JsonVisitor)?;
         Ok(Self::parse(value, cx))
+    }
+
+    /// Parses the whole of `text` (a call's arguments, or a value written back as text) by the
+    /// rules of [`parse`](Schema::parse). The default reads it through
+    /// [`parse_de`](Schema::parse_de); derived structs read an object without it, which
+    /// compiles to less code.
+    ///
+    /// # Errors
+    ///
+    /// Returns the decode error (syntax, trailing characters, duplicate key).
+    #[doc(hidden)]
+    fn parse_text(text: &str, cx: &mut ParseCx) -> Result<Option<Self>, crate::json::DecodeError> {
+        stream::parse_text(text, cx)
     }
 
     /// Parses the members of an object as they are decoded: what a derived struct implements.

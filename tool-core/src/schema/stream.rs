@@ -56,11 +56,51 @@ pub fn parse_arguments<T: Schema>(
     cx: &mut ParseCx,
 ) -> Result<Option<T>, DecodeError> {
     let text = argument_text(bytes)?;
-    let mut decoder = serde_json::Deserializer::from_str(text);
-    let parsed = T::parse_de(&mut decoder, cx)
-        .and_then(|value| decoder.end().map(|()| value))
-        .map_err(|e| decode_error(e.to_string()))?;
+    let parsed = T::parse_text(text, cx)?;
     Ok(parsed.filter(|_| cx.is_clean()))
+}
+
+/// Parses the whole of `text` through `T`'s streaming form: what [`Schema::parse_text`] does
+/// unless a type has a shorter way.
+///
+/// # Errors
+///
+/// Returns the decode error: syntax (trailing characters included), duplicate key.
+pub(super) fn parse_text<T: Schema>(
+    text: &str,
+    cx: &mut ParseCx,
+) -> Result<Option<T>, DecodeError> {
+    let mut decoder = serde_json::Deserializer::from_str(text);
+    T::parse_de(&mut decoder, cx)
+        .and_then(|value| decoder.end().map(|()| value))
+        .map_err(|e| decode_error(e.to_string()))
+}
+
+/// Parses the whole of `text` as an object through `T`'s [`Schema::parse_members`]: what a
+/// derived struct's [`Schema::parse_text`] does. Anything but an object is decoded (for its
+/// syntax and duplicate keys) and recorded as a type violation. Reading an object this way
+/// rather than through [`object_de`] compiles to much less code per struct.
+///
+/// # Errors
+///
+/// Returns the decode error: syntax (trailing characters included), duplicate key.
+pub fn object_text<T: Schema>(text: &str, cx: &mut ParseCx) -> Result<Option<T>, DecodeError> {
+    if text
+        .trim_start_matches([' ', '\n', '\r', '\t'])
+        .starts_with('{')
+    {
+        let mut decoder = serde_json::Deserializer::from_str(text);
+        return decoder
+            .deserialize_map(Members::<T> {
+                cx,
+                _t: PhantomData,
+            })
+            .and_then(|value| decoder.end().map(|()| value))
+            .map_err(|e| decode_error(e.to_string()));
+    }
+    let value = crate::json::decode(text.as_bytes())?;
+    cx.wrong_type("an object", &value);
+    Ok(None)
 }
 
 /// Parses a value decoded already by reading its text again with `T`'s streaming form: what a
@@ -73,8 +113,7 @@ pub fn parse_decoded<T: Schema>(value: Json, cx: &mut ParseCx) -> Option<T> {
             return None;
         }
     };
-    let mut decoder = serde_json::Deserializer::from_str(&text);
-    T::parse_de(&mut decoder, cx).unwrap_or_else(|e| {
+    T::parse_text(&text, cx).unwrap_or_else(|e| {
         // The text of a decoded value is valid JSON without duplicate keys.
         cx.fail(Box::new(e));
         None
@@ -513,6 +552,25 @@ impl<'de, S: Shape<'de>> Visitor<'de> for Expect<'_, S> {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         self.shape.map(map, self.cx)
+    }
+}
+
+/// The members of an object, read through `T`'s [`Schema::parse_members`] (the decoder has
+/// checked that the value is an object).
+struct Members<'c, T> {
+    cx: &'c mut ParseCx,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<'de, T: Schema> Visitor<'de> for Members<'_, T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+        T::parse_members(map, self.cx)
     }
 }
 
