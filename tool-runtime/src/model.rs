@@ -555,6 +555,21 @@ mod tests {
     }
 
     #[test]
+    fn a_neutral_spec_shares_the_tools_schema() {
+        let tool = Tool::builder("echo", "Echo the arguments.")
+            .dynamic_handler(
+                serde_json::json!({"type": "object"}),
+                |_: &Value, _: &mut tool_core::violation::ParseCx| {},
+                |_, args: Value| async move { Ok::<_, BoxError>(args) },
+            )
+            .build();
+        let spec = ToolSpec::from_tool(&tool);
+        assert!(std::ptr::eq(spec.parameters(), tool.schema()));
+        assert!(std::ptr::eq(spec.parameters_json(), tool.schema_json()));
+        assert_eq!(spec.parameters_json(), r#"{"type":"object"}"#);
+    }
+
+    #[test]
     fn usage_adds_and_merges() {
         let mut u = Usage::new(10, 1);
         u.merge(Usage::new(5, 7));
