@@ -226,7 +226,7 @@ pub fn bad_tag(tag: &str, found: Option<&Json>, allowed: &[&str], cx: &mut Parse
 pub fn unit_variant(value: Json, names: &[&str], cx: &mut ParseCx) -> Option<usize> {
     match value {
         Json::String(s) => {
-            let found = names.iter().position(|n| *n == s);
+            let found = field_index(names, &s);
             if found.is_none() {
                 unknown_variant(&s, names, cx);
             }
@@ -301,7 +301,7 @@ pub fn take_tag(
         .position(|(k, _)| k == tag)
         .map(|i| members.remove(i).1);
     let index = match &found {
-        Some(Json::String(s)) => names.iter().position(|n| n == s),
+        Some(Json::String(s)) => field_index(names, s),
         _ => None,
     };
     if index.is_none() {

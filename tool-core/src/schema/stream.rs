@@ -235,7 +235,8 @@ pub fn field_tree<T: Schema>(
         .unwrap_or_else(|never| match never {})
 }
 
-/// The index of `key` among the declared fields `names`.
+/// The index of `key` among `names` (the declared fields of an object, or the names of unit
+/// variants).
 pub fn field_index(names: &[&str], key: &str) -> Option<usize> {
     names.iter().position(|name| *name == key)
 }
@@ -346,7 +347,7 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
     }
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        Ok(match self.0.iter().position(|name| *name == key) {
+        Ok(match field_index(self.0, key) {
             Some(index) => Key::Declared(index),
             None => Key::Other(key.to_owned()),
         })
@@ -626,7 +627,7 @@ impl<'de> Shape<'de> for Variant<'_> {
     const EXPECTED: &'static str = "a string";
 
     fn str(self, name: &str, cx: &mut ParseCx) -> Option<usize> {
-        let found = self.0.iter().position(|n| *n == name);
+        let found = field_index(self.0, name);
         if found.is_none() {
             crate::__private::unknown_variant(name, self.0, cx);
         }
