@@ -121,17 +121,18 @@ pub fn absent_field<T: Schema>(key: &str, cx: &mut ParseCx) -> Option<T> {
 /// Records a violation for each member of `members` (an object the model sent) that the
 /// schema does not declare.
 pub fn unknown_field(key: &str, allowed: &[&str], cx: &mut ParseCx) {
-    let message = if allowed.is_empty() {
-        "is not a property of this object, which takes none".to_owned()
-    } else {
-        format!(
-            "is not a property of this object; its properties are {}",
-            crate::schema::quoted_list(allowed)
-        )
-    };
     let short = crate::violation::preview_str(key);
     cx.enter_key(&short);
-    cx.violate(Rule::AdditionalProperties, message);
+    cx.violate_with(Rule::AdditionalProperties, || {
+        if allowed.is_empty() {
+            "is not a property of this object, which takes none".to_owned()
+        } else {
+            format!(
+                "is not a property of this object; its properties are {}",
+                crate::schema::quoted_list(allowed)
+            )
+        }
+    });
     cx.leave();
 }
 

@@ -302,6 +302,17 @@ impl ParseCx {
         });
     }
 
+    /// Records a violation at the current path whose message is made only if it will be kept:
+    /// past [`MAX_VIOLATIONS`] the violation is counted as dropped and `message` never runs, so
+    /// thousands of violations cost no more than counting them.
+    pub fn violate_with(&mut self, rule: Rule, message: impl FnOnce() -> String) {
+        if self.violations.len() >= MAX_VIOLATIONS {
+            self.dropped += 1;
+            return;
+        }
+        self.violate(rule, message());
+    }
+
     /// Records a violation at the member `key` of the current object.
     pub fn violate_at(&mut self, key: &str, rule: Rule, message: impl Into<String>) {
         self.enter_key(key);

@@ -263,9 +263,12 @@ fn first_duplicate(members: &[(String, Json)]) -> Option<&str> {
         }
         return None;
     }
-    let mut keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
-    keys.sort_unstable();
-    keys.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+    // Hashed, so an object of many keys costs time linear in its size (issue 10, defect 2).
+    let mut keys = std::collections::HashSet::with_capacity(members.len());
+    members
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .find(|key| !keys.insert(*key))
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@ impl Format {
             Format::Email => is_email(s),
             Format::Uri => is_uri(s),
             Format::Uuid => is_uuid(s),
-            Format::Date => is_date(s),
+            Format::Date => is_date(s.as_bytes()),
             Format::DateTime => is_date_time(s),
         }
     }
@@ -116,18 +116,21 @@ fn is_uuid(s: &str) -> bool {
         })
 }
 
-fn digits(s: &str) -> Option<u32> {
-    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| s.parse().ok())
-        .flatten()
+/// The value of an all-ASCII-digit field, `None` for anything else. Every date and time check
+/// below works on bytes, so a multibyte character in the model's text can never land a slice
+/// inside a character (issue 10, defect 1): it is simply not a digit.
+fn digits(b: &[u8]) -> Option<u32> {
+    if b.is_empty() || b.len() > 9 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(b.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
 }
 
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
+fn is_date(b: &[u8]) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let (Some(y), Some(m), Some(d)) = (digits(&s[0..4]), digits(&s[5..7]), digits(&s[8..10]))
+    let (Some(y), Some(m), Some(d)) = (digits(&b[0..4]), digits(&b[5..7]), digits(&b[8..10]))
     else {
         return false;
     };
@@ -142,46 +145,40 @@ fn is_date(s: &str) -> bool {
     (1..=days).contains(&d)
 }
 
-fn is_time(s: &str) -> bool {
+fn is_time(b: &[u8]) -> bool {
     // HH:MM:SS[.frac](Z|±HH:MM)
-    let b = s.as_bytes();
     if b.len() < 9 || b[2] != b':' || b[5] != b':' {
         return false;
     }
-    let (Some(h), Some(m), Some(sec)) = (digits(&s[0..2]), digits(&s[3..5]), digits(&s[6..8]))
+    let (Some(h), Some(m), Some(sec)) = (digits(&b[0..2]), digits(&b[3..5]), digits(&b[6..8]))
     else {
         return false;
     };
     if h > 23 || m > 59 || sec > 60 {
         return false;
     }
-    let mut rest = &s[8..];
-    if let Some(frac) = rest.strip_prefix('.') {
-        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+    let mut rest = &b[8..];
+    if let Some(frac) = rest.strip_prefix(b".") {
+        let n = frac.iter().take_while(|d| d.is_ascii_digit()).count();
         if n == 0 {
             return false;
         }
         rest = &frac[n..];
     }
     match rest {
-        "Z" | "z" => true,
-        offset => {
-            let o = offset.as_bytes();
-            o.len() == 6
-                && (o[0] == b'+' || o[0] == b'-')
-                && o[3] == b':'
-                && digits(&offset[1..3]).is_some_and(|h| h <= 23)
-                && digits(&offset[4..6]).is_some_and(|m| m <= 59)
+        b"Z" | b"z" => true,
+        &[sign, h1, h2, b':', m1, m2] => {
+            (sign == b'+' || sign == b'-')
+                && digits(&[h1, h2]).is_some_and(|h| h <= 23)
+                && digits(&[m1, m2]).is_some_and(|m| m <= 59)
         }
+        _ => false,
     }
 }
 
 fn is_date_time(s: &str) -> bool {
-    s.len() > 11
-        && s.is_char_boundary(10)
-        && is_date(&s[..10])
-        && matches!(s.as_bytes()[10], b'T' | b't' | b' ')
-        && is_time(&s[11..])
+    let b = s.as_bytes();
+    b.len() > 11 && is_date(&b[..10]) && matches!(b[10], b'T' | b't' | b' ') && is_time(&b[11..])
 }
 
 #[cfg(test)]
@@ -212,6 +209,40 @@ mod tests {
         ];
         for (format, s, ok) in cases {
             assert_eq!(format.matches(s), ok, "{format:?} {s}");
+        }
+    }
+
+    /// Issue 10, defect 1: a multibyte character anywhere in a value (the model's text) is a
+    /// format violation, never a panic from a slice inside a character. Every format is checked
+    /// with a one-, two-, three- and four-byte character put at every position of a valid value,
+    /// and in place of every character of it.
+    #[test]
+    fn multibyte_characters_anywhere_are_violations_not_panics() {
+        assert!(!DateTime.matches("2024-05-01T10:00:0é0Z"));
+        let valid = [
+            (Email, "ops@example.com"),
+            (Uri, "https://example.com/a?b=c"),
+            (Uuid, "67e55044-10b1-426f-9247-bb680e5fe0c8"),
+            (Date, "2024-02-29"),
+            (DateTime, "2024-05-01T10:00:00.123+02:00"),
+            (DateTime, "2024-05-01T10:00:00Z"),
+        ];
+        for (format, value) in valid {
+            assert!(format.matches(value), "{format:?} {value}");
+            for extra in ["x", "é", "€", "𝟘", "\u{0661}"] {
+                for at in 0..=value.len() {
+                    let inserted = format!("{}{extra}{}", &value[..at], &value[at..]);
+                    // Only the outcome's absence of panic matters for most; digits must not pass.
+                    let _ = format.matches(&inserted);
+                    if at < value.len() {
+                        let replaced = format!("{}{extra}{}", &value[..at], &value[at + 1..]);
+                        let ok = format.matches(&replaced);
+                        if extra != "x" && !matches!(format, Uri) {
+                            assert!(!ok, "{format:?} accepted {replaced:?}");
+                        }
+                    }
+                }
+            }
         }
     }
 }

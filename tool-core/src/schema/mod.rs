@@ -6,6 +6,7 @@
 //! builds the typed value only when none was found; a call's arguments are parsed as they are
 //! decoded ([`parse_arguments`]), a value already decoded into a [`Json`] by [`parse_root`].
 
+mod exact;
 mod format;
 mod generator;
 mod impls;

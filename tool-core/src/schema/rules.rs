@@ -1,7 +1,6 @@
 //! Field constraints: how `#[schema(min_len = …, range = …, …)]` renders and is enforced.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -353,9 +352,7 @@ impl<T: Schema> ArrayRules for Vec<T> {
     }
 
     fn has_duplicates(&self) -> bool {
-        let mut seen = HashSet::with_capacity(self.len());
-        self.iter()
-            .any(|item| !seen.insert(item.to_json().to_string()))
+        super::exact::has_duplicate_items(self.iter().map(T::to_json))
     }
 }
 
@@ -474,23 +471,15 @@ pub fn check_number<T: NumberRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
             format_args!("must be less than {max}, found {n}"),
         );
     }
-    if let Some(step) = rules.multiple_of.filter(|&step| !is_multiple(n, step)) {
+    if let Some(step) = rules
+        .multiple_of
+        .filter(|&step| !super::exact::is_multiple(n, step))
+    {
         report(
             cx,
             Rule::MultipleOf,
             format_args!("must be a multiple of {step}, found {n}"),
         );
-    }
-}
-
-fn is_multiple(n: Num, step: Num) -> bool {
-    match (n, step) {
-        (_, Num::Int(0)) => true,
-        (Num::Int(a), Num::Int(b)) => a % b == 0,
-        (a, b) => {
-            let q = a.as_f64() / b.as_f64();
-            (q - q.round()).abs() < 1e-9
-        }
     }
 }
 

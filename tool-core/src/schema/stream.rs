@@ -9,6 +9,7 @@
 //! Violations come in the order the model sent the members, then a `required` violation for
 //! each missing field in declaration order.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -249,7 +250,9 @@ pub struct Keys<'k> {
     names: &'k [&'k str],
     allowed: &'k [&'k str],
     seen: Seen,
-    unknown: Vec<String>,
+    /// The undeclared keys read so far, hashed so that a duplicate among thousands of them is
+    /// found in constant time: the parse stays linear in the input (issue 10, defect 2).
+    unknown: HashSet<String>,
 }
 
 /// Which declared fields have been read.
@@ -272,7 +275,7 @@ impl<'k> Keys<'k> {
             names,
             allowed,
             seen,
-            unknown: Vec::new(),
+            unknown: HashSet::new(),
         }
     }
 
@@ -303,7 +306,7 @@ impl<'k> Keys<'k> {
                     crate::__private::unknown_field(&key, self.allowed, cx);
                     // Decoded to the end: a duplicate key inside is an error here too.
                     map.next_value_seed(AnyJson)?;
-                    self.unknown.push(key);
+                    self.unknown.insert(key);
                 }
             }
         }
