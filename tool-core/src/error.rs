@@ -141,6 +141,9 @@ pub enum ErrorKind {
     Model,
     /// The model broke the protocol (a reply that cannot be a turn, say).
     Protocol,
+    /// The model's final reply was cut off at its output token limit: a partial answer is
+    /// not an answer. The run's error keeps the partial text and the usage.
+    Truncated,
 }
 
 impl fmt::Display for ErrorKind {
@@ -157,6 +160,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::MaxTurns => "max turns",
             ErrorKind::Model => "model",
             ErrorKind::Protocol => "protocol",
+            ErrorKind::Truncated => "truncated",
         };
         f.write_str(s)
     }

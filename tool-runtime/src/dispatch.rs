@@ -28,7 +28,9 @@ pub(crate) enum CallsEnd {
     Cancelled,
 }
 
-/// Runs `calls`, returning their records in call order and how the turn ended.
+/// Runs `calls`, returning their records in call order and how the turn ended. `advertised`
+/// says, for each tool the agent holds, whether this run advertised it: only those are
+/// callable in the run (A5, A8).
 ///
 /// # Cancel safety
 ///
@@ -37,6 +39,7 @@ pub(crate) async fn run_calls(
     shared: &Shared,
     ctx: &Context,
     calls: &[ToolCall],
+    advertised: &[bool],
     turn: usize,
     slots: &Arc<Semaphore>,
     sink: &Sink,
@@ -48,9 +51,12 @@ pub(crate) async fn run_calls(
     let mut ids: Vec<task::Id> = Vec::with_capacity(calls.len());
     for (index, call) in calls.iter().enumerate() {
         let call_ctx = turn_ctx.for_call(call.id.clone(), call.name.clone());
+        // A5, A8: a tool this run did not advertise is not callable in it, whatever its
+        // policy says now; its policy is not consulted.
         let target = shared
             .by_name
             .get(&call.name)
+            .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
             .map(|&i| (shared.tools[i].clone(), shared.timeouts[i]));
         let span = tracing::info_span!(
             "agent.call",
@@ -172,10 +178,11 @@ async fn run_one(
     if ctx.is_cancelled() {
         return not_started();
     }
-    // A5: a name the agent does not hold gets the same answer as a hidden tool. A held tool,
-    // hidden or not, goes through `invoke_with`, whose availability re-check decides (A4).
+    // A5: a name the agent does not hold gets the same answer as a tool this run did not
+    // advertise. An advertised tool goes through `invoke_with`, whose availability re-check
+    // decides (A4: a capability revoked mid-run blocks the call).
     let Some((tool, timeout)) = target else {
-        tracing::debug!("the model called a tool the agent does not hold");
+        tracing::debug!("the model called a tool this run did not advertise");
         return Outcome::unavailable();
     };
     let call = tool.invoke_with(&ctx, arguments.as_bytes(), &limits);

@@ -13,7 +13,7 @@ use crate::dispatch::{CallsEnd, run_calls};
 use crate::errors::RunError;
 use crate::event::{RunEvent, Sink};
 use crate::message::{Input, Message, ToolResult, check_transcript};
-use crate::model::{ModelRequest, ToolSpec, Usage};
+use crate::model::{FinishReason, ModelRequest, ToolSpec, Usage};
 use crate::output::{CallRecord, RunOutput};
 use crate::reply::{ReplyError, read_reply};
 
@@ -144,7 +144,7 @@ impl Run<'_> {
         let slots = Arc::new(Semaphore::new(self.shared.max_concurrency));
         for turn in 1..=self.shared.max_turns {
             let span = tracing::info_span!("agent.turn", turn, calls = tracing::field::Empty);
-            let step = self.turn(turn, &advertised, &slots, &span);
+            let step = self.turn(turn, &advertised, &visible, &slots, &span);
             if let Some(text) = step.instrument(span.clone()).await? {
                 return Ok(RunOutput {
                     text,
@@ -167,6 +167,7 @@ impl Run<'_> {
         &mut self,
         turn: usize,
         advertised: &[ToolSpec],
+        visible: &[bool],
         slots: &Arc<Semaphore>,
         span: &tracing::Span,
     ) -> Result<Option<String>, RunError> {
@@ -199,11 +200,30 @@ impl Run<'_> {
         };
         if reply.calls.is_empty() {
             self.sink.emit(turn_end);
+            if reply.finish == Some(FinishReason::Length) {
+                // A reply cut at the output token limit is not an answer: the run ends with
+                // kind `Truncated`, keeping the partial text (in the error and the transcript)
+                // and the usage.
+                let error = RunError::new(
+                    ErrorKind::Truncated,
+                    "the model's final reply was cut off at its output token limit",
+                )
+                .with_partial_text(reply.text);
+                return Err(self.fail(error));
+            }
             return Ok(Some(reply.text));
         }
 
-        let (records, end) =
-            run_calls(self.shared, self.ctx, &reply.calls, turn, slots, self.sink).await;
+        let (records, end) = run_calls(
+            self.shared,
+            self.ctx,
+            &reply.calls,
+            visible,
+            turn,
+            slots,
+            self.sink,
+        )
+        .await;
         let first = self.calls.len();
         for record in records {
             self.transcript.push(Message::Tool(ToolResult::new(

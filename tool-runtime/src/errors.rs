@@ -192,6 +192,8 @@ struct Inner {
     transcript: Vec<Message>,
     calls: Vec<CallRecord>,
     usage: Vec<Usage>,
+    /// The text of a final reply that was cut off (kind `Truncated`).
+    partial_text: Option<String>,
 }
 
 impl RunError {
@@ -221,6 +223,7 @@ impl RunError {
                 transcript: Vec::new(),
                 calls: Vec::new(),
                 usage: Vec::new(),
+                partial_text: None,
             }),
         }
     }
@@ -248,6 +251,11 @@ impl RunError {
 
     pub(crate) fn with_permanent(mut self, permanent: bool) -> Self {
         self.inner.permanent = permanent;
+        self
+    }
+
+    pub(crate) fn with_partial_text(mut self, text: String) -> Self {
+        self.inner.partial_text = Some(text);
         self
     }
 
@@ -286,6 +294,12 @@ impl RunError {
     /// The name of the tool whose call (or policy, at discovery) ended the run.
     pub fn tool(&self) -> Option<&str> {
         self.inner.tool.as_deref()
+    }
+
+    /// The text of a final reply cut off at the model's output token limit (kind
+    /// [`ErrorKind::Truncated`]): what the model wrote before it was cut.
+    pub fn partial_text(&self) -> Option<&str> {
+        self.inner.partial_text.as_deref()
     }
 
     /// The id of the call that ended the run.

@@ -13,7 +13,8 @@ use futures_core::Stream;
 
 use crate::message::{Message, ToolCall, ToolResult};
 use crate::model::{
-    Model, ModelError, ModelEvent, ModelRequest, ModelStream, ToolSpec, Usage, reply_events,
+    FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream, ToolSpec, Usage,
+    reply_events,
 };
 
 /// A model that replies with turns given in advance, one per request, and records every
@@ -165,6 +166,7 @@ pub struct ScriptedTurn {
     calls: Vec<ToolCall>,
     events: Vec<ModelEvent>,
     usage: Option<Usage>,
+    finish: Option<FinishReason>,
     delay: Option<Duration>,
     failure: Option<ModelError>,
     hang: bool,
@@ -212,6 +214,14 @@ impl ScriptedTurn {
         self
     }
 
+    /// Ends the turn with this finish reason instead of the usual one (`Stop`, or `ToolCalls`
+    /// when the turn has calls): `FinishReason::Length` scripts a reply cut off at the output
+    /// token limit.
+    pub fn finish(mut self, reason: FinishReason) -> Self {
+        self.finish = Some(reason);
+        self
+    }
+
     /// Waits this long (on tokio's clock, so paused time skips it) before the first delta.
     pub fn delay(mut self, delay: Duration) -> Self {
         self.delay = Some(delay);
@@ -242,7 +252,8 @@ struct ScriptStream {
 impl ScriptStream {
     fn new(turn: ScriptedTurn) -> Self {
         let mut events = reply_events(&turn.text, &turn.calls, None);
-        let finish = events.pop();
+        let usual = events.pop();
+        let finish = turn.finish.map(ModelEvent::Finish).or(usual);
         events.extend(turn.events);
         if let Some(usage) = turn.usage {
             events.push(ModelEvent::Usage(usage));

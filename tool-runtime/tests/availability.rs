@@ -226,9 +226,9 @@ async fn a5_hidden_unknown_and_empty_names_all_get_tool_unavailable() {
             .all(|c| c.kind() == OutcomeKind::Unavailable)
     );
     assert_eq!(secret_runs.load(Ordering::SeqCst), 0);
-    // The guessed hidden name went through its policy again (A4); the unknown ones did not
-    // reach any policy.
-    assert_eq!(checks.load(Ordering::SeqCst), 2);
+    // A5, A8: only discovery asked the policy; a guessed hidden name, like an unknown one,
+    // reaches no policy.
+    assert_eq!(checks.load(Ordering::SeqCst), 1);
 }
 
 /// An application error that wraps text approved for the model.
@@ -436,15 +436,17 @@ async fn a8_a_capability_revoked_mid_run_blocks_later_calls_and_the_list_stays_f
 }
 
 #[tokio::test]
-async fn a8_a_capability_granted_mid_run_is_advertised_only_in_a_new_run() {
+async fn a8_a_capability_granted_mid_run_is_advertised_and_callable_only_in_a_new_run() {
     let (deploy, set, deploys) = capability_tools();
     let ctx = Context::new().with(Capability::default());
     let model = ScriptedModel::new([
         ScriptedTurn::new().call("c1", "set-capability", r#"{"on": true}"#),
-        // The model guesses the hidden tool's name after the grant. The re-check is the
-        // authority (A4, A5): it now allows the call, so it runs.
+        // The model guesses the hidden tool's name after the grant. A5, A8: a tool this run
+        // did not advertise is not callable in it, even though its policy would allow it now.
         ScriptedTurn::new().call("c2", "deploy", "{}"),
         ScriptedTurn::reply("done"),
+        // A new run advertises it, and the call runs.
+        ScriptedTurn::new().call("c3", "deploy", "{}"),
         ScriptedTurn::reply("new run"),
     ]);
     let agent = Agent::builder(model.clone())
@@ -454,8 +456,13 @@ async fn a8_a_capability_granted_mid_run_is_advertised_only_in_a_new_run() {
         .unwrap();
 
     let out = agent.run(&ctx, "grant").await.unwrap();
-    assert_eq!(out.calls[1].kind(), OutcomeKind::Success);
-    assert_eq!(deploys.load(Ordering::SeqCst), 1);
+    assert_eq!(out.calls[1].kind(), OutcomeKind::Unavailable);
+    assert_eq!(out.calls[1].outcome.text(), "tool unavailable");
+    assert_eq!(
+        deploys.load(Ordering::SeqCst),
+        0,
+        "the guessed call did not run"
+    );
     for request in &model.requests()[..3] {
         assert_eq!(
             request.tool_names(),
@@ -464,9 +471,52 @@ async fn a8_a_capability_granted_mid_run_is_advertised_only_in_a_new_run() {
         );
     }
 
-    agent.run(&ctx, "again").await.unwrap();
+    let again = agent.run(&ctx, "again").await.unwrap();
     assert_eq!(
         model.requests()[3].tool_names(),
         ["deploy", "set-capability"]
+    );
+    assert_eq!(again.calls[0].kind(), OutcomeKind::Success);
+    assert_eq!(deploys.load(Ordering::SeqCst), 1);
+}
+
+/// A5: the policy of a tool the run did not advertise is not consulted when the model guesses
+/// its name; the answer is the same as for a name the agent does not hold.
+#[tokio::test]
+async fn a5_a_guessed_hidden_name_does_not_consult_the_policy() {
+    let checks = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&checks);
+    let hidden = Tool::builder("hidden", "Never shown.")
+        .available_fn(move |_ctx: &Context| {
+            // Hidden at discovery, allowed on any later check.
+            let n = counted.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, std::io::Error>(n > 0)
+        })
+        .handler(|_ctx: Context, args: Args| async move { Ok::<_, std::io::Error>(args) })
+        .build();
+    let model = ScriptedModel::new([
+        ScriptedTurn::new()
+            .call("c1", "hidden", "{}")
+            .call("c2", "no-such-tool", "{}"),
+        ScriptedTurn::reply("done"),
+    ]);
+    let agent = Agent::builder(model.clone()).tool(hidden).build().unwrap();
+    let out = agent.run(&Context::new(), "guess").await.unwrap();
+    assert_eq!(
+        checks.load(Ordering::SeqCst),
+        1,
+        "only discovery asked the policy"
+    );
+    let texts: Vec<_> = out
+        .calls
+        .iter()
+        .map(|c| (c.kind(), c.outcome.text()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            (OutcomeKind::Unavailable, "tool unavailable"),
+            (OutcomeKind::Unavailable, "tool unavailable")
+        ]
     );
 }

@@ -186,6 +186,45 @@ async fn r3_max_turns_ends_the_run_with_kind_max_turns_and_keeps_the_transcript(
     assert_eq!(err.usage(), [Usage::new(10, 1), Usage::new(20, 2)]);
 }
 
+/// R3, issue 10: a final reply cut off at the output token limit is not an answer. The run
+/// ends with kind `Truncated`, keeping the partial text, the transcript and the usage; on the
+/// stream too.
+#[tokio::test]
+async fn r3_a_final_reply_cut_at_the_token_limit_ends_the_run_as_truncated() {
+    let (echo, _) = echo("echo");
+    let script = || {
+        ScriptedModel::new([
+            ScriptedTurn::new().call("c1", "echo", "{}").usage(10, 1),
+            ScriptedTurn::reply("The window starts at 02:")
+                .usage(20, 4096)
+                .finish(FinishReason::Length),
+        ])
+    };
+    let agent = Agent::builder(script()).tool(echo.clone()).build().unwrap();
+    let err = agent.run(&Context::new(), "when?").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Truncated);
+    assert_eq!(err.partial_text(), Some("The window starts at 02:"));
+    assert_eq!(err.usage(), [Usage::new(10, 1), Usage::new(20, 4096)]);
+    assert_eq!(err.calls().len(), 1);
+    assert!(well_formed(err.transcript()));
+    assert!(matches!(
+        err.transcript().last(),
+        Some(Message::Assistant { text, .. }) if text == "The window starts at 02:"
+    ));
+
+    let agent = Agent::builder(script()).tool(echo).build().unwrap();
+    let (events, result) = drain(agent.run_stream(&Context::new(), "when?")).await;
+    assert!(!events.is_empty());
+    let err = result.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Truncated);
+    assert_eq!(err.partial_text(), Some("The window starts at 02:"));
+
+    // A reply that stopped on its own is still an answer, whatever its length.
+    let model = ScriptedModel::new([ScriptedTurn::reply("done").finish(FinishReason::Stop)]);
+    let agent = Agent::builder(model).build().unwrap();
+    assert_eq!(agent.run(&Context::new(), "go").await.unwrap().text, "done");
+}
+
 fn r4_script() -> ScriptedModel {
     ScriptedModel::new([
         ScriptedTurn::new()
