@@ -4,13 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use tokio::sync::Notify;
 use tool_runtime::{Context, Permanent, Schema, Tool, ToolError};
+
+mod peers;
 
 /// Arguments of any shape (an object root).
 pub type Args = BTreeMap<String, serde_json::Value>;
@@ -168,33 +169,12 @@ pub fn script(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The Python interpreter (`$PYTHON`, else `python3`), after checking (once per test binary)
-/// that the MCP Python SDK is installed: these tests need it, and fail (never skip) without
-/// it.
+/// The Python interpreter that runs the peers: the tests' own environment with the pinned MCP
+/// Python SDK, made on first use (`peers.rs`), or `$PYTHON` when set. Without it these tests
+/// fail (never skip) with one message naming what is missing; the other tests still run.
 pub fn python() -> tokio::process::Command {
-    static CHECKED: OnceLock<Result<String, String>> = OnceLock::new();
-    let checked = CHECKED.get_or_init(|| {
-        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
-        let probe = std::process::Command::new(&python)
-            .args([
-                "-c",
-                "import importlib.util, sys; sys.exit(importlib.util.find_spec('mcp') is None)",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        match probe {
-            Ok(status) if status.success() => Ok(python),
-            Ok(_) => Err(format!(
-                "the MCP Python SDK is not installed for `{python}`: run \
-                 `{python} -m pip install mcp` (CI installs it)"
-            )),
-            Err(e) => Err(format!(
-                "cannot run `{python}` ({e}): install Python 3, then `python3 -m pip install mcp`"
-            )),
-        }
-    });
-    let python = match checked {
+    static CHECKED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let python = match CHECKED.get_or_init(peers::interpreter) {
         Ok(python) => python,
         Err(message) => panic!("{message}"),
     };
