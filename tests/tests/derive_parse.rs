@@ -110,6 +110,41 @@ struct Code {
     code: String,
 }
 
+/// Patterns in the ECMA-262 dialect the schema advertises.
+#[derive(Schema, Debug)]
+#[allow(dead_code)]
+struct EcmaPatterns {
+    #[schema(pattern = r"^\d{3}$")]
+    digits: String,
+    #[schema(pattern = r"^\w+$")]
+    word: String,
+    #[schema(pattern = r"^\u{1F600}\/(?<rest>.)$")]
+    escapes: String,
+}
+
+// S2, issue 10 defect 3: a pattern means what it means in ECMA-262 (ASCII `\d` and `\w`), so
+// a handler never receives a string its schema forbids.
+#[test]
+fn s2_patterns_are_ecma_262() {
+    let ok = r#"{"digits": "123", "word": "hello_1", "escapes": "😀/é"}"#;
+    assert!(parse_args::<EcmaPatterns>(ok).is_ok());
+    for (field, value) in [
+        ("digits", "١٢٣"),
+        ("digits", "１２３"),
+        ("word", "héllo"),
+        ("escapes", "😀/\u{2028}"),
+    ] {
+        let mut args = serde_json::json!({"digits": "123", "word": "w", "escapes": "😀/x"});
+        args[field] = value.into();
+        let err = parse_args::<EcmaPatterns>(&args.to_string()).expect_err(value);
+        assert_eq!(
+            paths_and_rules(&err),
+            vec![(format!("/{field}"), "pattern".to_owned())],
+            "{value}"
+        );
+    }
+}
+
 // S3: a violation quotes at most a short, truncated piece of the offending value.
 #[test]
 fn s3_violations_truncate_the_value() {

@@ -71,7 +71,7 @@ struct Target {
 }
 
 // S1: required lists every field that is neither `Option` nor defaulted; additionalProperties
-// is false; descriptions come from doc comments (or `describe`); constraints, defaults and
+// is false; T3: an `Option` or defaulted field admits `null`, as the parser does; descriptions come from doc comments (or `describe`); constraints, defaults and
 // examples render; `rename`/`rename_all` name the properties; nested types render inline.
 #[test]
 fn s1_renders_a_representative_struct_exactly() {
@@ -88,14 +88,14 @@ fn s1_renders_a_representative_struct_exactly() {
                 "pattern": "^[a-z0-9-]+$"
             },
             "daysAhead": {
-                "type": "integer",
+                "type": ["integer", "null"],
                 "description": "How many days ahead to look.",
                 "minimum": 1,
                 "maximum": 30,
                 "default": 7
             },
             "contact": {
-                "type": "string",
+                "type": ["string", "null"],
                 "description": "A contact address.",
                 "format": "email"
             },
@@ -123,7 +123,7 @@ fn s1_renders_a_representative_struct_exactly() {
                 "description": "Where to look.",
                 "properties": {
                     "region": {"type": "string", "description": "The region."},
-                    "zone": {"type": "integer", "minimum": 0, "maximum": 255}
+                    "zone": {"type": ["integer", "null"], "minimum": 0, "maximum": 255}
                 },
                 "required": ["region"],
                 "additionalProperties": false
@@ -135,8 +135,7 @@ fn s1_renders_a_representative_struct_exactly() {
                 "multipleOf": 0.25
             },
             "mode": {
-                "type": "string",
-                "enum": ["fast", "safe"],
+                "anyOf": [{"type": "string", "enum": ["fast", "safe"]}, {"type": "null"}],
                 "default": "safe",
                 "examples": ["fast"]
             },
@@ -222,7 +221,7 @@ fn s1_tagged_enum_renders_any_of_tagged_objects() {
                     "properties": {
                         "kind": {"type": "string", "enum": ["rounded_square"]},
                         "side": {"type": "number"},
-                        "corner": {"type": "number", "default": 0.0}
+                        "corner": {"type": ["number", "null"], "default": 0.0}
                     },
                     "required": ["kind", "side"],
                     "additionalProperties": false
@@ -300,7 +299,7 @@ fn s1_recursive_types_render_through_refs_and_parse() {
     );
     assert_eq!(
         thread["properties"]["pinned"],
-        json!({"$ref": "#/$defs/Comment"})
+        json!({"anyOf": [{"$ref": "#/$defs/Comment"}, {"type": "null"}]})
     );
     assert_eq!(
         thread["$defs"]["Comment"]["properties"]["replies"]["items"],
@@ -403,20 +402,18 @@ fn s1_raw_idents_expression_defaults_examples_and_variant_attributes() {
         json!({
             "type": {"type": "string", "description": "A keyword as a field name."},
             "names": {
-                "type": "array",
-                "items": {"type": "string"},
+                "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
                 "description": "A default that is an expression.",
                 "default": ["a", "b"]
             },
             "limit": {
-                "type": "integer",
+                "type": ["integer", "null"],
                 "minimum": 0,
                 "description": "An example of an optional number.",
                 "examples": [5]
             },
             "mode": {
-                "type": "string",
-                "enum": ["normal", "Safe"],
+                "anyOf": [{"type": "string", "enum": ["normal", "Safe"]}, {"type": "null"}],
                 "description": "A default from `Default`.",
                 "default": "normal"
             }

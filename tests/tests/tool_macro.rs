@@ -199,7 +199,8 @@ fn add_numbers(
 }
 
 // N2: without `name`, the name is the fn's with `_` → `-`; the handle is named after it.
-// Several described parameters become the properties of a hidden input object.
+// Several described parameters become the properties of a hidden input object (a defaulted or
+// `Option` one admits `null`, T3).
 #[tokio::test]
 async fn several_params_and_derived_name() {
     assert_eq!(AddNumbers::NAME, "add-numbers");
@@ -210,8 +211,8 @@ async fn several_params_and_derived_name() {
             "type": "object",
             "properties": {
                 "a": {"type": "integer", "description": "The first number.", "minimum": -1000, "maximum": 1000},
-                "b": {"type": "integer", "description": "The second number.", "default": 1},
-                "round": {"type": "boolean", "description": "Round to tens."}
+                "b": {"type": ["integer", "null"], "description": "The second number.", "default": 1},
+                "round": {"type": ["boolean", "null"], "description": "Round to tens."}
             },
             "required": ["a"],
             "additionalProperties": false

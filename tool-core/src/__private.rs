@@ -165,6 +165,11 @@ pub fn property<T: Schema>(
 ) {
     let mut node = T::schema(generator);
     rules.apply(&mut node);
+    if default.is_some() {
+        // T3: `null` for a defaulted field means "absent" and takes the default (S2), so the
+        // published schema admits it.
+        node = crate::schema::nullable(node);
+    }
     if let Some(obj) = node.as_object_mut() {
         if let Some(d) = description {
             obj.insert("description".to_owned(), d.into());

@@ -66,7 +66,7 @@ use proc_macro::TokenStream;
 /// | `default`, `default = expr` | not `Option` | the value when absent or `null`: `Default::default()`, or `expr` (a string literal converts to a `String`); rendered as `default`, and the field is not required |
 /// | `example = expr` | any | rendered in `examples` |
 /// | `min_len`, `max_len` | strings | length in characters |
-/// | `pattern = "regex"` | strings | checked at compile time; unanchored, as in JSON Schema |
+/// | `pattern = "regex"` | strings | ECMA-262, as JSON Schema says (`\d`, `\w`, `\b` are ASCII), unanchored, enforced with the same meaning; checked at compile time; no lookaround or backreferences |
 /// | `format = "…"` | strings | `email`, `uri`, `uuid`, `date`, `date-time`, enforced |
 /// | `one_of = ["a", "b"]` | strings | the allowed values |
 /// | `range = a..=b` (`a..b`, `a..`, `..=b`) | numbers | `minimum`/`maximum` (`a..b`: exclusive maximum) |
@@ -75,7 +75,8 @@ use proc_macro::TokenStream;
 /// | `validate = path` | any | `fn(&T) -> Result<(), Invalid>` (also `&str` for a `String`, `&[T]` for a `Vec<T>`): `Invalid::violation` goes to the model, `Invalid::error` is redacted (S5) |
 ///
 /// A constraint on a type it does not apply to, a contradiction (`min_len` above `max_len`,
-/// `range` with `min`), an invalid regex, an unknown format, an unknown or repeated key, or a
+/// `range` with `min`), an invalid pattern (or one with lookaround or backreferences, which
+/// cannot be matched in linear time), an unknown format, an unknown or repeated key, or a
 /// `default` on an `Option` is a compile error at the attribute.
 #[proc_macro_derive(Schema, attributes(schema))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {

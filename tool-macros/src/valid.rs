@@ -237,9 +237,9 @@ pub(crate) fn field(f: &Field, errors: &mut Errors) {
         );
     }
     if let Some(pattern) = &a.pattern
-        && let Err(e) = regex_syntax::Parser::new().parse(&pattern.value.value())
+        && let Err(message) = check_pattern(&pattern.value.value())
     {
-        errors.at(pattern.value.span(), format!("invalid `pattern`: {e}"));
+        errors.at(pattern.value.span(), message);
     }
     if let Some(format) = &a.format {
         let name = format.value.value();
@@ -288,6 +288,37 @@ fn bounds_ordered(
             format!("`{lo_name} = {lo}` and `{hi_name} = {hi}` leave no number that fits both"),
         );
     }
+}
+
+/// Checks a `pattern` in the dialect the parser enforces it in: ECMA-262 (as JSON Schema
+/// says), translated for the linear-time engine (S2, issue 10). Returns the message to show.
+fn check_pattern(source: &str) -> Result<(), String> {
+    // The translation tool-core enforces patterns with: checked here in the same dialect.
+    let rust = tool_core::schema::Pattern::translate(source).map_err(|e| match e {
+        tool_core::schema::PatternError::Syntax { at, message } => {
+            format!("invalid `pattern` at character {}: {message}", at + 1)
+        }
+        tool_core::schema::PatternError::Unsupported { at, message } => {
+            format!("unsupported `pattern` at character {}: {message}", at + 1)
+        }
+        other => format!("invalid `pattern`: {other}"),
+    })?;
+    // The translation is valid ECMA-262: what the engine can still refuse is a limit.
+    regex_syntax::Parser::new()
+        .parse(&rust)
+        .map(drop)
+        .map_err(|e| {
+            let why = match &e {
+                regex_syntax::Error::Parse(e) => e.kind().to_string(),
+                regex_syntax::Error::Translate(e) => e.kind().to_string(),
+                _ => e.to_string(),
+            };
+            format!(
+                "unsupported `pattern`: it is too large or too deeply nested for the \
+                 linear-time engine ({why}); simplify it, or check the value in \
+                 `validate = path`"
+            )
+        })
 }
 
 /// The names of types that cannot be a tool's whole input: the model sends an object.

@@ -5,9 +5,9 @@
 //! [`crate::OfflineModel`] calls tools with these; they are public so that a test can make
 //! arguments for any schema.
 
-use regex::Regex;
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Map, Value, json};
+use tool_core::schema::Pattern;
 
 /// How deep `$ref`s and nesting are followed; past half of it, optional parts are left out.
 const MAX_DEPTH: usize = 12;
@@ -278,7 +278,8 @@ fn string(obj: &Map<String, Value>, variant: usize) -> Value {
         .and_then(Value::as_str)
         .and_then(format_sample)
     {
-        let matches = pattern.is_none_or(|p| Regex::new(p).is_ok_and(|re| re.is_match(sample)));
+        let matches =
+            pattern.is_none_or(|p| Pattern::compile(p).is_ok_and(|re| re.is_match(sample)));
         if fits(sample) && matches {
             return Value::String(sample.to_owned());
         }
@@ -300,16 +301,19 @@ fn string(obj: &Map<String, Value>, variant: usize) -> Value {
     Value::String(s)
 }
 
-/// A string that matches `pattern` and `fits`, made by walking the pattern's syntax tree with
-/// each repetition stretched a little more until the length fits.
+/// A string that matches `pattern` and `fits`, made by walking the syntax tree of the
+/// pattern's translation (ECMA-262 as the parser reads it: `\d` is ASCII) with each repetition
+/// stretched a little more until the length fits, and checked with the regex the parser uses.
 fn from_pattern(
     pattern: &str,
     variant: usize,
     min: usize,
     fits: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
-    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
-    let re = Regex::new(pattern).ok()?;
+    let hir = regex_syntax::Parser::new()
+        .parse(&Pattern::translate(pattern).ok()?)
+        .ok()?;
+    let re = Pattern::compile(pattern).ok()?;
     (variant..=variant + min.max(8)).find_map(|stretch| {
         let mut out = String::new();
         walk(&hir, stretch, &mut out)?;
@@ -471,7 +475,7 @@ fn break_constraint(schema: &Value) -> Option<Value> {
                 ));
             }
             if let Some(pattern) = obj.get("pattern").and_then(Value::as_str) {
-                let re = Regex::new(pattern).ok()?;
+                let re = Pattern::compile(pattern).ok()?;
                 return ["NOT VALID!", "", " ", "?"]
                     .into_iter()
                     .find(|s| !re.is_match(s))
@@ -542,12 +546,48 @@ mod tests {
         assert_eq!(v["id"], "svc-00");
         let slug = v["slug"].as_str().unwrap();
         assert!((5..=8).contains(&slug.len()), "{slug}");
-        assert!(Regex::new("^[a-z]+(-[a-z]+)*$").unwrap().is_match(slug));
+        assert!(
+            Pattern::compile("^[a-z]+(-[a-z]+)*$")
+                .unwrap()
+                .is_match(slug)
+        );
         assert_eq!(v["code"], "AAA");
         assert_eq!(v["when"], "2024-01-01T00:00:00Z");
         assert_eq!(v["mail"], "user@example.com");
         assert_eq!(v["name"].as_str().unwrap().len(), 10);
         assert_eq!(v["short"], "exa");
+    }
+
+    /// S2, issue 10 defect 3: strings are made from the pattern as ECMA-262 reads it, so
+    /// they pass the parser: ASCII digits for `\d`, no line terminator for `.`.
+    #[test]
+    fn patterns_are_read_as_ecma_262() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "digits": {"type": "string", "pattern": "^\\d{3}$"},
+                "word": {"type": "string", "pattern": "^\\w+\\s\\W$"},
+                "any": {"type": "string", "pattern": "^.\\u{1F600}[^\\d\\s]$"},
+                "date": {"type": "string", "format": "date", "pattern": "^\\d{4}-\\d\\d-\\d\\d$"}
+            }
+        });
+        let v = valid_arguments(&schema);
+        for (key, expected) in [("digits", "000"), ("date", "2024-01-01")] {
+            assert_eq!(v[key], expected, "{key}");
+        }
+        for key in ["word", "any"] {
+            let pattern = schema["properties"][key]["pattern"].as_str().unwrap();
+            let value = v[key].as_str().unwrap();
+            assert!(
+                Pattern::compile(pattern).unwrap().is_match(value),
+                "{key}: {value:?}"
+            );
+        }
+        let invalid = json!({
+            "type": "object",
+            "properties": {"code": {"type": "string", "pattern": "^\\d+$"}},
+        });
+        assert_eq!(invalid_arguments(&invalid), json!({"code": "NOT VALID!"}));
     }
 
     #[test]

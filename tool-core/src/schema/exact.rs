@@ -79,7 +79,7 @@ impl Decimal {
                 exponent: 0,
             };
         }
-        while mantissa % 10 == 0 {
+        while mantissa.is_multiple_of(10) {
             mantissa /= 10;
             exponent += 1;
         }
@@ -204,7 +204,7 @@ fn canonical_number(n: &serde_json::Number, out: &mut String) {
 fn integral(f: f64) -> Option<i128> {
     const LIMIT: f64 = 1.7e38;
     #[allow(clippy::cast_possible_truncation)]
-    (f.fract() == 0.0 && f.abs() < LIMIT).then(|| f as i128)
+    (f.fract() == 0.0 && f.abs() < LIMIT).then_some(f as i128)
 }
 
 #[cfg(test)]

@@ -166,8 +166,9 @@ impl<T: Schema> Schema for Option<T> {
     const OPTIONAL: bool = true;
     const ACCEPTS_NULL: bool = true;
 
+    /// `T`'s schema, admitting `null` too (T3): the parser takes `null` for `None`.
     fn schema(generator: &mut SchemaGen) -> Value {
-        T::schema(generator)
+        super::nullable(T::schema(generator))
     }
 
     fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {

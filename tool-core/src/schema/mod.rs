@@ -10,6 +10,8 @@ mod exact;
 mod format;
 mod generator;
 mod impls;
+mod nullable;
+mod pattern;
 mod rules;
 mod stream;
 
@@ -18,7 +20,9 @@ use serde_json::Value;
 
 pub use format::Format;
 pub use generator::{SchemaError, SchemaGen, render_root};
-pub use rules::{ArrayRules, Invalid, Num, NumberRules, Pattern, Rules, StringRules};
+pub use nullable::{accepts_null, nullable};
+pub use pattern::{Pattern, PatternError};
+pub use rules::{ArrayRules, Invalid, Num, NumberRules, Rules, StringRules};
 pub use rules::{check_array, check_number, check_string, run_validator};
 pub(crate) use rules::{push_quoted_list, quoted_list};
 pub use stream::parse_arguments;

@@ -2,12 +2,10 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::OnceLock;
 
-use regex::Regex;
 use serde_json::Value;
 
-use super::{Format, Schema};
+use super::{Format, Pattern, Schema};
 use crate::error::BoxError;
 use crate::violation::{ParseCx, Rule, not_one_of, preview_str};
 
@@ -55,39 +53,6 @@ impl fmt::Display for Num {
             Num::Int(i) => write!(f, "{i}"),
             Num::Float(x) => write!(f, "{x}"),
         }
-    }
-}
-
-/// A `pattern` regex, compiled on first use. The macros check its syntax at compile time.
-#[derive(Debug)]
-pub struct Pattern {
-    source: &'static str,
-    compiled: OnceLock<Result<Regex, regex::Error>>,
-}
-
-impl Pattern {
-    /// A pattern from its source.
-    pub const fn new(source: &'static str) -> Self {
-        Self {
-            source,
-            compiled: OnceLock::new(),
-        }
-    }
-
-    /// The regex source.
-    pub fn source(&self) -> &'static str {
-        self.source
-    }
-
-    /// The compiled regex.
-    ///
-    /// # Errors
-    ///
-    /// Returns the compile error (a pattern over the regex size limit, say).
-    pub fn regex(&self) -> Result<&Regex, &regex::Error> {
-        self.compiled
-            .get_or_init(|| Regex::new(self.source))
-            .as_ref()
     }
 }
 

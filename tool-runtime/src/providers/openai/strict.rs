@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
+use tool_core::schema::nullable;
 
 use crate::model::SchemaUnsupported;
 
@@ -293,68 +294,6 @@ fn is_object(map: &Map<String, Value>) -> bool {
         _ => false,
     };
     typed || map.contains_key("properties")
-}
-
-/// Whether `null` is a value of a node, as far as it says without resolving `$ref`s.
-fn accepts_null(node: &Value) -> bool {
-    match node.get("type") {
-        Some(Value::String(t)) if t == "null" => return true,
-        Some(Value::Array(ts)) if ts.iter().any(|t| t == "null") => return true,
-        _ => {}
-    }
-    node.get("anyOf")
-        .and_then(Value::as_array)
-        .is_some_and(|bs| bs.iter().any(accepts_null))
-        || node
-            .get("enum")
-            .and_then(Value::as_array)
-            .is_some_and(|vs| vs.contains(&Value::Null))
-        || node.get("const") == Some(&Value::Null)
-}
-
-/// `node`, also accepting `null`: a type list for a plain scalar, else an `anyOf` with the
-/// description and title moved outside.
-fn nullable(mut node: Value) -> Value {
-    if accepts_null(&node) {
-        return node;
-    }
-    let Some(map) = node.as_object_mut() else {
-        return node;
-    };
-    let scalar = |t: &str| matches!(t, "string" | "number" | "integer" | "boolean");
-    if !map.contains_key("enum") && !map.contains_key("const") {
-        match map.get_mut("type") {
-            Some(Value::String(t)) if scalar(t) => {
-                let t = std::mem::take(t);
-                map.insert("type".into(), json!([t, "null"]));
-                return node;
-            }
-            Some(Value::Array(ts)) if ts.iter().all(|t| t.as_str().is_some_and(scalar)) => {
-                ts.push("null".into());
-                return node;
-            }
-            _ => {}
-        }
-    }
-    let mut outer = Map::new();
-    for key in ["description", "title"] {
-        if let Some(v) = map.remove(key) {
-            outer.insert(key.into(), v);
-        }
-    }
-    let branches = match map.remove("anyOf") {
-        Some(Value::Array(mut branches)) if map.is_empty() => {
-            branches.push(json!({"type": "null"}));
-            branches
-        }
-        Some(any_of) => {
-            map.insert("anyOf".into(), any_of);
-            vec![node, json!({"type": "null"})]
-        }
-        None => vec![node, json!({"type": "null"})],
-    };
-    outer.insert("anyOf".into(), Value::Array(branches));
-    Value::Object(outer)
 }
 
 #[derive(Default)]
