@@ -187,6 +187,9 @@ struct Inner {
     /// Whether the failure is permanent: decided here, by the run, and not by `error`, which
     /// would also call a cause chain holding [`tool_core::Permanent`] permanent.
     permanent: bool,
+    /// Whether `error`'s message already shows its direct cause (a model failure): the
+    /// chain (`source()`, `{:#}`) then starts below that cause, so nothing shows twice.
+    shows_cause: bool,
     tool: Option<String>,
     call_id: Option<String>,
     transcript: Vec<Message>,
@@ -218,6 +221,7 @@ impl RunError {
             inner: Box::new(Inner {
                 error,
                 permanent,
+                shows_cause: false,
                 tool: None,
                 call_id: None,
                 transcript: Vec::new(),
@@ -367,13 +371,26 @@ impl fmt::Debug for RunError {
 /// The message; with `{:#}`, followed by each cause in the chain, as [`tool_core::Error`].
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.inner.error, f)
+        f.write_str(self.message())?;
+        if f.alternate() {
+            let mut source = StdError::source(self);
+            while let Some(s) = source {
+                write!(f, ": {s}")?;
+                source = s.source();
+            }
+        }
+        Ok(())
     }
 }
 
 impl StdError for RunError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.inner.error.source()
+        let cause = self.inner.error.source()?;
+        if self.inner.shows_cause {
+            cause.source()
+        } else {
+            Some(cause)
+        }
     }
 }
 
@@ -396,7 +413,9 @@ impl From<ModelError> for RunError {
             ModelError::Protocol(_) => ErrorKind::Protocol,
             _ => ErrorKind::Model,
         };
-        RunError::with_source(kind, format!("the model failed: {e}"), e)
+        let mut run = RunError::with_source(kind, format!("the model failed: {e}"), e);
+        run.inner.shows_cause = true;
+        run
     }
 }
 

@@ -380,15 +380,17 @@ pub enum ModelError {
         /// The provider's message.
         message: String,
     },
-    /// The provider could not be reached, or the connection broke.
-    #[error("could not reach the model provider")]
-    Transport(#[source] BoxError),
+    /// The provider could not be reached, the connection broke, or the answer stream ended
+    /// before it was complete. Shows its cause's own message (for the built-in drivers, a
+    /// `providers::TransportError`), which says which.
+    #[error(transparent)]
+    Transport(BoxError),
     /// The provider's reply could not be read as a turn.
     #[error("the model's reply broke the protocol: {0}")]
     Protocol(String),
-    /// Any other failure of the driver.
-    #[error("the model failed")]
-    Other(#[source] BoxError),
+    /// Any other failure of the driver. Shows its cause's own message.
+    #[error(transparent)]
+    Other(BoxError),
     /// The provider answered with an error: an error status (after any retries), or an error
     /// event in a stream that had started. Carries the status, the provider's own message and
     /// the request id.

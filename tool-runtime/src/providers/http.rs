@@ -42,8 +42,11 @@ pub enum TransportError {
         #[source]
         source: BoxError,
     },
-    /// The connection broke while the answer was read.
-    #[error("the connection to {endpoint} broke while the answer was read")]
+    /// The connection broke while the answer was read: the answer is incomplete.
+    #[error(
+        "the provider's answer stream ended before it was complete (the connection to \
+         {endpoint} broke)"
+    )]
     Read {
         /// The endpoint, without credentials or query.
         endpoint: String,
@@ -52,10 +55,22 @@ pub enum TransportError {
         source: BoxError,
     },
     /// The stream ended before the provider's end marker: the answer is incomplete.
-    #[error("the stream ended before its end marker `{expected}`: the answer is incomplete")]
+    #[error(
+        "the provider's answer stream ended before it was complete (it never sent its end \
+         marker `{expected}`)"
+    )]
     Truncated {
         /// The end marker expected (`[DONE]`, `message_stop`, …).
         expected: &'static str,
+    },
+    /// The provider answered with a success status and an empty body, on every attempt.
+    /// Nothing of an answer had come, so it was retried like a connection failure.
+    #[error("the provider's answer from {endpoint} was empty ({attempts} attempt(s))")]
+    Empty {
+        /// The endpoint, without credentials or query.
+        endpoint: String,
+        /// How many attempts were made.
+        attempts: u32,
     },
 }
 
@@ -218,8 +233,9 @@ impl Endpoint {
     /// # Errors
     ///
     /// [`ModelError::Api`] for an error status (the last one, after retries),
-    /// [`ModelError::Timeout`] when the provider did not answer in time, and
-    /// [`ModelError::Transport`] ([`TransportError`]) when it could not be reached.
+    /// [`ModelError::Timeout`] when the provider did not answer in time (or its body stayed
+    /// silent), [`ModelError::Transport`] ([`TransportError`]) when it could not be reached or
+    /// its body was empty, and [`ModelError::Protocol`] when the body is not an event stream.
     ///
     /// # Cancel safety
     ///
@@ -282,15 +298,12 @@ impl Endpoint {
             let retryable = status_is_retryable(status, should_retry_header(&headers), quota);
             return Err(Failure::Status(error, retryable));
         }
-        let json = headers
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim_start().starts_with("application/json"));
-        if json {
+        if let Some(content_type) = not_a_stream(&headers) {
             let body = read_capped(response, self.settings.response_timeout).await;
-            return Err(Failure::NotAStream(
-                String::from_utf8_lossy(&body).into_owned(),
-            ));
+            return Err(Failure::NotAStream {
+                content_type,
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
         }
         let mut opened = Opened {
             response,
@@ -300,10 +313,11 @@ impl Endpoint {
             endpoint: self.shown.clone(),
         };
         match opened.read(<[u8]>::to_vec).await {
-            Ok(first) => {
-                opened.first = Some(first.unwrap_or_default());
+            Ok(Some(first)) => {
+                opened.first = Some(first);
                 Ok(opened)
             }
+            Ok(None) => Err(Failure::Empty),
             Err(ChunkError::Read(e)) => Err(Failure::Read(e.without_url())),
             Err(ChunkError::Idle(after)) => Err(Failure::Idle(after)),
         }
@@ -325,10 +339,22 @@ impl Endpoint {
                 endpoint: self.shown.clone(),
                 source: Box::new(e),
             })),
-            Failure::NotAStream(body) => ModelError::Protocol(format!(
-                "the provider answered with JSON instead of an event stream: {}",
-                scrub(&preview(&body, 300), self.key.as_ref())
-            )),
+            Failure::Empty => ModelError::Transport(Box::new(TransportError::Empty {
+                endpoint: self.shown.clone(),
+                attempts,
+            })),
+            Failure::NotAStream { content_type, body } => {
+                let mut text = format!(
+                    "the provider answered with content type `{content_type}` where an event \
+                     stream (`text/event-stream`) was expected"
+                );
+                let body = body.trim();
+                if !body.is_empty() {
+                    text.push_str(": ");
+                    text.push_str(&preview(body, 300));
+                }
+                ModelError::Protocol(scrub(&text, self.key.as_ref()))
+            }
         }
     }
 }
@@ -354,7 +380,7 @@ impl Opened {
         self.request_id.as_deref()
     }
 
-    /// The first chunk, read while opening (once; empty when the body was).
+    /// The first chunk, read while opening (once; never empty: an empty body fails to open).
     pub(crate) fn take_first(&mut self) -> Option<Vec<u8>> {
         self.first.take()
     }
@@ -399,18 +425,29 @@ enum Failure {
     Status(ApiError, bool),
     Timeout(Duration),
     Send(reqwest::Error),
+    /// The body broke before its first byte.
     Read(reqwest::Error),
+    /// The body stayed silent past the idle timeout before its first byte.
     Idle(Duration),
-    NotAStream(String),
+    /// A success status with an empty body.
+    Empty,
+    /// A success status with a body that is not an event stream.
+    NotAStream {
+        content_type: String,
+        body: String,
+    },
 }
 
 impl Failure {
+    /// Whether another attempt may succeed. Every failure before the first byte of the
+    /// answer is "before the answer" (nothing was handed on), so an empty or silent body is
+    /// retried like a connection failure; a body that is not a stream is not.
     fn retryable(&self) -> bool {
         match self {
             Failure::Status(_, retryable) => *retryable,
-            Failure::Timeout(_) | Failure::Read(_) => true,
+            Failure::Timeout(_) | Failure::Read(_) | Failure::Idle(_) | Failure::Empty => true,
             Failure::Send(e) => !e.is_builder(),
-            Failure::Idle(_) | Failure::NotAStream(_) => false,
+            Failure::NotAStream { .. } => false,
         }
     }
 
@@ -430,7 +467,10 @@ impl fmt::Display for Failure {
             Failure::Send(e) => write!(f, "{e}"),
             Failure::Read(e) => write!(f, "{e}"),
             Failure::Idle(after) => write!(f, "no data within {after:?}"),
-            Failure::NotAStream(_) => f.write_str("a JSON answer instead of a stream"),
+            Failure::Empty => f.write_str("an empty answer"),
+            Failure::NotAStream { content_type, .. } => {
+                write!(f, "a `{content_type}` answer instead of an event stream")
+            }
         }
     }
 }
@@ -467,6 +507,17 @@ fn request_id(headers: &HeaderMap) -> Option<String> {
         .iter()
         .find_map(|name| headers.get(*name)?.to_str().ok())
         .map(str::to_owned)
+}
+
+/// The `content-type` of a success response that is not an event stream, as it was sent;
+/// `None` for `text/event-stream` (any parameters, any case), and for a response that names
+/// no type at all (some servers send their stream without one).
+fn not_a_stream(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get("content-type")?;
+    let text = String::from_utf8_lossy(value.as_bytes());
+    let media_type = text.split(';').next().unwrap_or_default().trim();
+    let stream = media_type.is_empty() || media_type.eq_ignore_ascii_case("text/event-stream");
+    (!stream).then(|| text.trim().to_owned())
 }
 
 /// Reads at most [`MAX_ERROR_BODY`] bytes of a body, giving up quietly at `timeout`.
@@ -598,6 +649,32 @@ mod tests {
         assert!(endpoint_url("localhost:11434", "/v1").is_err());
         let secret = Url::parse("http://me:pw@host:1/v1?k=1").map(|u| shown_url(&u));
         assert_eq!(secret.ok().as_deref(), Some("http://host:1/v1"));
+    }
+
+    // Issue 10: only an event stream (or a body of no named type) is read as one.
+    #[test]
+    fn only_an_event_stream_is_read_as_one() {
+        let with = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert("content-type", HeaderValue::from_static(value));
+            not_a_stream(&headers)
+        };
+        assert_eq!(with("text/event-stream"), None);
+        assert_eq!(with("Text/Event-Stream ; charset=utf-8"), None);
+        assert_eq!(with(""), None);
+        assert_eq!(not_a_stream(&HeaderMap::new()), None);
+        assert_eq!(
+            with("text/html; charset=utf-8").as_deref(),
+            Some("text/html; charset=utf-8")
+        );
+        assert_eq!(
+            with("application/json").as_deref(),
+            Some("application/json")
+        );
+        assert_eq!(
+            with("application/x-ndjson").as_deref(),
+            Some("application/x-ndjson")
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Drivers for real model providers (V1, V2): OpenAI's Chat Completions and Responses APIs,
 //! Anthropic's Messages API, and servers that speak OpenAI's Chat Completions API (Ollama,
-//! vLLM, llama.cpp's server, LM Studio).
+//! vLLM, llama.cpp's server, LM Studio) or its Responses API (llama.cpp's server).
 //!
 //! Each driver is behind a cargo feature that is on by default: `openai` (which covers
 //! OpenAI-compatible servers) and `anthropic`.
@@ -67,12 +67,19 @@
 //! - A request is retried on a connection failure, a timeout before the answer, and the
 //!   statuses 408, 409, 429 and 5xx, with bounded exponential backoff and jitter, honouring
 //!   `retry-after-ms`, `retry-after` and `x-should-retry` ([`RetryPolicy`]); never once any
-//!   of the answer was handed on. A 429 for `insufficient_quota`, and 400, 401, 403 and 404,
-//!   are returned at once as [`crate::ModelError::Api`], with the status, the provider's
-//!   message and the request id.
-//! - A stream that ends before the provider's end marker is an error
-//!   ([`TransportError::Truncated`]), never a silent partial answer; an event that is not
-//!   JSON is a [`crate::ModelError::Protocol`]; unknown event types are ignored.
+//!   of the answer was handed on. A success status whose body is empty, or stays silent past
+//!   the idle timeout before its first byte, is still before the answer and is retried too.
+//!   A 429 for `insufficient_quota`, and 400, 401, 403 and 404, are returned at once as
+//!   [`crate::ModelError::Api`], with the status, the provider's message and the request id.
+//! - A success response is read as an event stream only if its `content-type` says
+//!   `text/event-stream` (or it names none); anything else (a proxy's HTML page, JSON) is a
+//!   [`crate::ModelError::Protocol`] that names the type and shows the start of the body, and
+//!   is not retried.
+//! - A stream that ends before the provider's end marker, cleanly or with the connection
+//!   broken, is an error whose message says the answer stream ended before it was complete
+//!   ([`TransportError::Truncated`], [`TransportError::Read`]), never a silent partial
+//!   answer; an event that is not JSON is a [`crate::ModelError::Protocol`]; unknown event
+//!   types are ignored.
 //! - Dropping the stream closes the connection (P4).
 //! - The API key is sent only in its header, which is marked sensitive; no error and no
 //!   `Debug` output shows it, and a provider message that echoes it has it replaced.
@@ -126,6 +133,17 @@ pub enum RequestError {
         count: usize,
         /// The provider's limit.
         limit: usize,
+    },
+    /// The tool choice names a tool that the request does not advertise (a misspelt name,
+    /// or a tool unavailable to this context, A2). A provider would refuse it, or (some
+    /// OpenAI-compatible servers) silently ignore it.
+    #[error(
+        "the tool choice names the tool `{name}`, which this request does not advertise (it \
+         is not among the agent's tools, or is unavailable to this context)"
+    )]
+    UnknownToolChoice {
+        /// The tool named.
+        name: String,
     },
 }
 

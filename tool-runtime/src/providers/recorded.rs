@@ -17,6 +17,8 @@ const CHAT_CALLS: &str = include_str!("../../tests/fixtures/openai_chat_parallel
 const CHAT_ANSWER: &str = include_str!("../../tests/fixtures/openai_chat_answer.sse");
 const RESPONSES_CALLS: &str = include_str!("../../tests/fixtures/openai_responses_calls.sse");
 const ANTHROPIC_CALLS: &str = include_str!("../../tests/fixtures/anthropic_tool_use.sse");
+const LLAMACPP_RESPONSES_CALLS: &str =
+    include_str!("../../tests/fixtures/llamacpp_responses_calls.sse");
 
 /// Feeds `chunks` through a pipeline, as the driver's stream does: it stops at the end
 /// marker or the first error.
@@ -173,6 +175,11 @@ proptest! {
             replay(ResponsesEvents::default(), &responses).0,
             whole(ResponsesEvents::default(), RESPONSES_CALLS).0
         );
+        let llamacpp = split(LLAMACPP_RESPONSES_CALLS.as_bytes(), cuts.clone());
+        prop_assert_eq!(
+            replay(ResponsesEvents::default(), &llamacpp).0,
+            whole(ResponsesEvents::default(), LLAMACPP_RESPONSES_CALLS).0
+        );
         let anthropic = split(ANTHROPIC_CALLS.as_bytes(), cuts);
         prop_assert_eq!(
             replay(AnthropicEvents::default(), &anthropic).0,
@@ -290,4 +297,37 @@ fn v2_servers_that_omit_the_call_index_still_give_separate_calls() {
     assert_eq!(s.calls.len(), 2);
     assert_eq!(s.calls[&0].2, r#"{"x":1}"#);
     assert_eq!(s.calls[&1].0, "call_b");
+}
+
+// Issue 10: llama.cpp's server gives a Responses function call no `output_index` (nor an
+// item `id`), and names it in its argument deltas by `item_id` = its `call_id`.
+#[test]
+fn issue10_responses_calls_without_output_index_are_placed_by_item_id() {
+    let (events, error) = whole(ResponsesEvents::default(), LLAMACPP_RESPONSES_CALLS);
+    assert!(error.is_none(), "{error:?}");
+    let s = summary(&events);
+    assert_eq!(s.text, "Ich prüfe beide Fenster.");
+    assert_eq!(
+        s.calls[&0],
+        call("fc_Hc3VxQ9pL2", r#"{"service_id":"svc-42","days":3}"#, true)
+    );
+    assert_eq!(
+        s.calls[&1],
+        call("fc_Wn8sYd1Rb5", r#"{"service_id":"svc-7"}"#, true)
+    );
+    assert_eq!(s.usage, Usage::new(412, 57));
+    assert_eq!(s.finish, Some(FinishReason::ToolCalls));
+}
+
+// Issue 10: an argument delta that no started call claims is an error: dropping it would
+// change the call's arguments without a word.
+#[test]
+fn issue10_a_responses_argument_delta_of_no_started_call_is_an_error() {
+    let added = "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"item\":{\"type\":\"function_call\",\"call_id\":\"fc_a\",\"name\":\"t\",\"arguments\":\"\"}}\n\n";
+    let stray = "event: response.function_call_arguments.delta\ndata: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fc_b\",\"delta\":\"{}\"}\n\n";
+    let (_, error) = whole(ResponsesEvents::default(), &format!("{added}{stray}"));
+    match error {
+        Some(ModelError::Protocol(text)) => assert!(text.contains("fc_b"), "{text}"),
+        other => panic!("expected a protocol error, got {other:?}"),
+    }
 }

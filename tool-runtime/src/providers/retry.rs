@@ -18,6 +18,19 @@ use reqwest::header::HeaderMap;
 /// Retries happen only before the first byte of the streamed answer reaches the agent: a
 /// stream that breaks later is an error, never a silent restart.
 ///
+/// # What counts as before the answer
+///
+/// Everything up to the first byte of a success response's body: a connection that fails,
+/// no status within the response timeout, a retryable status, and also a success status
+/// whose body is empty, breaks, or stays silent for the idle timeout
+/// (`idle_timeout(…)` on the driver's builder, default 600 s, chosen for reasoning models
+/// that think quietly) before its first byte. Nothing was handed on in any of these cases,
+/// so another attempt cannot duplicate or drop a piece of the answer; note that the
+/// provider may still bill the abandoned attempt. To bound how long a silent server holds
+/// a run, lower the idle timeout: the worst case is about
+/// `(retries + 1) × idle timeout` plus the backoff. A success response that is not an event
+/// stream (an HTML page) is not retried: it will not change by asking again.
+///
 /// ```
 /// use std::time::Duration;
 /// use tool_runtime::providers::RetryPolicy;

@@ -82,6 +82,16 @@ impl Reply {
         self
     }
 
+    /// The same reply with this `content-type` in place of its own, or none at all.
+    pub fn content_type(mut self, value: Option<&str>) -> Self {
+        self.headers
+            .retain(|(name, _)| !name.eq_ignore_ascii_case("content-type"));
+        if let Some(value) = value {
+            self.headers.push(("content-type".into(), value.into()));
+        }
+        self
+    }
+
     /// The same body, sent in chunks of these sizes in turn (the last size repeats).
     pub fn split_every(mut self, sizes: &[usize]) -> Self {
         let body: Vec<u8> = self.pieces.concat();

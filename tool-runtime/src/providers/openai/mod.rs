@@ -10,6 +10,10 @@
 //! | strict mode | [`StrictMode::Auto`]; [`StrictMode::Off`] for a compatible server |
 //! | `tool_choice`, `parallel_tool_calls` | not sent (the provider's default: `auto`, parallel calls on) |
 //!
+//! A compatible server ([`OpenAiChat::compatible`], [`OpenAiResponses::compatible`]) needs
+//! no API key, needs a model name, has strict mode off, and gets a named
+//! [`ToolChoice::Tool`] as `"required"` with only that tool advertised.
+//!
 //! # Strict mode
 //!
 //! With strict mode the provider constrains the model's arguments to the tool's schema. It
@@ -77,12 +81,17 @@ pub enum ToolChoice {
     /// The model must call at least one tool. An agent's run then never gets a final answer:
     /// use it with [`crate::AgentBuilder::max_turns`], or for one-shot extraction.
     Required,
-    /// The model must call this tool.
+    /// The model must call this tool. OpenAI gets it in its object form. A compatible
+    /// server ([`OpenAiChat::compatible`], [`OpenAiResponses::compatible`]) gets `"required"`
+    /// with only this tool advertised, since some (llama.cpp's) take `tool_choice` only as a
+    /// string and would silently ignore the object. A request that does not advertise the
+    /// tool (misspelt, or unavailable to the run's context) fails before any I/O with
+    /// [`crate::providers::RequestError::UnknownToolChoice`].
     Tool(String),
 }
 
 /// Builds an [`OpenAiChat`] or an [`OpenAiResponses`]; start with [`OpenAiChat::builder`],
-/// [`OpenAiChat::compatible`] or [`OpenAiResponses::builder`].
+/// [`OpenAiChat::compatible`], [`OpenAiResponses::builder`] or [`OpenAiResponses::compatible`].
 #[derive(Debug)]
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct OpenAiBuilder<A> {
@@ -141,7 +150,8 @@ impl<A> OpenAiBuilder<A> {
         self
     }
 
-    /// Sets `tool_choice` (not sent by default; sent only with tools).
+    /// Sets `tool_choice` for every request (not sent by default; sent only with tools). See
+    /// [`ToolChoice::Tool`] for how a named tool goes to a compatible server.
     pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
         self.options.tool_choice = Some(choice);
         self
@@ -264,7 +274,8 @@ impl Driver {
     }
 
     /// The rendered tools of a request: each spec's own rendering for `wire`, or one made
-    /// now for a spec that another source made.
+    /// now for a spec that another source made. With a named tool choice on a compatible
+    /// server, only the named tool (see [`Driver::choice`]).
     fn tools(&self, specs: &[ToolSpec], wire: &Wire) -> Result<Vec<String>, ModelError> {
         if !self.options.compatible && specs.len() > MAX_TOOLS {
             return Err(ModelError::Other(Box::new(RequestError::TooManyTools {
@@ -272,8 +283,20 @@ impl Driver {
                 limit: MAX_TOOLS,
             })));
         }
+        let only = match &self.options.tool_choice {
+            Some(ToolChoice::Tool(name)) => {
+                if !specs.iter().any(|spec| spec.name() == name) {
+                    return Err(ModelError::Other(Box::new(
+                        RequestError::UnknownToolChoice { name: name.clone() },
+                    )));
+                }
+                self.options.compatible.then_some(name.as_str())
+            }
+            _ => None,
+        };
         Ok(specs
             .iter()
+            .filter(|spec| only.is_none_or(|name| spec.name() == name))
             .map(|spec| match spec.wire(wire.format) {
                 Some(rendered) => rendered.to_owned(),
                 None => (wire.render)(
@@ -294,7 +317,8 @@ impl Driver {
     /// # Errors
     ///
     /// Returns [`RequestError::TooManyTools`] past [`MAX_TOOLS`] (not for a compatible
-    /// server).
+    /// server), and [`RequestError::UnknownToolChoice`] for a named tool choice that `specs`
+    /// do not hold.
     fn request_body(
         &self,
         specs: &[ToolSpec],
@@ -305,8 +329,8 @@ impl Driver {
         fields.insert("model".into(), self.model.clone().into());
         fields.insert("stream".into(), true.into());
         if !tools.is_empty() {
-            if let Some(c) = &self.options.tool_choice {
-                fields.insert("tool_choice".into(), (wire.choice)(c));
+            if let Some(choice) = self.choice(wire) {
+                fields.insert("tool_choice".into(), choice);
             }
             if let Some(parallel) = self.options.parallel_tool_calls {
                 fields.insert("parallel_tool_calls".into(), parallel.into());
@@ -317,6 +341,18 @@ impl Driver {
         }
         let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
         Ok(super::with_tools(&fields, &tools))
+    }
+
+    /// `tool_choice` as the server takes it. A compatible server gets a named tool as
+    /// `"required"` (with only that tool advertised, [`Driver::tools`]): llama.cpp's server
+    /// takes `tool_choice` only as a string and reads OpenAI's object form as `auto`,
+    /// silently; `"required"` over one tool forces the same call on every server that
+    /// honours `required`.
+    fn choice(&self, wire: &Wire) -> Option<Value> {
+        match self.options.tool_choice.as_ref()? {
+            ToolChoice::Tool(_) if self.options.compatible => Some("required".into()),
+            choice => Some((wire.choice)(choice)),
+        }
     }
 }
 

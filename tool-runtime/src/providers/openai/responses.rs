@@ -42,6 +42,14 @@ impl OpenAiResponses {
         OpenAiBuilder::new(false)
     }
 
+    /// A builder for a server that speaks OpenAI's Responses API at `base_url` (such as
+    /// llama.cpp's server at `http://localhost:8080/v1`): the API key is optional, a model
+    /// name is required, strict mode is off, and a named tool choice is sent as `"required"`
+    /// over that tool alone (see [`super::ToolChoice::Tool`]).
+    pub fn compatible(base_url: impl Into<String>) -> OpenAiBuilder<OpenAiResponses> {
+        OpenAiBuilder::new(true).base_url(base_url)
+    }
+
     /// The model's name, as requests send it.
     pub fn model_name(&self) -> &str {
         &self.driver.model
@@ -82,8 +90,8 @@ impl OpenAiBuilder<OpenAiResponses> {
     ///
     /// # Errors
     ///
-    /// Returns a [`ConfigError`]: no API key, a base URL that is not `http(s)`, a header that
-    /// cannot be sent.
+    /// Returns a [`ConfigError`]: no API key (for OpenAI itself), no model (for a compatible
+    /// server), a base URL that is not `http(s)`, a header that cannot be sent.
     pub fn build(self) -> Result<OpenAiResponses, ConfigError> {
         Ok(OpenAiResponses {
             driver: self.settle("/responses")?,
@@ -156,15 +164,60 @@ fn input(conversation: &[Message]) -> Vec<Value> {
 /// `response.output_text.delta` the text, and `response.completed` (or
 /// `response.incomplete`) ends the reply with usage; `error` and `response.failed` are
 /// errors.
+///
+/// A call's events are tied to it by `output_index`, which OpenAI always sends. A server
+/// that omits it (llama.cpp's) is read by `item_id` instead: the call's item `id`, or its
+/// `call_id` where the item has no `id`.
 #[derive(Debug, Default)]
 pub(crate) struct ResponsesEvents {
-    /// The argument text sent so far, per started call (by `output_index`).
+    /// The argument text sent so far, per started call (by `output_index`, or by order of
+    /// start where the server sends none).
     arguments: HashMap<usize, String>,
+    /// Each started call's index, by the item `id` and the `call_id` it started with.
+    by_id: HashMap<String, usize>,
     ended: HashSet<usize>,
     request_id: Option<String>,
 }
 
 impl ResponsesEvents {
+    /// The index of the call `event` is about: its `output_index`, else the started call
+    /// whose item `id` or `call_id` is the event's `item_id` or its item's `id` or `call_id`.
+    fn locate(&self, event: &Value) -> Option<usize> {
+        if let Some(index) = index_of(event) {
+            return Some(index);
+        }
+        let item = event.get("item");
+        [
+            event.get("item_id"),
+            item.and_then(|i| i.get("id")),
+            item.and_then(|i| i.get("call_id")),
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .find_map(|id| self.by_id.get(id).copied())
+    }
+
+    /// Starts the call of a `function_call` item: at the event's `output_index`, else after
+    /// every call started so far.
+    fn start(&mut self, event: &Value, item: &Value, out: &mut Vec<ModelEvent>) {
+        let index = index_of(event)
+            .unwrap_or_else(|| self.arguments.keys().max().map_or(0, |last| last + 1));
+        let field = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or_default();
+        for id in [field("id"), field("call_id")] {
+            if !id.is_empty() {
+                self.by_id.insert(id.to_owned(), index);
+            }
+        }
+        out.push(ModelEvent::ToolCallStart {
+            index,
+            id: field("call_id").to_owned(),
+            name: field("name").to_owned(),
+        });
+        self.arguments.insert(index, String::new());
+        self.complete(index, item.get("arguments").and_then(Value::as_str), out);
+    }
+
     /// Sends what `full` (a call's complete arguments) holds beyond what was streamed.
     fn complete(&mut self, index: usize, full: Option<&str>, out: &mut Vec<ModelEvent>) {
         let (Some(full), Some(sent)) = (full, self.arguments.get_mut(&index)) else {
@@ -233,27 +286,28 @@ impl EventMapper for ResponsesEvents {
             "response.output_item.added" => {
                 let item = data.get("item").unwrap_or(&Value::Null);
                 if item.get("type").and_then(Value::as_str) == Some("function_call") {
-                    let Some(index) = index_of(&data) else {
-                        return Err(ModelError::Protocol(
-                            "a Responses function call has no output_index".into(),
-                        ));
-                    };
-                    let field = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or_default();
-                    out.push(ModelEvent::ToolCallStart {
-                        index,
-                        id: field("call_id").to_owned(),
-                        name: field("name").to_owned(),
-                    });
-                    self.arguments.insert(index, String::new());
-                    self.complete(index, item.get("arguments").and_then(Value::as_str), out);
+                    self.start(&data, item, out);
                 }
             }
             "response.function_call_arguments.delta" => {
-                let index = index_of(&data).filter(|i| !self.ended.contains(i));
-                let delta = text("delta").filter(|d| !d.is_empty());
-                if let (Some(index), Some(delta)) = (index, delta)
-                    && let Some(sent) = self.arguments.get_mut(&index)
-                {
+                let Some(delta) = text("delta").filter(|d| !d.is_empty()) else {
+                    return Ok(Flow::Continue);
+                };
+                let started = self
+                    .locate(&data)
+                    .and_then(|i| Some(i).zip(self.arguments.get_mut(&i)));
+                let Some((index, sent)) = started else {
+                    // Dropping it would silently change the call's arguments.
+                    return Err(ModelError::Protocol(format!(
+                        "a Responses argument delta belongs to no function call that started \
+                         (output_index {}, item_id {:?})",
+                        data.get("output_index").unwrap_or(&Value::Null),
+                        text("item_id")
+                            .map(|id| preview(id, 64))
+                            .unwrap_or_default()
+                    )));
+                };
+                if !self.ended.contains(&index) {
                     sent.push_str(delta);
                     out.push(ModelEvent::ToolCallArguments {
                         index,
@@ -262,13 +316,16 @@ impl EventMapper for ResponsesEvents {
                 }
             }
             "response.function_call_arguments.done" => {
-                if let Some(index) = index_of(&data) {
+                if let Some(index) = self.locate(&data) {
                     self.complete(index, text("arguments"), out);
                 }
             }
             "response.output_item.done" => {
                 let item = data.get("item").unwrap_or(&Value::Null);
-                if let Some(index) = index_of(&data).filter(|i| self.arguments.contains_key(i)) {
+                if let Some(index) = self
+                    .locate(&data)
+                    .filter(|i| self.arguments.contains_key(i))
+                {
                     self.complete(index, item.get("arguments").and_then(Value::as_str), out);
                     if self.ended.insert(index) {
                         out.push(ModelEvent::ToolCallEnd { index });
