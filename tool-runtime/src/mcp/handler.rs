@@ -5,13 +5,14 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    ListToolsResult, PaginatedRequestParams, ServerConfig,
+    CustomRequest, CustomResult, ListToolsResult, PaginatedRequestParams, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tool_core::{Context, Outcome, OutcomeKind, Tool};
 
+use super::malformed::custom_request_error;
 use super::request::{McpRequest, McpTransport};
 use super::server::{McpCall, Shared};
 
@@ -136,6 +137,24 @@ impl ServerHandler for Handler {
             });
         }
         Ok(CallToolResponse::Complete(result_of(&outcome)))
+    }
+
+    /// A request rmcp could not read as one it knows: a method we do not serve, or one we
+    /// serve with malformed params (`tools/call` without `name`, say), which is `-32602
+    /// Invalid params` rather than rmcp's `-32601 Method not found` (issue 10).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let error = custom_request_error(&request.method, request.params.as_ref());
+        tracing::debug!(
+            method = %tool_core::violation::preview_str(&request.method),
+            code = error.code.0,
+            message = %error.message,
+            "an MCP request was refused: its method or params are not ones this server reads"
+        );
+        Err(error)
     }
 }
 

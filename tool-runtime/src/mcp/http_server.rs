@@ -1,6 +1,7 @@
 //! The streamable HTTP transport of [`McpServer`](super::McpServer): rmcp's service mounted
 //! on an axum router, behind a layer that builds each request's [`Context`] with the
-//! application's context function (and answers `401` when it fails).
+//! application's context function (and answers `401` when it fails). Every accepted socket
+//! gets `TCP_NODELAY` ([`accepting`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -8,10 +9,11 @@ use std::sync::Arc;
 use axum::extract::Request;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::{ListenerExt, TapIo};
 use http::{StatusCode, header};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tool_core::CancellationToken;
 
@@ -148,7 +150,7 @@ pub(crate) fn spawn(
         }));
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
-        axum::serve(listener, router)
+        axum::serve(accepting(listener), router)
             .with_graceful_shutdown(async move { stop.cancelled_owned().await })
             .await
     });
@@ -157,6 +159,23 @@ pub(crate) fn spawn(
         path: options.path,
         shutdown,
         task,
+    }
+}
+
+/// The listener the server accepts connections from: `listener`, each accepted socket set up
+/// by [`configure_accepted`] before anything is read from it.
+fn accepting(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
+    listener.tap_io(configure_accepted)
+}
+
+/// Sets `TCP_NODELAY` on an accepted socket (issue 10). An answer goes out in pieces (the
+/// head of an event stream, then each event); without it, Nagle's algorithm holds each piece
+/// after the first until the client acknowledges the previous one, and a client that delays
+/// its acknowledgements (Linux: up to 40 ms) makes every answer wait that long.
+fn configure_accepted(stream: &mut TcpStream) {
+    if let Err(error) = stream.set_nodelay(true) {
+        // The connection still works, only slower: serve it.
+        tracing::debug!(error = %error, "TCP_NODELAY could not be set on an MCP connection");
     }
 }
 
@@ -180,6 +199,30 @@ async fn authenticate(shared: &Shared, mut request: Request, next: Next) -> Resp
                 "unauthorized",
             )
                 .into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::serve::Listener;
+
+    use super::*;
+
+    /// Issue 10: a socket accepted through the server's own accept path has `TCP_NODELAY`
+    /// (an accepted socket does not have it by default).
+    #[tokio::test]
+    async fn issue_10_every_accepted_socket_has_tcp_nodelay() {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a loopback port is free");
+        let addr = listener.local_addr().expect("a bound address");
+        let mut listener = accepting(listener);
+        for _ in 0..2 {
+            let client = TcpStream::connect(addr).await.expect("the server listens");
+            let (served, peer) = listener.accept().await;
+            assert_eq!(peer, client.local_addr().expect("a connected socket"));
+            assert!(served.nodelay().expect("a connected socket"));
         }
     }
 }

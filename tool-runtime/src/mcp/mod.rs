@@ -24,6 +24,7 @@
 mod error;
 mod handler;
 mod http_server;
+mod malformed;
 mod names;
 mod remote_schema;
 mod remote_tool;
