@@ -3,6 +3,8 @@
 //! Every test here goes through the public surface a user has: the derive, `#[tool]`, the
 //! rendered schema, the parser and `Tool::invoke`.
 
+pub mod fuzz;
+
 use tool_runtime::Schema;
 use tool_runtime::schema::{SchemaError, parse_arguments, parse_root, render_root};
 use tool_runtime::violation::{ParseCx, Violation};

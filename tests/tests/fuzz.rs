@@ -1,0 +1,45 @@
+//! The fuzzing harness (`tool_tests::fuzz`) at a size for the test suite: hostile arguments
+//! never panic, never reach a handler unvalidated (S2–S4, E4), agree with serde_json on what
+//! is JSON, and cost time linear in their size. `cargo run --release -p tool-tests --bin fuzz
+//! -- --inputs 1000000` runs the same at scale.
+
+use std::sync::Mutex;
+
+use tool_tests::fuzz;
+
+/// The two tests take turns: the cost measurement is not to share the cores with the fuzzing.
+static ALONE: Mutex<()> = Mutex::new(());
+
+#[test]
+fn s2_s4_e4_generated_hostile_arguments_are_answered_never_panic_or_breach() {
+    let _alone = ALONE.lock();
+    // Two seeds, so a change of generator still covers a fixed and a new stream.
+    for seed in [1, 0x5eed_2026] {
+        let report = fuzz::run(seed, 6_000);
+        println!("seed {seed}: {report}");
+        assert!(report.is_clean(), "seed {seed}: {report}");
+        assert!(
+            report.handled > 100,
+            "valid inputs reach handlers: {report}"
+        );
+        assert!(
+            report.violations.len() >= 8,
+            "many rules are exercised: {report}"
+        );
+    }
+}
+
+/// Issue 10, defect 2: the cost of a call grows linearly with its input. Quadratic cost on 16
+/// times the input would make the time per byte 16 times larger; linear keeps it near 1.
+#[test]
+fn s2_parse_cost_is_linear_in_the_input() {
+    let _alone = ALONE.lock();
+    let ratios = fuzz::linearity((1_000, 16_000), 7);
+    println!("{ratios:?}");
+    for (case, ratio) in ratios {
+        assert!(
+            ratio < 5.0,
+            "{case}: the time per byte grew {ratio:.1}x for 16x the input"
+        );
+    }
+}
