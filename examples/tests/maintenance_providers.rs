@@ -10,9 +10,9 @@
 //! omitted `days` taking its default, before the handler runs), E1 (the model gets the tool's
 //! result as its rendered text: the approved `WindowSummary` fields, nothing else).
 
-// The provider tests' local server and its helpers, shared rather than copied. Its `tools`
+// The provider tests' local server and its helpers, shared rather than copied. Its `scenario`
 // submodule (the provider tests' own agent) resolves next to it and is unused here.
-#[path = "../../tool-runtime/tests/support/mod.rs"]
+#[path = "../../tool-runtime/tests/support/provider/mod.rs"]
 mod support;
 
 use serde_json::{Value, json};

@@ -72,7 +72,11 @@ fn ctx() -> Context {
 async fn lookup_window_as_in_the_design() {
     assert_eq!(LookupWindow::NAME, "lookup-window");
     let tool = LookupWindow.into_tool();
-    assert!(tool.err().is_none(), "{:?}", tool.err());
+    assert!(
+        tool.declaration_error().is_none(),
+        "{:?}",
+        tool.declaration_error()
+    );
     assert_eq!(tool.name(), "lookup-window");
     assert_eq!(
         tool.description(),
@@ -350,7 +354,12 @@ fn r1_registry_holds_every_tool() {
         .collect();
     assert_eq!(picked, ["whoami", "echo"]);
     for tool in tool_runtime::registry().expect("no duplicates") {
-        assert!(tool.err().is_none(), "{}: {:?}", tool.name(), tool.err());
+        assert!(
+            tool.declaration_error().is_none(),
+            "{}: {:?}",
+            tool.name(),
+            tool.declaration_error()
+        );
         assert!(tool.site().file.ends_with("tool_macro.rs"));
     }
 }

@@ -1,14 +1,11 @@
 //! Errors: the text a handler approves for the model ([`ToolError`]), failures that end a run
-//! ([`Permanent`]), call and run failures ([`Error`], [`ErrorKind`]) and declaration problems
-//! ([`DeclarationError`]).
+//! ([`Permanent`]), and call and run failures ([`Error`], [`ErrorKind`]). Declaration problems
+//! are the tool's own ([`crate::DeclarationError`]).
 
 use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
-
-use crate::name::NameError;
-use crate::schema::SchemaError;
 
 /// Any error a handler, policy or validator may return.
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
@@ -289,99 +286,5 @@ impl StdError for Error {
             .source
             .as_deref()
             .map(|s| s as &(dyn StdError + 'static))
-    }
-}
-
-/// Where a tool was declared: the `#[tool]` attribute, or the call to `Tool::builder`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Site {
-    /// The source file.
-    pub file: &'static str,
-    /// The line, from 1.
-    pub line: u32,
-    /// The column, from 1.
-    pub column: u32,
-}
-
-impl Site {
-    /// The site of the caller of the `#[track_caller]` function that calls this.
-    #[track_caller]
-    pub fn caller() -> Self {
-        let at = std::panic::Location::caller();
-        Self {
-            file: at.file(),
-            line: at.line(),
-            column: at.column(),
-        }
-    }
-}
-
-impl fmt::Display for Site {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.file, self.line, self.column)
-    }
-}
-
-/// A tool or agent that cannot be used, found before any model I/O (D2, N3).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DeclarationError {
-    /// The tool's name breaks N1.
-    #[error("invalid tool name {name:?} (declared at {site}): {source}")]
-    InvalidName {
-        /// The name as given.
-        name: String,
-        /// Where the tool was declared.
-        site: Site,
-        /// The rule it breaks.
-        source: NameError,
-    },
-    /// The tool has no description.
-    #[error("tool `{name}` (declared at {site}) has no description: the model needs one")]
-    MissingDescription {
-        /// The tool's name.
-        name: String,
-        /// Where the tool was declared.
-        site: Site,
-    },
-    /// The tool has no handler.
-    #[error("tool `{name}` (declared at {site}) has no handler")]
-    MissingHandler {
-        /// The tool's name.
-        name: String,
-        /// Where the tool was declared.
-        site: Site,
-    },
-    /// The tool's input schema cannot be rendered.
-    #[error("tool `{name}` (declared at {site}): {source}")]
-    Schema {
-        /// The tool's name.
-        name: String,
-        /// Where the tool was declared.
-        site: Site,
-        /// Why the schema cannot be rendered.
-        source: SchemaError,
-    },
-    /// Two tools share one name (N3).
-    #[error("two tools are named `{name}`: one declared at {first}, one at {second}")]
-    DuplicateName {
-        /// The shared name.
-        name: String,
-        /// Where the first was declared.
-        first: Site,
-        /// Where the second was declared.
-        second: Site,
-    },
-    /// A selection names a tool that is not registered.
-    #[error("no tool named `{name}` is registered")]
-    UnknownTool {
-        /// The name asked for.
-        name: String,
-    },
-}
-
-impl From<DeclarationError> for Error {
-    fn from(e: DeclarationError) -> Self {
-        Error::with_source(ErrorKind::Declaration, "a tool is declared wrong", e)
     }
 }

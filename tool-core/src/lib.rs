@@ -9,33 +9,32 @@
 //! them.
 
 pub mod context;
-mod dynamic;
 pub mod error;
-mod invoke;
-pub mod json;
-pub mod name;
+pub mod name {
+    //! Tool names: rule N1, checked by [`check_name`] and kept in a [`ToolName`]. The rules
+    //! live in `tool-rules`, which the macros check them with at compile time.
+    pub use tool_rules::name::{MAX_NAME_LEN, NameError, ToolName, check_name, suggest_name};
+}
 pub mod panic;
 pub mod policy;
-mod registry;
+pub mod preview;
 pub mod schema;
 mod tool;
-pub mod violation;
 
 #[doc(hidden)]
 pub mod __private;
 
 pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
-pub use dynamic::ArgumentValidator;
-pub use error::{
-    BoxError, DeclarationError, Error, ErrorKind, Panicked, Permanent, Site, ToolError,
-};
-pub use invoke::{
+pub use error::{BoxError, Error, ErrorKind, Panicked, Permanent, ToolError};
+pub use name::{NameError, ToolName};
+pub use policy::Policy;
+pub use schema::{Invalid, Schema};
+pub use schema::{json, violation};
+pub use tool::{ArgumentValidator, DeclarationError, Site};
+pub use tool::{
     CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, Limits, Outcome, OutcomeKind, TIMED_OUT,
     UNAVAILABLE,
 };
-pub use name::{NameError, ToolName};
-pub use policy::Policy;
-pub use registry::{NameIndex, index_by_name, registered, registry};
-pub use schema::{Invalid, Schema};
 pub use tool::{IntoTool, Tool, ToolBuilder, render_result};
+pub use tool::{NameIndex, index_by_name, registered, registry};
 pub use violation::{Rule, Violation};

@@ -88,7 +88,7 @@ fn d2_invalid_declarations_are_kept_in_the_tool() {
         .handler(|_: Context, _: Query| async { Ok::<_, Infallible>("") })
         .build();
     assert!(matches!(
-        bad_name.err(),
+        bad_name.declaration_error(),
         Some(DeclarationError::InvalidName {
             source: NameError::Uppercase { .. },
             ..
@@ -97,7 +97,7 @@ fn d2_invalid_declarations_are_kept_in_the_tool() {
 
     let no_handler = Tool::builder("lookup", "x").build();
     assert!(matches!(
-        no_handler.err(),
+        no_handler.declaration_error(),
         Some(DeclarationError::MissingHandler { .. })
     ));
 
@@ -105,7 +105,7 @@ fn d2_invalid_declarations_are_kept_in_the_tool() {
         .handler(|_: Context, _: Query| async { Ok::<_, Infallible>("") })
         .build();
     assert!(matches!(
-        no_description.err(),
+        no_description.declaration_error(),
         Some(DeclarationError::MissingDescription { .. })
     ));
 
@@ -114,7 +114,7 @@ fn d2_invalid_declarations_are_kept_in_the_tool() {
         .handler(|_: Context, _: Vec<String>| async { Ok::<_, Infallible>("") })
         .build();
     assert!(matches!(
-        not_object.err(),
+        not_object.declaration_error(),
         Some(DeclarationError::Schema { .. })
     ));
 
@@ -123,7 +123,7 @@ fn d2_invalid_declarations_are_kept_in_the_tool() {
     assert!(site.file.ends_with("pipeline.rs"), "{site}");
     assert!(
         no_handler
-            .err()
+            .declaration_error()
             .is_some_and(|e| e.to_string().contains("pipeline.rs"))
     );
 }
@@ -471,7 +471,7 @@ fn s2_run_time_schemas_are_enforced_before_the_handler() {
             }
         })
         .build();
-    assert!(tool.err().is_none());
+    assert!(tool.declaration_error().is_none());
     assert_eq!(tool.schema(), &schema);
     let bad = block_on(tool.invoke(&Context::new(), br#"{"n":"x"}"#));
     assert_eq!(bad.kind(), OutcomeKind::InvalidArguments);
@@ -489,7 +489,7 @@ fn s2_run_time_schemas_are_enforced_before_the_handler() {
         )
         .build();
     assert!(matches!(
-        bad_root.err(),
+        bad_root.declaration_error(),
         Some(DeclarationError::Schema { .. })
     ));
 }

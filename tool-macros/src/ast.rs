@@ -4,6 +4,7 @@
 
 use darling::FromMeta as _;
 use darling::ast::NestedMeta;
+use darling::error::Accumulator;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens as _, quote};
 use syn::spanned::Spanned as _;
@@ -11,9 +12,10 @@ use syn::{
     Attribute, Data, DeriveInput, Expr, ExprLit, FnArg, Generics, Ident, ItemFn, Lit, Meta, Pat,
     Type,
 };
+use tool_rules::name;
 
-use crate::attr::{self, ContainerAttrs, FieldAttrs, Keyed, RenameRule, ToolArgs, VariantAttrs};
-use crate::valid::Errors;
+use crate::attr::{self, ContainerAttrs, FieldAttrs, RenameRule, ToolArgs, VariantAttrs};
+use crate::error;
 
 /// The input of `#[derive(Schema)]`.
 pub(crate) struct Container {
@@ -114,98 +116,15 @@ fn krate_path(over: Option<&syn::Path>) -> TokenStream {
 
 impl Container {
     /// Reads a derive input; problems go to `errors`, and a best-effort view is returned.
-    pub(crate) fn from_syn(input: &DeriveInput, errors: &mut Errors) -> Container {
+    pub(crate) fn from_syn(input: &DeriveInput, errors: &mut Accumulator) -> Container {
         let attrs =
             parse_attrs::<ContainerAttrs>(&input.attrs, "schema", attr::CONTAINER_KEYS, errors);
         let description = attrs
             .description
             .as_ref()
-            .map(|d| d.value.clone())
+            .map(|description| description.value.clone())
             .or_else(|| doc_of(&input.attrs));
-        let rename_all = attrs.rename_all.as_ref().map(|r| r.value);
-        let body = match &input.data {
-            Data::Struct(data) => match &data.fields {
-                syn::Fields::Named(named) => {
-                    Body::Struct(fields_of(named.named.iter(), rename_all, errors))
-                }
-                syn::Fields::Unit => Body::Struct(Vec::new()),
-                syn::Fields::Unnamed(unnamed) => {
-                    errors.push(syn::Error::new(
-                        unnamed.span(),
-                        "`#[derive(Schema)]` needs named fields: each field becomes a property of \
-                         a JSON object, so give them names (`struct Query { id: String }`)",
-                    ));
-                    Body::Struct(Vec::new())
-                }
-            },
-            Data::Enum(data) => {
-                let mut variants = Vec::new();
-                for v in &data.variants {
-                    let vattrs =
-                        parse_attrs::<VariantAttrs>(&v.attrs, "schema", attr::VARIANT_KEYS, errors);
-                    let name = match &vattrs.rename {
-                        Some(r) => r.value.value(),
-                        None => {
-                            let ident = unraw(&v.ident);
-                            rename_all.map_or(ident.clone(), |r| r.apply_to_variant(&ident))
-                        }
-                    };
-                    let description = vattrs
-                        .describe
-                        .as_ref()
-                        .map(|d| d.value.clone())
-                        .or_else(|| doc_of(&v.attrs));
-                    let field_rule = vattrs.rename_all.as_ref().map(|r| r.value);
-                    let (fields, unit) = match &v.fields {
-                        syn::Fields::Named(named) => {
-                            (fields_of(named.named.iter(), field_rule, errors), false)
-                        }
-                        syn::Fields::Unit => (Vec::new(), true),
-                        syn::Fields::Unnamed(unnamed) => {
-                            errors.push(syn::Error::new(
-                                unnamed.span(),
-                                format!(
-                                    "a tuple variant has no property names: make `{}` a struct \
-                                     variant (`{} {{ name: T }}`) or a unit variant",
-                                    v.ident, v.ident
-                                ),
-                            ));
-                            (Vec::new(), false)
-                        }
-                    };
-                    variants.push(Variant {
-                        ident: v.ident.clone(),
-                        name,
-                        attrs: vattrs,
-                        description,
-                        fields,
-                        unit,
-                    });
-                }
-                let all_unit = variants.iter().all(|v| v.unit);
-                match (&attrs.tag, all_unit) {
-                    (None, true) => Body::UnitEnum(variants),
-                    (Some(tag), _) => Body::TaggedEnum {
-                        tag: tag.value.value(),
-                        tag_span: tag.value.span(),
-                        variants,
-                    },
-                    (None, false) => Body::TaggedEnum {
-                        tag: "type".to_owned(),
-                        tag_span: Span::call_site(),
-                        variants,
-                    },
-                }
-            }
-            Data::Union(data) => {
-                errors.push(syn::Error::new(
-                    data.union_token.span(),
-                    "`#[derive(Schema)]` does not support unions: use a struct, or an enum with \
-                     struct variants",
-                ));
-                Body::Struct(Vec::new())
-            }
-        };
+        let body = Body::from_data(&input.data, &attrs, errors);
         Container {
             ident: input.ident.clone(),
             generics: input.generics.clone(),
@@ -217,20 +136,124 @@ impl Container {
     }
 }
 
+impl Body {
+    fn from_data(data: &Data, attrs: &ContainerAttrs, errors: &mut Accumulator) -> Body {
+        let rename_all = attrs.rename_all.as_ref().map(|rule| rule.value);
+        match data {
+            Data::Struct(data) => match &data.fields {
+                syn::Fields::Named(named) => {
+                    Body::Struct(fields_of(named.named.iter(), rename_all, errors))
+                }
+                syn::Fields::Unit => Body::Struct(Vec::new()),
+                syn::Fields::Unnamed(unnamed) => {
+                    errors.push(error::at(
+                        unnamed.span(),
+                        "`#[derive(Schema)]` needs named fields: each field becomes a property of \
+                         a JSON object, so give them names (`struct Query { id: String }`)",
+                    ));
+                    Body::Struct(Vec::new())
+                }
+            },
+            Data::Enum(data) => {
+                let variants = data
+                    .variants
+                    .iter()
+                    .map(|variant| Variant::from_syn(variant, rename_all, errors))
+                    .collect();
+                Body::enum_of(variants, attrs)
+            }
+            Data::Union(data) => {
+                errors.push(error::at(
+                    data.union_token.span(),
+                    "`#[derive(Schema)]` does not support unions: use a struct, or an enum with \
+                     struct variants",
+                ));
+                Body::Struct(Vec::new())
+            }
+        }
+    }
+
+    /// An enum of unit variants is a string enum unless it has a `tag`; any other enum is
+    /// tagged, by `"type"` unless `tag = "…"` says otherwise.
+    fn enum_of(variants: Vec<Variant>, attrs: &ContainerAttrs) -> Body {
+        let all_unit = variants.iter().all(|variant| variant.unit);
+        match (&attrs.tag, all_unit) {
+            (None, true) => Body::UnitEnum(variants),
+            (Some(tag), _) => Body::TaggedEnum {
+                tag: tag.value.value(),
+                tag_span: tag.value.span(),
+                variants,
+            },
+            (None, false) => Body::TaggedEnum {
+                tag: "type".to_owned(),
+                tag_span: Span::call_site(),
+                variants,
+            },
+        }
+    }
+}
+
+impl Variant {
+    fn from_syn(
+        variant: &syn::Variant,
+        rename_all: Option<RenameRule>,
+        errors: &mut Accumulator,
+    ) -> Variant {
+        let attrs =
+            parse_attrs::<VariantAttrs>(&variant.attrs, "schema", attr::VARIANT_KEYS, errors);
+        let name = match &attrs.rename {
+            Some(rename) => rename.value.value(),
+            None => {
+                let ident = unraw(&variant.ident);
+                rename_all.map_or(ident.clone(), |rule| rule.apply_to_variant(&ident))
+            }
+        };
+        let description = attrs
+            .describe
+            .as_ref()
+            .map(|describe| describe.value.clone())
+            .or_else(|| doc_of(&variant.attrs));
+        let field_rule = attrs.rename_all.as_ref().map(|rule| rule.value);
+        let (fields, unit) = match &variant.fields {
+            syn::Fields::Named(named) => (fields_of(named.named.iter(), field_rule, errors), false),
+            syn::Fields::Unit => (Vec::new(), true),
+            syn::Fields::Unnamed(unnamed) => {
+                errors.push(error::at(
+                    unnamed.span(),
+                    format!(
+                        "a tuple variant has no property names: make `{}` a struct variant \
+                         (`{} {{ name: T }}`) or a unit variant",
+                        variant.ident, variant.ident
+                    ),
+                ));
+                (Vec::new(), false)
+            }
+        };
+        Variant {
+            ident: variant.ident.clone(),
+            name,
+            attrs,
+            description,
+            fields,
+            unit,
+        }
+    }
+}
+
 fn fields_of<'a>(
     fields: impl Iterator<Item = &'a syn::Field>,
     rule: Option<RenameRule>,
-    errors: &mut Errors,
+    errors: &mut Accumulator,
 ) -> Vec<Field> {
     fields
-        .filter_map(|f| {
-            let ident = f.ident.clone()?;
+        .filter_map(|field| {
+            let ident = field.ident.clone()?;
             Some(Field::new(
                 ident,
-                f.ty.clone(),
-                &f.attrs,
+                field.ty.clone(),
+                &field.attrs,
                 rule,
-                f.span(),
+                field.span(),
                 errors,
             ))
         })
@@ -244,26 +267,26 @@ impl Field {
         attrs: &[Attribute],
         rule: Option<RenameRule>,
         span: Span,
-        errors: &mut Errors,
+        errors: &mut Accumulator,
     ) -> Field {
-        let fattrs = parse_attrs::<FieldAttrs>(attrs, "schema", attr::FIELD_KEYS, errors);
-        let key = match &fattrs.rename {
-            Some(r) => r.value.value(),
+        let field_attrs = parse_attrs::<FieldAttrs>(attrs, "schema", attr::FIELD_KEYS, errors);
+        let key = match &field_attrs.rename {
+            Some(rename) => rename.value.value(),
             None => {
                 let ident = unraw(&member);
-                rule.map_or(ident.clone(), |r| r.apply_to_field(&ident))
+                rule.map_or(ident.clone(), |rule| rule.apply_to_field(&ident))
             }
         };
-        let description = fattrs
+        let description = field_attrs
             .describe
             .as_ref()
-            .map(|d| d.value.clone())
+            .map(|describe| describe.value.clone())
             .or_else(|| doc_of(attrs));
         Field {
             member,
             ty,
             key,
-            attrs: fattrs,
+            attrs: field_attrs,
             description,
             span,
         }
@@ -274,95 +297,33 @@ impl Field {
         self.attrs
             .rename
             .as_ref()
-            .map_or_else(|| self.member.span(), |r| r.value.span())
+            .map_or_else(|| self.member.span(), |rename| rename.value.span())
     }
 }
 
 impl ToolFn {
     /// Reads `#[tool(args)]` and the fn it is on; problems go to `errors`.
-    pub(crate) fn from_syn(args: TokenStream, mut func: ItemFn, errors: &mut Errors) -> ToolFn {
-        let args = match NestedMeta::parse_meta_list(args) {
-            Ok(list) => match ToolArgs::from_list(&list) {
-                Ok(args) => args,
-                Err(e) => {
-                    errors.push(attr::into_syn(e, "tool", attr::TOOL_KEYS));
-                    ToolArgs::default()
-                }
-            },
-            Err(e) => {
-                errors.push(e);
-                ToolArgs::default()
-            }
-        };
+    pub(crate) fn from_syn(
+        args: TokenStream,
+        mut func: ItemFn,
+        errors: &mut Accumulator,
+    ) -> ToolFn {
+        let args = tool_args(args, errors);
         let (name, name_span, name_from_attr) = match &args.name {
-            Some(lit) => (lit.value(), lit.span(), true),
+            Some(name) => (name.value(), name.span(), true),
             None => (
-                tool_core::name::name_from_fn(&func.sig.ident.to_string()),
+                name::name_from_fn(&func.sig.ident.to_string()),
                 func.sig.ident.span(),
                 false,
             ),
         };
         let description = match &args.description {
-            Some(lit) => Some(lit.value().trim().to_owned()).filter(|d| !d.is_empty()),
+            Some(description) => {
+                Some(description.value().trim().to_owned()).filter(|text| !text.is_empty())
+            }
             None => doc_of(&func.attrs),
         };
-
-        let mut ctx = None;
-        let mut params = Vec::new();
-        let mut single_candidates = Vec::new();
-        for (i, arg) in func.sig.inputs.iter_mut().enumerate() {
-            let typed = match arg {
-                FnArg::Receiver(receiver) => {
-                    errors.push(syn::Error::new(
-                        receiver.span(),
-                        "a `#[tool]` handler is a free fn: it cannot take `self`; move it out \
-                         of the `impl` block, and reach shared state through the `Context`",
-                    ));
-                    continue;
-                }
-                FnArg::Typed(typed) => typed,
-            };
-            if i == 0
-                && let Some(by_ref) = context_param(&typed.ty)
-            {
-                ctx = Some(CtxParam { by_ref });
-                continue;
-            }
-            // Take the `#[schema]` attributes off: the fn is emitted as written otherwise.
-            let (schema_attrs, others): (Vec<Attribute>, Vec<Attribute>) =
-                std::mem::take(&mut typed.attrs)
-                    .into_iter()
-                    .partition(|a| a.path().is_ident("schema"));
-            typed.attrs = others;
-            let has_attrs = !schema_attrs.is_empty();
-            let member = match &*typed.pat {
-                Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
-                other => {
-                    errors.push(syn::Error::new(
-                        other.span(),
-                        "a `#[tool]` parameter needs a plain name (`name: Type`): the name is \
-                         the property the model fills in",
-                    ));
-                    Ident::new("__invalid", other.span())
-                }
-            };
-            single_candidates.push((*typed.ty).clone());
-            let field = Field::new(
-                member,
-                (*typed.ty).clone(),
-                &schema_attrs,
-                None,
-                typed.span(),
-                errors,
-            );
-            params.push(Param { field, has_attrs });
-        }
-        let input = match (params.len(), params.first()) {
-            (1, Some(p)) if !p.has_attrs => ToolInput::Single {
-                ty: Box::new(single_candidates.remove(0)),
-            },
-            _ => ToolInput::Params(params),
-        };
+        let (ctx, input) = handler_inputs(&mut func, errors);
         ToolFn {
             krate: krate_path(args.krate.as_ref()),
             args,
@@ -375,23 +336,121 @@ impl ToolFn {
             func,
         }
     }
+
+    /// The ident of the handle struct: `lookup-window` → `LookupWindow`, prefixed with `Tool`
+    /// when that would not be an identifier (`3d-render` → `Tool3dRender`).
+    pub(crate) fn handle_ident(&self) -> Ident {
+        let mut name = name::type_name_for(&self.name);
+        if name.is_empty()
+            || name == "Self"
+            || name.starts_with(|first: char| first.is_ascii_digit())
+        {
+            name = format!("Tool{name}");
+        }
+        Ident::new(&name, self.name_span)
+    }
+}
+
+/// `#[tool(...)]`'s arguments, or the defaults when they cannot be read.
+fn tool_args(args: TokenStream, errors: &mut Accumulator) -> ToolArgs {
+    let list = match NestedMeta::parse_meta_list(args) {
+        Ok(list) => list,
+        Err(syntax) => {
+            errors.extend(error::from_syn(syntax));
+            return ToolArgs::default();
+        }
+    };
+    ToolArgs::from_list(&list).unwrap_or_else(|problem| {
+        errors.extend(attr::reword(problem, "tool", attr::TOOL_KEYS));
+        ToolArgs::default()
+    })
+}
+
+/// The handler's `Context` parameter and its input, with the `#[schema]` attributes taken off
+/// its parameters (the fn is emitted as written otherwise).
+fn handler_inputs(func: &mut ItemFn, errors: &mut Accumulator) -> (Option<CtxParam>, ToolInput) {
+    let mut ctx = None;
+    let mut params = Vec::new();
+    for (position, input) in func.sig.inputs.iter_mut().enumerate() {
+        let typed = match input {
+            FnArg::Receiver(receiver) => {
+                errors.push(error::at(
+                    receiver.span(),
+                    "a `#[tool]` handler is a free fn: it cannot take `self`; move it out \
+                     of the `impl` block, and reach shared state through the `Context`",
+                ));
+                continue;
+            }
+            FnArg::Typed(typed) => typed,
+        };
+        if position == 0
+            && let Some(by_ref) = context_param(&typed.ty)
+        {
+            ctx = Some(CtxParam { by_ref });
+            continue;
+        }
+        params.push(Param::take(typed, errors));
+    }
+    let input = match params.as_slice() {
+        [param] if !param.has_attrs => ToolInput::Single {
+            ty: Box::new(param.field.ty.clone()),
+        },
+        _ => ToolInput::Params(params),
+    };
+    (ctx, input)
+}
+
+impl Param {
+    /// Reads a parameter, taking its `#[schema]` attributes off it.
+    fn take(typed: &mut syn::PatType, errors: &mut Accumulator) -> Param {
+        let (schema_attrs, others): (Vec<Attribute>, Vec<Attribute>) =
+            std::mem::take(&mut typed.attrs)
+                .into_iter()
+                .partition(|attribute| attribute.path().is_ident("schema"));
+        typed.attrs = others;
+        let member = match &*typed.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
+            other => {
+                errors.push(error::at(
+                    other.span(),
+                    "a `#[tool]` parameter needs a plain name (`name: Type`): the name is \
+                     the property the model fills in",
+                ));
+                Ident::new("__invalid", other.span())
+            }
+        };
+        let field = Field::new(
+            member,
+            (*typed.ty).clone(),
+            &schema_attrs,
+            None,
+            typed.span(),
+            errors,
+        );
+        Param {
+            field,
+            has_attrs: !schema_attrs.is_empty(),
+        }
+    }
 }
 
 /// Whether `ty` is `Context` (`Some(false)`) or `&Context` (`Some(true)`), by the last segment
 /// of its path.
 fn context_param(ty: &Type) -> Option<bool> {
     match ty {
-        Type::Reference(r) if r.mutability.is_none() => context_param(&r.elem)
-            .filter(|by_ref| !by_ref)
-            .map(|_| true),
-        Type::Path(p) if p.qself.is_none() => p
+        Type::Reference(reference) if reference.mutability.is_none() => {
+            context_param(&reference.elem)
+                .filter(|by_ref| !by_ref)
+                .map(|_| true)
+        }
+        Type::Path(path) if path.qself.is_none() => path
             .path
             .segments
             .last()
-            .filter(|s| s.ident == "Context" && s.arguments.is_none())
+            .filter(|segment| segment.ident == "Context" && segment.arguments.is_none())
             .map(|_| false),
-        Type::Group(g) => context_param(&g.elem),
-        Type::Paren(p) => context_param(&p.elem),
+        Type::Group(group) => context_param(&group.elem),
+        Type::Paren(paren) => context_param(&paren.elem),
         _ => None,
     }
 }
@@ -401,19 +460,19 @@ fn parse_attrs<T: darling::FromAttributes + Default>(
     attrs: &[Attribute],
     name: &str,
     keys: &[&str],
-    errors: &mut Errors,
+    errors: &mut Accumulator,
 ) -> T {
-    T::from_attributes(attrs).unwrap_or_else(|e| {
-        errors.push(attr::into_syn(e, name, keys));
+    T::from_attributes(attrs).unwrap_or_else(|problem| {
+        errors.extend(attr::reword(problem, name, keys));
         T::default()
     })
 }
 
 /// An identifier without its `r#`.
 pub(crate) fn unraw(ident: &Ident) -> String {
-    let s = ident.to_string();
-    s.strip_prefix("r#")
-        .map_or_else(|| s.clone(), str::to_owned)
+    let text = ident.to_string();
+    text.strip_prefix("r#")
+        .map_or_else(|| text.clone(), str::to_owned)
 }
 
 /// The text of the `///` doc comments among `attrs`, or `None` when there are none.
@@ -426,13 +485,14 @@ pub(crate) fn doc_of(attrs: &[Attribute]) -> Option<String> {
         if !attr.path().is_ident("doc") {
             continue;
         }
-        if let Meta::NameValue(nv) = &attr.meta
+        if let Meta::NameValue(doc) = &attr.meta
             && let Expr::Lit(ExprLit {
-                lit: Lit::Str(s), ..
-            }) = &nv.value
+                lit: Lit::Str(text),
+                ..
+            }) = &doc.value
         {
             // `split`, not `lines`: an empty `///` line is a paragraph break.
-            for line in s.value().split('\n') {
+            for line in text.value().split('\n') {
                 lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
         }
@@ -467,31 +527,31 @@ pub(crate) fn doc_of(attrs: &[Attribute]) -> Option<String> {
 fn is_list_item(line: &str) -> bool {
     line.starts_with("- ")
         || line.starts_with("* ")
-        || line
-            .split_once(". ")
-            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        || line.split_once(". ").is_some_and(|(number, _)| {
+            !number.is_empty() && number.bytes().all(|byte| byte.is_ascii_digit())
+        })
 }
 
 /// The `T` of a type written `Option<T>` (by the last segment of its path).
 pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     match ty {
-        Type::Path(p) if p.qself.is_none() => {
-            let last = p.path.segments.last()?;
+        Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last()?;
             if last.ident != "Option" {
                 return None;
             }
             match &last.arguments {
                 syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
                     match args.args.first()? {
-                        syn::GenericArgument::Type(t) => Some(t),
+                        syn::GenericArgument::Type(inner) => Some(inner),
                         _ => None,
                     }
                 }
                 _ => None,
             }
         }
-        Type::Group(g) => option_inner(&g.elem),
-        Type::Paren(p) => option_inner(&p.elem),
+        Type::Group(group) => option_inner(&group.elem),
+        Type::Paren(paren) => option_inner(&paren.elem),
         _ => None,
     }
 }
@@ -499,16 +559,11 @@ pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
 /// The last segment of a type's path, if it is a path.
 pub(crate) fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
-        Type::Group(g) => last_segment(&g.elem),
-        Type::Paren(p) => last_segment(&p.elem),
+        Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        Type::Group(group) => last_segment(&group.elem),
+        Type::Paren(paren) => last_segment(&paren.elem),
         _ => None,
     }
-}
-
-/// The span of a `Keyed` attribute value's key, if it was given.
-pub(crate) fn key_of<T>(k: Option<&Keyed<T>>) -> Option<Span> {
-    k.map(|k| k.key)
 }
 
 #[cfg(test)]

@@ -6,12 +6,19 @@ use proc_macro2::Span;
 use syn::spanned::Spanned as _;
 use syn::{Expr, ExprLit, Lit, LitStr, Meta, Path, RangeLimits, UnOp};
 
+use crate::error;
+
 /// A value together with the span of the key it was given under: `min_len` in `min_len = 1`.
 /// Diagnostics about the attribute (and type errors of checks it generates) point there.
 #[derive(Debug, Clone)]
 pub(crate) struct Keyed<T> {
     pub(crate) value: T,
     pub(crate) key: Span,
+}
+
+/// The span of a `Keyed` attribute value's key, if it was given.
+pub(crate) fn key_of<T>(keyed: Option<&Keyed<T>>) -> Option<Span> {
+    keyed.map(|keyed| keyed.key)
 }
 
 impl<T: FromMeta> FromMeta for Keyed<T> {
@@ -178,8 +185,8 @@ impl FromMeta for ValueExpr {
 
 fn ungroup(expr: &Expr) -> &Expr {
     match expr {
-        Expr::Group(g) => ungroup(&g.expr),
-        Expr::Paren(p) => ungroup(&p.expr),
+        Expr::Group(group) => ungroup(&group.expr),
+        Expr::Paren(paren) => ungroup(&paren.expr),
         other => other,
     }
 }
@@ -201,32 +208,32 @@ pub(crate) enum Num {
 impl Num {
     fn negate(self) -> Option<Num> {
         match self {
-            Num::Int(i) => i.checked_neg().map(Num::Int),
-            Num::Float(f) => Some(Num::Float(-f)),
+            Num::Int(int) => int.checked_neg().map(Num::Int),
+            Num::Float(float) => Some(Num::Float(-float)),
         }
     }
 
     /// Compares two numbers, exactly for integers.
     pub(crate) fn partial_cmp(self, other: Num) -> Option<std::cmp::Ordering> {
         match (self, other) {
-            (Num::Int(a), Num::Int(b)) => Some(a.cmp(&b)),
-            (a, b) => a.as_f64().partial_cmp(&b.as_f64()),
+            (Num::Int(left), Num::Int(right)) => Some(left.cmp(&right)),
+            (left, right) => left.as_f64().partial_cmp(&right.as_f64()),
         }
     }
 
     fn as_f64(self) -> f64 {
         match self {
             #[allow(clippy::cast_precision_loss)]
-            Num::Int(i) => i as f64,
-            Num::Float(f) => f,
+            Num::Int(int) => int as f64,
+            Num::Float(float) => float,
         }
     }
 
     /// Whether this number is above zero.
     pub(crate) fn is_positive(self) -> bool {
         match self {
-            Num::Int(i) => i > 0,
-            Num::Float(f) => f > 0.0,
+            Num::Int(int) => int > 0,
+            Num::Float(float) => float > 0.0,
         }
     }
 }
@@ -234,8 +241,8 @@ impl Num {
 impl std::fmt::Display for Num {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Num::Int(i) => write!(f, "{i}"),
-            Num::Float(x) => write!(f, "{x:?}"),
+            Num::Int(int) => write!(f, "{int}"),
+            Num::Float(float) => write!(f, "{float:?}"),
         }
     }
 }
@@ -247,25 +254,28 @@ impl NumLit {
         let span = expr.span();
         match ungroup(expr) {
             Expr::Lit(ExprLit {
-                lit: Lit::Int(i), ..
-            }) => i
+                lit: Lit::Int(int), ..
+            }) => int
                 .base10_parse::<i128>()
-                .map(|v| NumLit {
-                    value: Num::Int(v),
+                .map(|value| NumLit {
+                    value: Num::Int(value),
                     span,
                 })
-                .map_err(|_| darling::Error::custom("this integer is too large").with_span(i)),
+                .map_err(|_| darling::Error::custom("this integer is too large").with_span(int)),
             Expr::Lit(ExprLit {
-                lit: Lit::Float(f), ..
-            }) => match f.base10_parse::<f64>() {
-                Ok(v) if v.is_finite() => Ok(NumLit {
-                    value: Num::Float(v),
+                lit: Lit::Float(float),
+                ..
+            }) => match float.base10_parse::<f64>() {
+                Ok(value) if value.is_finite() => Ok(NumLit {
+                    value: Num::Float(value),
                     span,
                 }),
-                _ => Err(darling::Error::custom("this number is not a finite f64").with_span(f)),
+                _ => {
+                    Err(darling::Error::custom("this number is not a finite f64").with_span(float))
+                }
             },
-            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
-                let inner = Self::from_expr_inner(&u.expr)?;
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => {
+                let inner = Self::from_expr_inner(&unary.expr)?;
                 let value = inner.value.negate().ok_or_else(|| {
                     darling::Error::custom("this integer is too large").with_span(expr)
                 })?;
@@ -307,11 +317,11 @@ impl FromMeta for NumRange {
         let start = range
             .start
             .as_deref()
-            .and_then(|e| errors.handle(NumLit::from_expr_inner(e)));
+            .and_then(|bound| errors.handle(NumLit::from_expr_inner(bound)));
         let end = range
             .end
             .as_deref()
-            .and_then(|e| errors.handle(NumLit::from_expr_inner(e)));
+            .and_then(|bound| errors.handle(NumLit::from_expr_inner(bound)));
         errors.finish()?;
         if range.start.is_none() && range.end.is_none() {
             return Err(darling::Error::custom(
@@ -345,8 +355,9 @@ impl FromMeta for StrList {
         for elem in &array.elems {
             match ungroup(elem) {
                 Expr::Lit(ExprLit {
-                    lit: Lit::Str(s), ..
-                }) => items.push(s.clone()),
+                    lit: Lit::Str(string),
+                    ..
+                }) => items.push(string.clone()),
                 other => errors.push(
                     darling::Error::custom("expected a string literal: `one_of` lists strings")
                         .with_span(other),
@@ -384,24 +395,24 @@ pub(crate) const RENAME_RULES: &[(&str, RenameRule)] = &[
 
 impl FromMeta for RenameRule {
     fn from_value(value: &Lit) -> darling::Result<Self> {
-        let Lit::Str(s) = value else {
+        let Lit::Str(literal) = value else {
             return Err(darling::Error::unexpected_lit_type(value));
         };
-        let name = s.value();
+        let name = literal.value();
         RENAME_RULES
             .iter()
-            .find(|(n, _)| *n == name)
+            .find(|(rule_name, _)| *rule_name == name)
             .map(|(_, rule)| *rule)
             .ok_or_else(|| {
                 let names: Vec<String> = RENAME_RULES
                     .iter()
-                    .map(|(n, _)| format!("\"{n}\""))
+                    .map(|(rule_name, _)| format!("\"{rule_name}\""))
                     .collect();
                 darling::Error::custom(format!(
                     "unknown `rename_all` rule {name:?}: use one of {}",
                     names.join(", ")
                 ))
-                .with_span(s)
+                .with_span(literal)
             })
     }
 }
@@ -415,14 +426,14 @@ impl RenameRule {
             RenameRule::Pascal => {
                 let mut out = String::new();
                 let mut capitalize = true;
-                for c in field.chars() {
-                    if c == '_' {
+                for character in field.chars() {
+                    if character == '_' {
                         capitalize = true;
                     } else if capitalize {
-                        out.push(c.to_ascii_uppercase());
+                        out.push(character.to_ascii_uppercase());
                         capitalize = false;
                     } else {
-                        out.push(c);
+                        out.push(character);
                     }
                 }
                 out
@@ -442,11 +453,11 @@ impl RenameRule {
             RenameRule::Camel => lower_first(variant),
             RenameRule::Snake => {
                 let mut out = String::new();
-                for (i, c) in variant.char_indices() {
-                    if i > 0 && c.is_uppercase() {
+                for (position, character) in variant.char_indices() {
+                    if position > 0 && character.is_uppercase() {
                         out.push('_');
                     }
-                    out.push(c.to_ascii_lowercase());
+                    out.push(character.to_ascii_lowercase());
                 }
                 out
             }
@@ -463,55 +474,52 @@ impl RenameRule {
     }
 }
 
-fn lower_first(s: &str) -> String {
-    let mut chars = s.chars();
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
         None => String::new(),
     }
 }
 
-/// Turns darling's errors into spanned `syn` errors, rewording the ones about keys so that they
-/// say what to do: an unknown key lists the keys `#[attr(...)]` accepts, a repeated key says
-/// to keep one.
-pub(crate) fn into_syn(error: darling::Error, attr: &str, keys: &[&str]) -> syn::Error {
-    let mut out: Option<syn::Error> = None;
-    for e in error {
-        let span = e.span();
-        let mut text = e.to_string();
-        // darling appends where the error is (` at rename_all`); the span says it already.
-        if let Some((head, at)) = text.rsplit_once(" at ")
-            && keys.contains(&at)
-        {
-            text = head.to_owned();
-        }
-        let message = if let Some(rest) = text.strip_prefix("Unknown field: `") {
-            let (name, tail) = rest.split_once('`').unwrap_or((rest, ""));
-            let hint = tail
-                .split_once("Did you mean `")
-                .and_then(|(_, t)| t.split_once('`'))
-                .map(|(alt, _)| format!(" (did you mean `{alt}`?)"))
-                .unwrap_or_default();
-            format!(
-                "`#[{attr}]` has no key `{name}`{hint}; its keys are {}",
-                keys.iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        } else if let Some(rest) = text.strip_prefix("Duplicate field `") {
-            let name = rest.split_once('`').map_or(rest, |(n, _)| n);
-            format!("`{name}` is given twice in `#[{attr}]`; keep one")
-        } else {
-            text
-        };
-        let e = syn::Error::new(span, message);
-        match &mut out {
-            Some(all) => all.combine(e),
-            None => out = Some(e),
-        }
+/// darling's errors about an attribute, reworded where they are about keys so that they say
+/// what to do: an unknown key lists the keys `#[attr(...)]` accepts, a repeated key says to keep
+/// one. Each keeps its span.
+pub(crate) fn reword(error: darling::Error, attr: &str, keys: &[&str]) -> Vec<darling::Error> {
+    let mut reworded: Vec<darling::Error> = error
+        .into_iter()
+        .map(|error| error::at(error.span(), reword_one(&error.to_string(), attr, keys)))
+        .collect();
+    if reworded.is_empty() {
+        reworded.push(error::at(Span::call_site(), format!("invalid `#[{attr}]`")));
     }
-    out.unwrap_or_else(|| syn::Error::new(Span::call_site(), format!("invalid `#[{attr}]`")))
+    reworded
+}
+
+fn reword_one(text: &str, attr: &str, keys: &[&str]) -> String {
+    // darling appends where the error is (` at rename_all`); the span says it already.
+    let text = match text.rsplit_once(" at ") {
+        Some((head, at)) if keys.contains(&at) => head,
+        _ => text,
+    };
+    if let Some(rest) = text.strip_prefix("Unknown field: `") {
+        let (name, tail) = rest.split_once('`').unwrap_or((rest, ""));
+        let hint = tail
+            .split_once("Did you mean `")
+            .and_then(|(_, rest)| rest.split_once('`'))
+            .map(|(alternative, _)| format!(" (did you mean `{alternative}`?)"))
+            .unwrap_or_default();
+        let listed: Vec<String> = keys.iter().map(|key| format!("`{key}`")).collect();
+        format!(
+            "`#[{attr}]` has no key `{name}`{hint}; its keys are {}",
+            listed.join(", ")
+        )
+    } else if let Some(rest) = text.strip_prefix("Duplicate field `") {
+        let name = rest.split_once('`').map_or(rest, |(name, _)| name);
+        format!("`{name}` is given twice in `#[{attr}]`; keep one")
+    } else {
+        text.to_owned()
+    }
 }
 
 #[cfg(test)]

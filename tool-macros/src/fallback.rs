@@ -5,24 +5,31 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
+use tool_rules::name;
 
 use crate::ast::ToolFn;
-use crate::expand::handle_ident;
 
 /// The errors of `#[derive(Schema)]`, and an `impl Schema` that is never run (the crate does
 /// not compile), so that uses of the type report nothing more.
-pub(crate) fn derive(input: &DeriveInput, krate: &TokenStream, error: &syn::Error) -> TokenStream {
-    let errors = error.to_compile_error();
-    let p = quote!(#krate::__private);
+pub(crate) fn derive(
+    input: &DeriveInput,
+    krate: &TokenStream,
+    error: darling::Error,
+) -> TokenStream {
+    let errors = error.write_errors();
+    let private = quote!(#krate::__private);
     let ident = &input.ident;
     let mut generics = input.generics.clone();
-    let params: Vec<syn::Ident> = generics.type_params().map(|t| t.ident.clone()).collect();
+    let params: Vec<syn::Ident> = generics
+        .type_params()
+        .map(|param| param.ident.clone())
+        .collect();
     if !params.is_empty() {
         let where_clause = generics.make_where_clause();
         for param in params {
             where_clause
                 .predicates
-                .push(syn::parse_quote!(#param: #p::Schema));
+                .push(syn::parse_quote!(#param: #private::Schema));
         }
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
@@ -31,16 +38,16 @@ pub(crate) fn derive(input: &DeriveInput, krate: &TokenStream, error: &syn::Erro
 
         const _: () = {
             #[automatically_derived]
-            impl #impl_generics #p::Schema for #ident #ty_generics #where_clause {
-                fn schema(_: &mut #p::SchemaGen) -> #p::serde_json::Value {
+            impl #impl_generics #private::Schema for #ident #ty_generics #where_clause {
+                fn schema(_: &mut #private::SchemaGen) -> #private::serde_json::Value {
                     ::core::unreachable!()
                 }
 
-                fn parse(_: #p::Json, _: &mut #p::ParseCx) -> ::core::option::Option<Self> {
+                fn parse(_: #private::Json, _: &mut #private::ParseCx) -> ::core::option::Option<Self> {
                     ::core::unreachable!()
                 }
 
-                fn to_json(&self) -> #p::serde_json::Value {
+                fn to_json(&self) -> #private::serde_json::Value {
                     ::core::unreachable!()
                 }
             }
@@ -50,9 +57,9 @@ pub(crate) fn derive(input: &DeriveInput, krate: &TokenStream, error: &syn::Erro
 
 /// The errors of `#[tool]`, the fn as written (minus the `#[schema]` attributes of its
 /// parameters), and, when the tool's name is valid, a placeholder handle with its `NAME`.
-pub(crate) fn tool(t: &ToolFn, error: &syn::Error) -> TokenStream {
-    let errors = error.to_compile_error();
-    let func = &t.func;
+pub(crate) fn tool(tool: &ToolFn, error: darling::Error) -> TokenStream {
+    let errors = error.write_errors();
+    let func = &tool.func;
     // A fn with a receiver is in an `impl` block, where nothing else can be emitted.
     if func.sig.receiver().is_some() {
         return quote! {
@@ -61,8 +68,8 @@ pub(crate) fn tool(t: &ToolFn, error: &syn::Error) -> TokenStream {
         };
     }
     let fn_ident = &func.sig.ident;
-    let krate = &t.krate;
-    let p = quote!(#krate::__private);
+    let krate = &tool.krate;
+    let private = quote!(#krate::__private);
     // Refer to the fn so that it is not reported as unused on top of the real error.
     let use_fn = func
         .sig
@@ -70,40 +77,9 @@ pub(crate) fn tool(t: &ToolFn, error: &syn::Error) -> TokenStream {
         .params
         .is_empty()
         .then(|| quote!(let _ = #fn_ident;));
-    let handle = tool_core::name::check_name(&t.name).is_ok().then(|| {
-        let handle = handle_ident(t);
-        let vis = &func.vis;
-        let name = &t.name;
-        let description = t.description.clone().unwrap_or_default();
-        let name_doc = format!("The tool's name: `{name}`.");
-        quote! {
-            #[doc = #description]
-            #[derive(
-                ::core::fmt::Debug,
-                ::core::clone::Clone,
-                ::core::marker::Copy,
-                ::core::default::Default,
-            )]
-            #vis struct #handle;
-
-            impl #handle {
-                #[doc = #name_doc]
-                pub const NAME: &'static str = #name;
-            }
-
-            const _: () = {
-                let _ = #handle;
-                let _ = #handle::NAME;
-            };
-
-            #[automatically_derived]
-            impl #p::IntoTool for #handle {
-                fn into_tool(self) -> #p::Tool {
-                    ::core::unreachable!()
-                }
-            }
-        }
-    });
+    let handle = name::check_name(&tool.name)
+        .is_ok()
+        .then(|| placeholder_handle(tool, &private));
     quote! {
         #errors
         #func
@@ -111,6 +87,43 @@ pub(crate) fn tool(t: &ToolFn, error: &syn::Error) -> TokenStream {
             #use_fn
         };
         #handle
+    }
+}
+
+/// The handle struct with its `NAME`, as `#[tool]` would have made it, and an `IntoTool` impl
+/// that is never run.
+fn placeholder_handle(tool: &ToolFn, private: &TokenStream) -> TokenStream {
+    let handle = tool.handle_ident();
+    let vis = &tool.func.vis;
+    let name = &tool.name;
+    let description = tool.description.clone().unwrap_or_default();
+    let name_doc = format!("The tool's name: `{name}`.");
+    quote! {
+        #[doc = #description]
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default,
+        )]
+        #vis struct #handle;
+
+        impl #handle {
+            #[doc = #name_doc]
+            pub const NAME: &'static str = #name;
+        }
+
+        const _: () = {
+            let _ = #handle;
+            let _ = #handle::NAME;
+        };
+
+        #[automatically_derived]
+        impl #private::IntoTool for #handle {
+            fn into_tool(self) -> #private::Tool {
+                ::core::unreachable!()
+            }
+        }
     }
 }
 

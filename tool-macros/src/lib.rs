@@ -1,14 +1,17 @@
 //! The `#[tool]` and `#[derive(Schema)]` macros of `tool-runtime`.
 //!
 //! Use them through `tool-runtime`, which re-exports them with the types the generated code
-//! names. Each macro parses its input into a typed view (`ast`), checks every rule in one place
-//! (`valid`), and generates code (`expand`); when a rule is broken, it reports every problem
-//! at the token it is about and still emits the user's item (`fallback`).
+//! names. Each macro parses its input into a typed view (`ast`, over the darling receivers of
+//! `attr`), checks every rule in one place (`valid`), and generates code (`expand`); when a
+//! rule is broken, it reports every problem at the token it is about (`error`) and still emits
+//! the user's item (`fallback`). The rules it shares with the runtime (tool names, formats,
+//! the pattern dialect) come from `tool-rules`, so this crate never depends on the runtime.
 //!
 //! The examples below are compiled as tests of the `tool-tests` crate (`tests/ui/pass`).
 
 mod ast;
 mod attr;
+mod error;
 mod expand;
 mod fallback;
 mod valid;

@@ -4,53 +4,29 @@
 //! Mismatches between an attribute and the field's type (`min_len` on a `u32`) are not checked
 //! here: the generated code asks the type system, and the error points at the attribute.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+use darling::error::Accumulator;
 use proc_macro2::Span;
+use quote::ToTokens as _;
 use syn::spanned::Spanned as _;
+use tool_rules::{Format, name, pattern};
 
-use crate::ast::{self, Body, Container, Field, ToolFn, ToolInput};
-use crate::attr::Num;
-
-/// Collects errors, so that every problem is reported at once.
-#[derive(Default)]
-pub(crate) struct Errors(Option<syn::Error>);
-
-impl Errors {
-    /// No errors yet.
-    pub(crate) fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds an error.
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
-            Some(all) => all.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
-
-    /// Adds an error at `span`.
-    pub(crate) fn at(&mut self, span: Span, message: impl std::fmt::Display) {
-        self.push(syn::Error::new(span, message));
-    }
-
-    /// All the errors, if there were any.
-    pub(crate) fn finish(self) -> Result<(), syn::Error> {
-        self.0.map_or(Ok(()), Err)
-    }
-}
+use crate::ast::{self, Body, Container, Field, Param, ToolFn, ToolInput, Variant};
+use crate::attr::{FieldAttrs, Keyed, Num, NumRange, key_of};
+use crate::error;
 
 /// Checks a `#[derive(Schema)]` input.
-pub(crate) fn container(input: &Container, errors: &mut Errors) {
+pub(crate) fn container(input: &Container, errors: &mut Accumulator) {
     match &input.body {
         Body::Struct(fields) => {
             if let Some(tag) = &input.attrs.tag {
-                errors.at(
+                errors.push(error::at(
                     tag.key,
                     "`tag` names the property that tells the variants of an enum apart; a \
                      struct has no variants: remove it",
-                );
+                ));
             }
             object_fields(fields, None, errors);
         }
@@ -63,230 +39,272 @@ pub(crate) fn container(input: &Container, errors: &mut Errors) {
             variants,
         } => {
             if tag.is_empty() {
-                errors.at(
+                errors.push(error::at(
                     *tag_span,
                     "the tag property needs a name, such as `tag = \"type\"`",
-                );
+                ));
             }
             enum_variants(input, variants, errors);
-            for v in variants {
-                object_fields(&v.fields, Some((tag, &v.ident)), errors);
+            for variant in variants {
+                object_fields(&variant.fields, Some((tag, &variant.ident)), errors);
             }
         }
     }
 }
 
-fn enum_variants(input: &Container, variants: &[ast::Variant], errors: &mut Errors) {
+fn enum_variants(input: &Container, variants: &[Variant], errors: &mut Accumulator) {
     if variants.is_empty() {
-        errors.at(
+        errors.push(error::at(
             input.ident.span(),
             "an enum without variants has no value the model could send: add a variant",
-        );
+        ));
     }
     let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
-    for v in variants {
-        if v.name.is_empty() {
-            let span = v
+    for variant in variants {
+        if variant.name.is_empty() {
+            let span = variant
                 .attrs
                 .rename
                 .as_ref()
-                .map_or(v.ident.span(), |r| r.value.span());
-            errors.at(span, "a variant needs a non-empty name");
+                .map_or(variant.ident.span(), |rename| rename.value.span());
+            errors.push(error::at(span, "a variant needs a non-empty name"));
         }
-        if let Some(first) = seen.insert(&v.name, &v.ident) {
-            errors.at(
-                v.ident.span(),
+        if let Some(first) = seen.insert(&variant.name, &variant.ident) {
+            errors.push(error::at(
+                variant.ident.span(),
                 format!(
                     "variants `{first}` and `{}` have the same name \"{}\": rename one with \
                      `#[schema(rename = \"…\")]`",
-                    v.ident, v.name
+                    variant.ident, variant.name
                 ),
-            );
+            ));
         }
     }
 }
 
 /// Checks the fields of one object: each field's attributes, and that no two share a key (nor
 /// the tag of the enum they are in).
-fn object_fields(fields: &[Field], tag: Option<(&String, &syn::Ident)>, errors: &mut Errors) {
+fn object_fields(fields: &[Field], tag: Option<(&String, &syn::Ident)>, errors: &mut Accumulator) {
     let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
-    for f in fields {
-        field(f, errors);
+    for field in fields {
+        self::field(field, errors);
         if let Some((tag, variant)) = tag
-            && f.key == *tag
+            && field.key == *tag
         {
-            errors.at(
-                f.key_span(),
+            errors.push(error::at(
+                field.key_span(),
                 format!(
                     "field `{}` of `{variant}` is named \"{tag}\", like the enum's tag: \
                          rename the field, or pick another tag with `#[schema(tag = \"…\")]` on \
                          the enum",
-                    f.member
+                    field.member
                 ),
-            );
+            ));
         }
-        if let Some(first) = seen.insert(&f.key, &f.member) {
-            errors.at(
-                f.key_span(),
-                format!(
-                    "`{first}` and `{}` have the same JSON name \"{}\": rename one with \
-                     `#[schema(rename = \"…\")]`",
-                    f.member, f.key
-                ),
-            );
-        }
+        unique_key(field, &mut seen, errors);
+    }
+}
+
+/// Reports a field whose JSON name an earlier field of the same object has already.
+fn unique_key<'a>(
+    field: &'a Field,
+    seen: &mut BTreeMap<&'a str, &'a syn::Ident>,
+    errors: &mut Accumulator,
+) {
+    if let Some(first) = seen.insert(&field.key, &field.member) {
+        errors.push(error::at(
+            field.key_span(),
+            format!(
+                "`{first}` and `{}` have the same JSON name \"{}\": rename one with \
+                 `#[schema(rename = \"…\")]`",
+                field.member, field.key
+            ),
+        ));
     }
 }
 
 /// Checks one field's attributes against each other.
-pub(crate) fn field(f: &Field, errors: &mut Errors) {
-    let a = &f.attrs;
-    if let Some(rename) = &a.rename
+pub(crate) fn field(field: &Field, errors: &mut Accumulator) {
+    let attrs = &field.attrs;
+    if let Some(rename) = &attrs.rename
         && rename.value.value().is_empty()
     {
-        errors.at(rename.value.span(), "a property needs a non-empty name");
+        errors.push(error::at(
+            rename.value.span(),
+            "a property needs a non-empty name",
+        ));
     }
-    if let Some(default) = &a.default
-        && ast::option_inner(&f.ty).is_some()
+    if let Some(default) = &attrs.default
+        && ast::option_inner(&field.ty).is_some()
     {
-        errors.at(
+        errors.push(error::at(
             default.key,
             "an Option field is already optional; remove `default` or make the field \
                  non-optional",
-        );
+        ));
     }
-    if let (Some(min), Some(max)) = (&a.min_len, &a.max_len)
+    sizes(attrs, errors);
+    numbers(attrs, errors);
+    strings(attrs, errors);
+}
+
+/// The bounds of a string's length and of a list's size.
+fn sizes(attrs: &FieldAttrs, errors: &mut Accumulator) {
+    if let (Some(min), Some(max)) = (&attrs.min_len, &attrs.max_len)
         && min.value > max.value
     {
-        errors.at(
+        errors.push(error::at(
             min.key,
             format!(
                 "`min_len = {}` is greater than `max_len = {}`: no string fits both",
                 min.value, max.value
             ),
-        );
+        ));
     }
-    if let (Some(min), Some(max)) = (&a.min_items, &a.max_items)
+    if let (Some(min), Some(max)) = (&attrs.min_items, &attrs.max_items)
         && min.value > max.value
     {
-        errors.at(
+        errors.push(error::at(
             min.key,
             format!(
                 "`min_items = {}` is greater than `max_items = {}`: no list fits both",
                 min.value, max.value
             ),
-        );
+        ));
     }
-    if let Some(range) = &a.range {
-        for (other, name) in [
-            (ast::key_of(a.min.as_ref()), "min"),
-            (ast::key_of(a.max.as_ref()), "max"),
-            (ast::key_of(a.exclusive_min.as_ref()), "exclusive_min"),
-            (ast::key_of(a.exclusive_max.as_ref()), "exclusive_max"),
-        ] {
-            if let Some(span) = other {
-                errors.at(
-                    span,
-                    format!(
-                        "`range` already sets the bounds of this field: use either `range` or \
-                         `{name}`, not both"
-                    ),
-                );
-            }
-        }
-        let r = range.value;
-        if let (Some(lo), Some(hi)) = (r.start, r.end) {
-            let empty = match lo.value.partial_cmp(hi.value) {
-                Some(std::cmp::Ordering::Greater) => true,
-                Some(std::cmp::Ordering::Equal) => !r.inclusive,
-                _ => false,
-            };
-            if empty {
-                errors.at(
-                    r.span,
-                    format!(
-                        "this range holds no number: its minimum {} is not below its maximum {}",
-                        lo.value, hi.value
-                    ),
-                );
-            }
-        }
+}
+
+/// The bounds of a number: `range` alone or the separate bounds, none of them empty, and a
+/// positive `multiple_of`.
+fn numbers(attrs: &FieldAttrs, errors: &mut Accumulator) {
+    if let Some(range) = &attrs.range {
+        range_alone(range, attrs, errors);
     }
     bounds_ordered(
-        a.min.as_ref().map(|k| (k.key, k.value.value, "min")),
-        a.max.as_ref().map(|k| (k.key, k.value.value, "max")),
+        attrs
+            .min
+            .as_ref()
+            .map(|min| (min.key, min.value.value, "min")),
+        attrs
+            .max
+            .as_ref()
+            .map(|max| (max.key, max.value.value, "max")),
         true,
         errors,
     );
     bounds_ordered(
-        a.exclusive_min
+        attrs
+            .exclusive_min
             .as_ref()
-            .map(|k| (k.key, k.value.value, "exclusive_min")),
-        a.exclusive_max
+            .map(|min| (min.key, min.value.value, "exclusive_min")),
+        attrs
+            .exclusive_max
             .as_ref()
-            .map(|k| (k.key, k.value.value, "exclusive_max")),
+            .map(|max| (max.key, max.value.value, "exclusive_max")),
         false,
         errors,
     );
-    if let Some(step) = &a.multiple_of
+    if let Some(step) = &attrs.multiple_of
         && !step.value.value.is_positive()
     {
-        errors.at(
+        errors.push(error::at(
             step.value.span,
             "`multiple_of` must be above zero, such as `multiple_of = 5`",
-        );
+        ));
     }
-    if let Some(pattern) = &a.pattern
+}
+
+/// `range` is the only bound given, and holds a number.
+fn range_alone(range: &Keyed<NumRange>, attrs: &FieldAttrs, errors: &mut Accumulator) {
+    for (other, name) in [
+        (key_of(attrs.min.as_ref()), "min"),
+        (key_of(attrs.max.as_ref()), "max"),
+        (key_of(attrs.exclusive_min.as_ref()), "exclusive_min"),
+        (key_of(attrs.exclusive_max.as_ref()), "exclusive_max"),
+    ] {
+        if let Some(span) = other {
+            errors.push(error::at(
+                span,
+                format!(
+                    "`range` already sets the bounds of this field: use either `range` or \
+                     `{name}`, not both"
+                ),
+            ));
+        }
+    }
+    let range = range.value;
+    if let (Some(low), Some(high)) = (range.start, range.end)
+        && is_empty(low.value, high.value, range.inclusive)
+    {
+        errors.push(error::at(
+            range.span,
+            format!(
+                "this range holds no number: its minimum {} is not below its maximum {}",
+                low.value, high.value
+            ),
+        ));
+    }
+}
+
+/// Whether no number lies between `low` and `high`.
+fn is_empty(low: Num, high: Num, inclusive: bool) -> bool {
+    match low.partial_cmp(high) {
+        Some(Ordering::Greater) => true,
+        Some(Ordering::Equal) => !inclusive,
+        _ => false,
+    }
+}
+
+fn bounds_ordered(
+    low: Option<(Span, Num, &str)>,
+    high: Option<(Span, Num, &str)>,
+    inclusive: bool,
+    errors: &mut Accumulator,
+) {
+    let (Some((span, low, low_name)), Some((_, high, high_name))) = (low, high) else {
+        return;
+    };
+    if is_empty(low, high, inclusive) {
+        errors.push(error::at(
+            span,
+            format!(
+                "`{low_name} = {low}` and `{high_name} = {high}` leave no number that fits both"
+            ),
+        ));
+    }
+}
+
+/// A string's `pattern`, `format` and `one_of`.
+fn strings(attrs: &FieldAttrs, errors: &mut Accumulator) {
+    if let Some(pattern) = &attrs.pattern
         && let Err(message) = check_pattern(&pattern.value.value())
     {
-        errors.at(pattern.value.span(), message);
+        errors.push(error::at(pattern.value.span(), message));
     }
-    if let Some(format) = &a.format {
+    if let Some(format) = &attrs.format {
         let name = format.value.value();
-        if tool_core::schema::Format::from_name(&name).is_none() {
-            let names: Vec<String> = tool_core::schema::Format::ALL
+        if Format::from_name(&name).is_none() {
+            let names: Vec<String> = Format::ALL
                 .iter()
-                .map(|f| format!("\"{}\"", f.as_str()))
+                .map(|format| format!("\"{}\"", format.as_str()))
                 .collect();
-            errors.at(
+            errors.push(error::at(
                 format.value.span(),
                 format!(
                     "unknown `format` {name:?}: the formats that are enforced are {}; for \
                      anything else use `pattern = \"…\"` or `validate = path`",
                     names.join(", ")
                 ),
-            );
+            ));
         }
     }
-    if let Some(one_of) = &a.one_of
+    if let Some(one_of) = &attrs.one_of
         && one_of.value.0.is_empty()
     {
-        errors.at(
+        errors.push(error::at(
             one_of.key,
             "`one_of` needs at least one value, such as `one_of = [\"a\", \"b\"]`",
-        );
-    }
-}
-
-fn bounds_ordered(
-    lo: Option<(Span, Num, &str)>,
-    hi: Option<(Span, Num, &str)>,
-    inclusive: bool,
-    errors: &mut Errors,
-) {
-    let (Some((span, lo, lo_name)), Some((_, hi, hi_name))) = (lo, hi) else {
-        return;
-    };
-    let empty = match lo.partial_cmp(hi) {
-        Some(std::cmp::Ordering::Greater) => true,
-        Some(std::cmp::Ordering::Equal) => !inclusive,
-        _ => false,
-    };
-    if empty {
-        errors.at(
-            span,
-            format!("`{lo_name} = {lo}` and `{hi_name} = {hi}` leave no number that fits both"),
-        );
+        ));
     }
 }
 
@@ -294,24 +312,27 @@ fn bounds_ordered(
 /// says), translated for the linear-time engine (S2, issue 10). Returns the message to show.
 fn check_pattern(source: &str) -> Result<(), String> {
     // The translation tool-core enforces patterns with: checked here in the same dialect.
-    let rust = tool_core::schema::Pattern::translate(source).map_err(|e| match e {
-        tool_core::schema::PatternError::Syntax { at, message } => {
-            format!("invalid `pattern` at character {}: {message}", at + 1)
-        }
-        tool_core::schema::PatternError::Unsupported { at, message } => {
-            format!("unsupported `pattern` at character {}: {message}", at + 1)
-        }
-        other => format!("invalid `pattern`: {other}"),
+    let rust = pattern::translate(source).map_err(|problem| {
+        let what = if problem.unsupported {
+            "unsupported"
+        } else {
+            "invalid"
+        };
+        format!(
+            "{what} `pattern` at character {}: {}",
+            problem.at + 1,
+            problem.message
+        )
     })?;
     // The translation is valid ECMA-262: what the engine can still refuse is a limit.
     regex_syntax::Parser::new()
         .parse(&rust)
         .map(drop)
-        .map_err(|e| {
-            let why = match &e {
-                regex_syntax::Error::Parse(e) => e.kind().to_string(),
-                regex_syntax::Error::Translate(e) => e.kind().to_string(),
-                _ => e.to_string(),
+        .map_err(|problem| {
+            let why = match &problem {
+                regex_syntax::Error::Parse(parse) => parse.kind().to_string(),
+                regex_syntax::Error::Translate(translate) => translate.kind().to_string(),
+                _ => problem.to_string(),
             };
             format!(
                 "unsupported `pattern`: it is too large or too deeply nested for the \
@@ -328,122 +349,135 @@ const NOT_AN_OBJECT: &[&str] = &[
 ];
 
 /// Checks a `#[tool]` fn.
-pub(crate) fn tool(t: &ToolFn, errors: &mut Errors) {
-    if let Err(e) = tool_core::name::check_name(&t.name) {
-        let suggestion = tool_core::name::suggest_name(&t.name);
-        let message = if t.name_from_attr {
-            match suggestion {
-                Some(s) => format!("invalid tool name {:?}: {e} (rule N1); try `{s}`", t.name),
-                None => format!(
-                    "invalid tool name {:?}: {e} (rule N1); name it with `a-z`, `0-9` and `-`",
-                    t.name
-                ),
-            }
-        } else {
-            let fix = suggestion.map_or_else(
-                || "name the tool with `#[tool(name = \"…\")]`".to_owned(),
-                |s| format!("name the tool with `#[tool(name = \"{s}\")]`"),
-            );
-            format!(
-                "the tool name {:?}, derived from this fn's name, is invalid: {e} (rule N1); {fix}",
-                t.name
-            )
-        };
-        errors.at(t.name_span, message);
-    }
-    if t.description.is_none() {
-        let span = t
+pub(crate) fn tool(tool: &ToolFn, errors: &mut Accumulator) {
+    tool_name(tool, errors);
+    if tool.description.is_none() {
+        let span = tool
             .args
             .description
             .as_ref()
-            .map_or(t.func.sig.ident.span(), syn::LitStr::span);
-        errors.at(
+            .map_or(tool.func.sig.ident.span(), syn::LitStr::span);
+        errors.push(error::at(
             span,
             format!(
                 "the tool `{}` has no description, and the model needs one to know when to call \
                  it: add a `///` doc comment to this fn, or `description = \"…\"` to `#[tool]`",
-                t.name
+                tool.name
             ),
-        );
+        ));
     }
-    let generics = &t.func.sig.generics;
+    signature(&tool.func.sig, errors);
+    match &tool.input {
+        ToolInput::Single { ty } => single_input(ty, errors),
+        ToolInput::Params(params) => plain_params(params, errors),
+    }
+}
+
+/// Rule N1, with a proposed fix.
+fn tool_name(tool: &ToolFn, errors: &mut Accumulator) {
+    let Err(problem) = name::check_name(&tool.name) else {
+        return;
+    };
+    let suggestion = name::suggest_name(&tool.name);
+    let message = if tool.name_from_attr {
+        match suggestion {
+            Some(fixed) => format!(
+                "invalid tool name {:?}: {problem} (rule N1); try `{fixed}`",
+                tool.name
+            ),
+            None => format!(
+                "invalid tool name {:?}: {problem} (rule N1); name it with `a-z`, `0-9` and `-`",
+                tool.name
+            ),
+        }
+    } else {
+        let fix = suggestion.map_or_else(
+            || "name the tool with `#[tool(name = \"…\")]`".to_owned(),
+            |fixed| format!("name the tool with `#[tool(name = \"{fixed}\")]`"),
+        );
+        format!(
+            "the tool name {:?}, derived from this fn's name, is invalid: {problem} (rule N1); \
+             {fix}",
+            tool.name
+        )
+    };
+    errors.push(error::at(tool.name_span, message));
+}
+
+/// A handler is neither generic nor `unsafe`.
+fn signature(signature: &syn::Signature, errors: &mut Accumulator) {
+    let generics = &signature.generics;
     if !generics.params.is_empty() || generics.where_clause.is_some() {
-        errors.at(
+        errors.push(error::at(
             generics.span(),
             "a `#[tool]` handler cannot be generic: the tool needs one concrete input type; \
              write the fn for the concrete types, or build the tool at run time with \
              `Tool::builder`",
-        );
+        ));
     }
-    if let syn::Safety::Unsafe(token) = &t.func.sig.safety {
-        errors.at(
+    if let syn::Safety::Unsafe(token) = &signature.safety {
+        errors.push(error::at(
             token.span,
             "a `#[tool]` handler cannot be `unsafe`: the model calls it with any arguments that \
              fit the schema; make it a safe fn",
-        );
+        ));
     }
-    match &t.input {
-        ToolInput::Single { ty } => {
-            owned(ty, errors);
-            if let Some(seg) = ast::last_segment(ty)
-                && NOT_AN_OBJECT.iter().any(|n| seg.ident == n)
-            {
-                errors.at(
-                    ty.span(),
-                    format!(
-                        "the model sends a tool's input as a JSON object, and `{}` is not \
-                             one: use a struct that derives `Schema`, or describe the \
-                             parameter, as in `#[schema(describe = \"…\")] value: {}`",
-                        quote::ToTokens::to_token_stream(ty),
-                        quote::ToTokens::to_token_stream(ty),
-                    ),
-                );
-            }
+}
+
+/// One input of a type that implements `Schema`: owned, and an object.
+fn single_input(ty: &syn::Type, errors: &mut Accumulator) {
+    owned(ty, errors);
+    if let Some(segment) = ast::last_segment(ty)
+        && NOT_AN_OBJECT.iter().any(|name| segment.ident == name)
+    {
+        errors.push(error::at(
+            ty.span(),
+            format!(
+                "the model sends a tool's input as a JSON object, and `{}` is not \
+                     one: use a struct that derives `Schema`, or describe the \
+                     parameter, as in `#[schema(describe = \"…\")] value: {}`",
+                ty.to_token_stream(),
+                ty.to_token_stream(),
+            ),
+        ));
+    }
+}
+
+/// Plain parameters: owned, described, each attribute valid, no two with the same name.
+fn plain_params(params: &[Param], errors: &mut Accumulator) {
+    let several = params.len() > 1;
+    let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
+    for param in params {
+        let field = &param.field;
+        owned(&field.ty, errors);
+        self::field(field, errors);
+        if field.description.is_none() {
+            let message = if several {
+                format!(
+                    "a `#[tool]` fn with several parameters describes each one for the \
+                     model: add `#[schema(describe = \"…\")]` to `{}`, or gather the \
+                     parameters in one struct that derives `Schema`",
+                    field.member
+                )
+            } else {
+                format!(
+                    "describe `{}` for the model: add `describe = \"…\"` to its \
+                     `#[schema(...)]`",
+                    field.member
+                )
+            };
+            errors.push(error::at(field.span, message));
         }
-        ToolInput::Params(params) => {
-            let several = params.len() > 1;
-            let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
-            for p in params {
-                owned(&p.field.ty, errors);
-                field(&p.field, errors);
-                if p.field.description.is_none() {
-                    let message = if several {
-                        format!(
-                            "a `#[tool]` fn with several parameters describes each one for the \
-                             model: add `#[schema(describe = \"…\")]` to `{}`, or gather the \
-                             parameters in one struct that derives `Schema`",
-                            p.field.member
-                        )
-                    } else {
-                        format!(
-                            "describe `{}` for the model: add `describe = \"…\"` to its \
-                             `#[schema(...)]`",
-                            p.field.member
-                        )
-                    };
-                    errors.at(p.field.span, message);
-                }
-                if let Some(first) = seen.insert(&p.field.key, &p.field.member) {
-                    errors.at(
-                        p.field.key_span(),
-                        format!(
-                            "`{first}` and `{}` have the same JSON name \"{}\": rename one with \
-                             `#[schema(rename = \"…\")]`",
-                            p.field.member, p.field.key
-                        ),
-                    );
-                }
-            }
-        }
+        unique_key(field, &mut seen, errors);
     }
 }
 
 /// A tool's input is parsed from the model's arguments, so it owns its values.
-fn owned(ty: &syn::Type, errors: &mut Errors) {
-    if let syn::Type::Reference(r) = ty {
-        errors.at(
-            r.span(),
+fn owned(ty: &syn::Type, errors: &mut Accumulator) {
+    if let syn::Type::Reference(reference) = ty {
+        errors.push(error::at(
+            reference.span(),
             "a tool's input owns its values: use an owned type, such as `String` for `&str`",
-        );
+        ));
     }
 }

@@ -1,4 +1,5 @@
-//! Tool names (rule N1) and the helpers the macros use to check and derive them (N2).
+//! Tool names: rule N1, the fix proposed for a name that breaks it, and the names the macros
+//! derive (N2): a tool's name from its fn, its handle's type name from the tool's name.
 
 use std::fmt;
 
@@ -9,20 +10,17 @@ pub const MAX_NAME_LEN: usize = 64;
 ///
 /// A valid name is 1–64 bytes of `a-z`, `0-9` and `-`, starts and ends with a letter or a
 /// digit, and has no `--`. Such a name is accepted by every major model provider and by MCP.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NameError {
     /// The name is empty.
-    #[error("a tool name cannot be empty")]
     Empty,
     /// The name is longer than [`MAX_NAME_LEN`] bytes.
-    #[error("a tool name is at most {MAX_NAME_LEN} bytes long, this one has {len}")]
     TooLong {
         /// The name's length in bytes.
         len: usize,
     },
     /// The name holds an upper-case ASCII letter.
-    #[error("a tool name is lower case: found {found:?} at byte {at}")]
     Uppercase {
         /// The offending character.
         found: char,
@@ -30,7 +28,6 @@ pub enum NameError {
         at: usize,
     },
     /// The name holds a character that is not ASCII.
-    #[error("a tool name is ASCII only: found {found:?} at byte {at}")]
     NonAscii {
         /// The offending character.
         found: char,
@@ -38,7 +35,6 @@ pub enum NameError {
         at: usize,
     },
     /// The name holds an ASCII character other than `a-z`, `0-9` and `-`.
-    #[error("a tool name holds only `a-z`, `0-9` and `-`: found {found:?} at byte {at}")]
     InvalidChar {
         /// The offending character.
         found: char,
@@ -46,18 +42,48 @@ pub enum NameError {
         at: usize,
     },
     /// The name starts with `-`.
-    #[error("a tool name starts with a letter or a digit, not `-`")]
     LeadingHyphen,
     /// The name ends with `-`.
-    #[error("a tool name ends with a letter or a digit, not `-`")]
     TrailingHyphen,
     /// The name holds `--`.
-    #[error("a tool name cannot hold `--` (at byte {at})")]
     DoubleHyphen {
         /// The byte offset of the first `-` of the pair.
         at: usize,
     },
 }
+
+impl fmt::Display for NameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NameError::Empty => f.write_str("a tool name cannot be empty"),
+            NameError::TooLong { len } => write!(
+                f,
+                "a tool name is at most {MAX_NAME_LEN} bytes long, this one has {len}"
+            ),
+            NameError::Uppercase { found, at } => {
+                write!(f, "a tool name is lower case: found {found:?} at byte {at}")
+            }
+            NameError::NonAscii { found, at } => {
+                write!(f, "a tool name is ASCII only: found {found:?} at byte {at}")
+            }
+            NameError::InvalidChar { found, at } => write!(
+                f,
+                "a tool name holds only `a-z`, `0-9` and `-`: found {found:?} at byte {at}"
+            ),
+            NameError::LeadingHyphen => {
+                f.write_str("a tool name starts with a letter or a digit, not `-`")
+            }
+            NameError::TrailingHyphen => {
+                f.write_str("a tool name ends with a letter or a digit, not `-`")
+            }
+            NameError::DoubleHyphen { at } => {
+                write!(f, "a tool name cannot hold `--` (at byte {at})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NameError {}
 
 /// Checks a tool name against rule N1.
 ///
@@ -66,7 +92,7 @@ pub enum NameError {
 /// Returns the first rule the name breaks.
 ///
 /// ```
-/// use tool_core::name::{check_name, NameError};
+/// # use tool_rules::name::{check_name, NameError};
 /// assert!(check_name("lookup-window").is_ok());
 /// assert_eq!(check_name("Lookup"), Err(NameError::Uppercase { found: 'L', at: 0 }));
 /// ```
@@ -104,7 +130,7 @@ pub fn check_name(name: &str) -> Result<(), NameError> {
 /// collapse, and the result is trimmed to [`MAX_NAME_LEN`] bytes.
 ///
 /// ```
-/// use tool_core::name::suggest_name;
+/// # use tool_rules::name::suggest_name;
 /// assert_eq!(suggest_name("Lookup_Window").as_deref(), Some("lookup-window"));
 /// assert_eq!(suggest_name("getWeather").as_deref(), Some("get-weather"));
 /// assert_eq!(suggest_name("--a--b--").as_deref(), Some("a-b"));
@@ -158,8 +184,9 @@ pub fn name_from_fn(ident: &str) -> String {
 /// The type name generated for a tool: `lookup-window` → `LookupWindow`.
 ///
 /// ```
-/// assert_eq!(tool_core::name::type_name_for("lookup-window"), "LookupWindow");
-/// assert_eq!(tool_core::name::type_name_for("v2-api"), "V2Api");
+/// # use tool_rules::name::type_name_for;
+/// assert_eq!(type_name_for("lookup-window"), "LookupWindow");
+/// assert_eq!(type_name_for("v2-api"), "V2Api");
 /// ```
 pub fn type_name_for(tool_name: &str) -> String {
     let mut out = String::with_capacity(tool_name.len());

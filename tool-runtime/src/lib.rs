@@ -40,36 +40,30 @@ pub use tool_core::{CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, TIMED_OUT, UN
 pub use tool_core::{context, error, json, name, policy, schema, violation};
 pub use tool_macros::{Schema, tool};
 
+// The agent: its handle and builder, the run loop, a turn's calls, the run's events, output
+// and errors.
 mod agent;
-mod builder;
-mod dispatch;
-mod engine;
-mod errors;
-mod event;
-pub mod generate;
+// MCP: `server/` serves tools, `client/` uses the tools of MCP servers.
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod message;
+// The model interface every driver implements, the conversation, the model's errors.
 mod model;
-mod offline;
-mod output;
+// The provider drivers: OpenAI, Anthropic, OpenAI-compatible servers, over HTTP and SSE.
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub mod providers;
-mod reply;
-mod scripted;
+// The test models, which need no provider (scripted, offline), and argument generation.
+mod testing;
 
-pub use agent::Agent;
-pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS};
-pub use errors::{BuildError, BuildProblem, ProtocolError, RunError};
-pub use event::{RunEvent, RunStream};
-pub use message::{Input, Message, ToolCall, ToolResult};
-pub use model::{
-    ApiError, FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream,
-    SchemaUnsupported, ToolSpec, Usage,
+pub use agent::{
+    Agent, AgentBuilder, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_MAX_TURNS, RunError, RunEvent, RunOutput, RunStream,
 };
-pub use offline::{Arguments, OfflineModel};
-pub use output::{CallRecord, RunOutput};
-pub use scripted::{RecordedRequest, ScriptedModel, ScriptedTurn};
+pub use model::{
+    ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent, ModelRequest,
+    ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolResult, ToolSpec, Usage,
+};
+pub use testing::generate;
+pub use testing::{Arguments, OfflineModel, RecordedRequest, ScriptedModel, ScriptedTurn};
 pub use tool_core::Panicked;
 
 /// The README's example, compiled and run as a doc test.

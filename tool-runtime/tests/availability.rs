@@ -2,14 +2,16 @@
 //! hidden and unknown names (A5), policy errors during a call (A6), the preview (A7) and
 //! capabilities that change mid-run (A8).
 
-mod common;
+mod support {
+    pub mod agent;
+}
 
 use std::error::Error as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Args, echo, mentions, texts, tool};
+use support::agent::{Args, echo, mentions, texts, tool};
 use tool_runtime::{
     Agent, Context, ErrorKind, OutcomeKind, Panicked, ScriptedModel, ScriptedTurn, Tool, ToolError,
 };

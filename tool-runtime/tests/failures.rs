@@ -2,14 +2,16 @@
 //! (P2), the initiating failure winning (P3), caller cancellation (P4), panics (E4),
 //! timeouts, and redacted errors kept for the application (E3).
 
-mod common;
+mod support {
+    pub mod agent;
+}
 
 use std::error::Error as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{Args, DropFlag, drain, mentions, texts, tool, well_formed};
+use support::agent::{Args, DropFlag, drain, mentions, texts, tool, well_formed};
 use tokio::sync::Barrier;
 use tokio::time::Instant;
 use tool_runtime::{

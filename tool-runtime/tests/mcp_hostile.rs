@@ -6,12 +6,14 @@
 //! handler (`-32600 Invalid Request` over stdio, a 4xx over HTTP); the session carries on too.
 #![cfg(feature = "mcp")]
 
-mod mcp;
+mod support {
+    pub mod mcp;
+}
 
 use std::time::Duration;
 
-use mcp::served;
 use serde_json::{Value, json};
+use support::mcp::served;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tool_runtime::mcp::{HttpOptions, McpServer};

@@ -4,12 +4,14 @@
 //! MCP processing; a capability revoked after listing blocks later calls (A4, A8).
 #![cfg(feature = "mcp")]
 
-mod mcp;
+mod support {
+    pub mod mcp;
+}
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use mcp::{Args, Principal, served};
+use support::mcp::{Args, Principal, served};
 use tool_runtime::mcp::{
     Handshake, HttpOptions, HttpServer, McpRequest, McpServer, McpToolset, McpTransport,
     ToolsetError,

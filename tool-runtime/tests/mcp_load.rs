@@ -15,13 +15,15 @@
 //! ```
 #![cfg(feature = "mcp")]
 
-mod mcp;
+mod support {
+    pub mod mcp;
+}
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use mcp::served;
 use serde_json::{Value, json};
+use support::mcp::served;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tool_runtime::mcp::{Handshake, HttpOptions, McpServer, McpToolset};

@@ -1,18 +1,20 @@
 //! The official MCP Python SDK's client drives our server over stdio
-//! (`tests/mcp/stdio_client.py`): listing (A2, A5), good and bad arguments (E1, S2), a hidden
-//! tool and an unknown name (A4, A5), approved and redacted failures (E2, E4, A6, P1) and a
-//! cancelled call. The script checks the answers; this test checks the server's side (E3,
-//! A4, cancellation).
+//! (`tests/support/mcp/stdio_client.py`): listing (A2, A5), good and bad arguments (E1, S2), a
+//! hidden tool and an unknown name (A4, A5), approved and redacted failures (E2, E4, A6, P1)
+//! and a cancelled call. The script checks the answers; this test checks the server's side
+//! (E3, A4, cancellation).
 #![cfg(feature = "mcp")]
 
-mod mcp;
+mod support {
+    pub mod mcp;
+}
 
 use std::process::Stdio;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::{Principal, python, script, served};
+use support::mcp::{Principal, python, script, served};
 use tool_runtime::mcp::{McpRequest, McpServer, McpTransport};
 use tool_runtime::{BoxError, Context, ErrorKind, OutcomeKind};
 

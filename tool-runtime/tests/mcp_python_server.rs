@@ -1,18 +1,20 @@
 //! `McpToolset` drives a server written with the official MCP Python SDK
-//! (`tests/mcp/python_server.py`, its `MCPServer`, the former FastMCP): names that break N1,
-//! an optional field, a tool that raises, a call cancelled mid-flight, a policy on a remote
-//! tool, and the remote tools in an agent beside a native one.
+//! (`tests/support/mcp/python_server.py`, its `MCPServer`, the former FastMCP): names that
+//! break N1, an optional field, a tool that raises, a call cancelled mid-flight, a policy on a
+//! remote tool, and the remote tools in an agent beside a native one.
 //!
 //! Each test starts one Python process (a few seconds each on a loaded machine), so each
 //! checks several rules on one connection.
 #![cfg(feature = "mcp")]
 
-mod mcp;
+mod support {
+    pub mod mcp;
+}
 
 use std::time::Duration;
 
-use mcp::{Args, Principal, python, script};
 use serde_json::{Value, json};
+use support::mcp::{Args, Principal, python, script};
 use tool_runtime::error::find_in_chain;
 use tool_runtime::mcp::{
     McpToolset, McpToolsetBuilder, RemoteCallError, ToolsetError, ToolsetProblem,
@@ -71,7 +73,7 @@ async fn n1_s2_e2_e3_remote_tools_keep_names_reversibly_validate_locally_and_fai
     );
     for t in toolset.tools() {
         assert_eq!(check_name(t.name()), Ok(()), "N1: {}", t.name());
-        assert!(t.err().is_none());
+        assert!(t.declaration_error().is_none());
     }
     assert_eq!(toolset.remote_name("get-weather"), Some("get_weather"));
     assert_eq!(

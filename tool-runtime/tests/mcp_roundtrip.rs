@@ -5,11 +5,13 @@
 //! (D2, N3).
 #![cfg(feature = "mcp")]
 
-mod mcp;
+mod support {
+    pub mod mcp;
+}
 
 use std::sync::{Arc, Mutex};
 
-use mcp::{Principal, served};
+use support::mcp::{Principal, served};
 use tool_runtime::mcp::{Handshake, McpServer, McpToolset};
 use tool_runtime::{BuildProblem, Context, DeclarationError, OutcomeKind, Tool};
 use tracing::field::{Field, Visit};

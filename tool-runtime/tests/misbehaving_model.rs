@@ -2,11 +2,13 @@
 //! or ends the run with a clear error; none panics, and none reaches a handler unvalidated
 //! (A5, R5, S2–S4, and the protocol checks of the loop).
 
-mod common;
+mod support {
+    pub mod agent;
+}
 
 use std::sync::atomic::Ordering;
 
-use common::{echo, texts};
+use support::agent::{echo, texts};
 use tool_runtime::{
     Agent, Context, ErrorKind, Input, Message, ModelEvent, OutcomeKind, ProtocolError,
     RecordedRequest, Rule, RunOutput, ScriptedModel, ScriptedTurn, Tool, ToolCall, ToolResult,
@@ -18,7 +20,9 @@ use tool_runtime::{
 async fn one_turn(turn: ScriptedTurn) -> (RunOutput, RecordedRequest, usize) {
     let (echo, runs) = echo("echo");
     let hidden = Tool::builder("hidden", "Never shown.")
-        .handler(|_ctx: Context, args: common::Args| async move { Ok::<_, std::io::Error>(args) })
+        .handler(|_ctx: Context, args: support::agent::Args| async move {
+            Ok::<_, std::io::Error>(args)
+        })
         .available_fn(|_ctx: &Context| Ok::<_, std::io::Error>(false))
         .build();
     let model = ScriptedModel::new([turn, ScriptedTurn::reply("done")]);

@@ -1,7 +1,9 @@
 //! The offline model: arguments generated from real `#[derive(Schema)]` schemas pass the
 //! parser (valid mode) or fail it (invalid mode), through the same loop a provider would use.
 
-mod common;
+mod support {
+    pub mod agent;
+}
 
 use std::sync::{Arc, Mutex};
 

@@ -3,11 +3,15 @@
 
 #![cfg(feature = "anthropic")]
 
-mod support;
+mod support {
+    pub mod provider;
+}
 
 use serde_json::json;
-use support::tools::{INSTRUCTIONS, RESULT_7, assert_golden_run, tag_service, test_agent};
-use support::{End, Reply, Server, anthropic_answer, fixture};
+use support::provider::scenario::{
+    INSTRUCTIONS, RESULT_7, assert_golden_run, tag_service, test_agent,
+};
+use support::provider::{End, Reply, Server, anthropic_answer, fixture};
 use tool_runtime::providers::RetryPolicy;
 use tool_runtime::providers::TransportError;
 use tool_runtime::providers::anthropic::{Anthropic, ToolChoice};

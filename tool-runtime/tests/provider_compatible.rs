@@ -4,14 +4,16 @@
 
 #![cfg(feature = "openai")]
 
-mod support;
+mod support {
+    pub mod provider;
+}
 
 use std::future::poll_fn;
 use std::pin::Pin;
 
 use serde_json::{Value, json};
-use support::tools::{RESULT_7, RESULT_42, tag_service, test_agent};
-use support::{Reply, Server, chat_answer, fixture, responses_answer};
+use support::provider::scenario::{RESULT_7, RESULT_42, tag_service, test_agent};
+use support::provider::{Reply, Server, chat_answer, fixture, responses_answer};
 use tool_runtime::providers::RequestError;
 use tool_runtime::providers::openai::{OpenAiChat, OpenAiResponses, ToolChoice};
 use tool_runtime::{Context, ErrorKind, Model, ModelError, ModelEvent, ModelRequest, ModelStream};

@@ -3,11 +3,13 @@
 
 #![cfg(all(feature = "openai", feature = "anthropic"))]
 
-mod support;
+mod support {
+    pub mod provider;
+}
 
 use std::collections::HashMap;
 
-use support::{Reply, Server, chat_answer};
+use support::provider::{Reply, Server, chat_answer};
 use tool_runtime::providers::anthropic::{self, Anthropic};
 use tool_runtime::providers::openai::{self, OpenAiChat, OpenAiResponses};
 use tool_runtime::providers::{ConfigError, EnvModel, from_lookup};

@@ -4,13 +4,17 @@
 
 #![cfg(all(feature = "openai", feature = "anthropic"))]
 
-mod support;
+mod support {
+    pub mod provider;
+}
 
 use std::error::Error as StdError;
 use std::time::Duration;
 
 use serde_json::json;
-use support::{End, Reply, Server, anthropic_answer, chat_answer, fixture, responses_answer};
+use support::provider::{
+    End, Reply, Server, anthropic_answer, chat_answer, fixture, responses_answer,
+};
 use tool_runtime::providers::RetryPolicy;
 use tool_runtime::providers::TransportError;
 use tool_runtime::providers::anthropic::Anthropic;

@@ -4,17 +4,19 @@
 
 #![cfg(feature = "openai")]
 
-mod support;
+mod support {
+    pub mod provider;
+}
 
 use std::future::poll_fn;
 use std::pin::Pin;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::tools::{
+use support::provider::scenario::{
     LookupWindow, RESULT_7, RESULT_42, assert_golden_run, tag_service, test_agent,
 };
-use support::{End, Reply, Server, chat_answer, fixture};
+use support::provider::{End, Reply, Server, chat_answer, fixture};
 use tool_runtime::providers::openai::{OpenAiChat, StrictMode, ToolChoice};
 use tool_runtime::providers::{RetryPolicy, TransportError};
 use tool_runtime::{

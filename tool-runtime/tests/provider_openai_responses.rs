@@ -3,11 +3,15 @@
 
 #![cfg(feature = "openai")]
 
-mod support;
+mod support {
+    pub mod provider;
+}
 
 use serde_json::json;
-use support::tools::{RESULT_7, RESULT_42, assert_golden_run, tag_service, test_agent};
-use support::{Reply, Server, fixture, responses_answer};
+use support::provider::scenario::{
+    RESULT_7, RESULT_42, assert_golden_run, tag_service, test_agent,
+};
+use support::provider::{Reply, Server, fixture, responses_answer};
 use tool_runtime::providers::RetryPolicy;
 use tool_runtime::providers::openai::{OpenAiResponses, ToolChoice};
 use tool_runtime::{Agent, Context, ErrorKind, FinishReason, ModelError, RunEvent};

@@ -3,12 +3,14 @@
 
 #![cfg(feature = "openai")]
 
-mod support;
+mod support {
+    pub mod provider;
+}
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{End, Reply, Server, chat_answer};
+use support::provider::{End, Reply, Server, chat_answer};
 use tool_runtime::providers::openai::OpenAiChat;
 use tool_runtime::providers::{RetryPolicy, TransportError};
 use tool_runtime::{Agent, ApiError, Context, ModelError, RunError};

@@ -2,13 +2,15 @@
 //! stream (R4), validation of every call (R5), build-time checks (D2, N3, V1), conversations
 //! that continue, and the model's own failures.
 
-mod common;
+mod support {
+    pub mod agent;
+}
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Args, drain, echo, texts, tool, well_formed};
+use support::agent::{Args, drain, echo, texts, tool, well_formed};
 use tool_runtime::{
     Agent, BuildProblem, Context, DeclarationError, ErrorKind, FinishReason, Input, Message, Model,
     ModelError, ModelRequest, ModelStream, OutcomeKind, RunEvent, Schema, SchemaUnsupported,

@@ -2,12 +2,14 @@
 //! `warn`), every run, turn and call has a span naming the tool and call id with its outcome,
 //! and no span or event carries the arguments' values.
 
-mod common;
+mod support {
+    pub mod agent;
+}
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use common::{Args, tool};
+use support::agent::{Args, tool};
 use tool_runtime::{Agent, Context, ScriptedModel, ScriptedTurn};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};

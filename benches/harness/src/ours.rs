@@ -88,7 +88,7 @@ impl Caller {
     }
 
     fn with(tool: Tool) -> Self {
-        assert!(tool.err().is_none(), "{:?}", tool.err());
+        assert!(tool.declaration_error().is_none(), "{:?}", tool.declaration_error());
         let mut tools = HashMap::new();
         tools.insert(tool.name().to_owned(), tool);
         Self {

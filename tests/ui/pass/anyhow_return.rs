@@ -15,6 +15,6 @@ pub fn read(#[schema(describe = "The path.")] path: String) -> std::io::Result<S
 }
 
 fn main() {
-    assert!(Flaky.into_tool().err().is_none());
-    assert!(Read.into_tool().err().is_none());
+    assert!(Flaky.into_tool().declaration_error().is_none());
+    assert!(Read.into_tool().declaration_error().is_none());
 }

@@ -9,5 +9,5 @@ pub async fn hello(ctx: &Context) -> Result<String, tool_runtime::MissingExtensi
 }
 
 fn main() {
-    assert!(Hello.into_tool().err().is_none());
+    assert!(Hello.into_tool().declaration_error().is_none());
 }

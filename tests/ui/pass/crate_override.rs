@@ -23,6 +23,6 @@ pub async fn search(_ctx: Context, input: Query) -> Result<String, facade::BoxEr
 
 fn main() {
     let tool = Search.into_tool();
-    assert!(tool.err().is_none());
+    assert!(tool.declaration_error().is_none());
     assert_eq!(tool.name(), "search");
 }

@@ -13,6 +13,6 @@ pub fn answer() -> u32 {
 pub async fn nothing() {}
 
 fn main() {
-    assert!(Answer.into_tool().err().is_none());
-    assert!(Nothing.into_tool().err().is_none());
+    assert!(Answer.into_tool().declaration_error().is_none());
+    assert!(Nothing.into_tool().declaration_error().is_none());
 }

@@ -17,6 +17,6 @@ pub async fn book(
 
 fn main() {
     let tool = BookRoom.into_tool();
-    assert!(tool.err().is_none());
+    assert!(tool.declaration_error().is_none());
     assert_eq!(tool.schema()["required"], serde_json::json!(["room", "equipment"]));
 }

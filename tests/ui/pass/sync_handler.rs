@@ -18,6 +18,6 @@ pub fn add(input: Pair) -> Result<i64, std::num::TryFromIntError> {
 }
 
 fn main() {
-    assert!(Add.into_tool().err().is_none());
+    assert!(Add.into_tool().declaration_error().is_none());
     assert_eq!(add(Pair { a: 1, b: 2 }).ok(), Some(3));
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::rules::Num;
+use super::num::Num;
 
 /// Whether `n` is an integer multiple of `step`, decided exactly on the shortest decimals that
 /// the two numbers print as: what the model wrote and what the schema declared (`0.3` is a

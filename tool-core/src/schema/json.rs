@@ -61,7 +61,7 @@ pub(crate) fn decode_error(message: String) -> DecodeError {
     match message.strip_prefix(DUPLICATE) {
         Some(rest) => {
             let key = rest.rsplit_once(" at line").map_or(rest, |(k, _)| k);
-            DecodeError::DuplicateKey(crate::violation::preview_str(key))
+            DecodeError::DuplicateKey(crate::preview::preview_str(key))
         }
         None => DecodeError::Syntax(message),
     }

@@ -7,30 +7,29 @@
 //! decoded ([`parse_arguments`]), a value already decoded into a [`Json`] by [`parse_root`].
 
 mod exact;
-mod format;
 mod generator;
 mod impls;
+pub mod json;
+pub(crate) mod members;
 mod nullable;
+mod num;
 mod pattern;
 mod rules;
-mod stream;
+pub(crate) mod stream;
+pub mod violation;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-pub use format::Format;
 pub use generator::{SchemaError, SchemaGen, render_root};
 pub use nullable::{accepts_null, nullable};
+pub use num::Num;
 pub use pattern::{Pattern, PatternError};
-pub use rules::{ArrayRules, Invalid, Num, NumberRules, Rules, StringRules};
+pub use rules::{ArrayRules, Invalid, NumberRules, Rules, StringRules};
 pub use rules::{check_array, check_number, check_string, run_validator};
 pub(crate) use rules::{push_quoted_list, quoted_list};
 pub use stream::parse_arguments;
-#[doc(hidden)]
-pub use stream::{
-    Keys, Slot, field_de, field_index, field_tree, finish_field, object_de, object_text,
-    parse_decoded, variant_de,
-};
+pub use tool_rules::format::Format;
 
 use crate::json::{Json, JsonVisitor};
 use crate::violation::ParseCx;

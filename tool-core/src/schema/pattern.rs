@@ -8,7 +8,9 @@
 //! Lookaround and backreferences have no linear-time translation: such a pattern is rejected
 //! (by `#[derive(Schema)]` at compile time), never given another meaning.
 
-mod ecma;
+// The translator lives in `tool-rules` (std only), so that the macros check a pattern in the
+// same dialect at compile time.
+use tool_rules::pattern as ecma;
 
 use std::sync::OnceLock;
 

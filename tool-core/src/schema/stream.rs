@@ -9,14 +9,14 @@
 //! Violations come in the order the model sent the members, then a `required` violation for
 //! each missing field in declaration order.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::Schema;
-use crate::json::{DecodeError, Json, JsonVisitor, argument_text, decode_error, duplicate_key};
+use super::members::field_index;
+use crate::json::{DecodeError, Json, JsonVisitor, argument_text, decode_error};
 use crate::violation::ParseCx;
 
 /// Parses a call's argument bytes into a `T` (S2), reading them once.
@@ -215,7 +215,7 @@ pub fn finish_field<T: Schema>(
         Slot::Invalid => None,
         Slot::Absent | Slot::Null => match default {
             Some(make) => Some(make()),
-            None => crate::__private::absent_field::<T>(key, cx),
+            None => super::members::absent_field::<T>(key, cx),
         },
     }
 }
@@ -234,138 +234,6 @@ pub fn field_tree<T: Schema>(
     Field { segment, cx, check }
         .checked(|cx| Ok::<_, std::convert::Infallible>(T::parse(value, cx)))
         .unwrap_or_else(|never| match never {})
-}
-
-/// The index of `key` among `names` (the declared fields of an object, or the names of unit
-/// variants).
-pub fn field_index(names: &[&str], key: &str) -> Option<usize> {
-    names.iter().position(|name| *name == key)
-}
-
-/// The keys of one object being read: it tells declared fields by index, records a violation
-/// for each key the schema does not declare (and skips its value), and rejects a key sent
-/// twice.
-#[derive(Debug)]
-pub struct Keys<'k> {
-    names: &'k [&'k str],
-    allowed: &'k [&'k str],
-    seen: Seen,
-    /// The undeclared keys read so far, hashed so that a duplicate among thousands of them is
-    /// found in constant time: the parse stays linear in the input (issue 10, defect 2).
-    unknown: HashSet<String>,
-}
-
-/// Which declared fields have been read.
-#[derive(Debug)]
-enum Seen {
-    Few(u128),
-    Many(Vec<bool>),
-}
-
-impl<'k> Keys<'k> {
-    /// Keys of an object whose fields are `names`; `allowed` is what a violation lists as the
-    /// object's properties (the fields, and a tagged enum's tag).
-    pub fn new(names: &'k [&'k str], allowed: &'k [&'k str]) -> Self {
-        let seen = if names.len() <= 128 {
-            Seen::Few(0)
-        } else {
-            Seen::Many(vec![false; names.len()])
-        };
-        Self {
-            names,
-            allowed,
-            seen,
-            unknown: HashSet::new(),
-        }
-    }
-
-    /// The index of the next declared field in `map`, or `None` at the object's end. The
-    /// value of that field is the caller's to read.
-    ///
-    /// # Errors
-    ///
-    /// Returns the decoder's error, or a duplicate-key error for a key sent twice.
-    pub fn next<'de, A: MapAccess<'de>>(
-        &mut self,
-        map: &mut A,
-        cx: &mut ParseCx,
-    ) -> Result<Option<usize>, A::Error> {
-        loop {
-            match map.next_key_seed(KeySeed(self.names))? {
-                None => return Ok(None),
-                Some(Key::Declared(index)) => {
-                    if self.mark(index) {
-                        return Err(duplicate_key(self.names[index]));
-                    }
-                    return Ok(Some(index));
-                }
-                Some(Key::Other(key)) => {
-                    if self.unknown.contains(&key) {
-                        return Err(duplicate_key(&key));
-                    }
-                    crate::__private::unknown_field(&key, self.allowed, cx);
-                    // Decoded to the end: a duplicate key inside is an error here too.
-                    map.next_value_seed(AnyJson)?;
-                    self.unknown.insert(key);
-                }
-            }
-        }
-    }
-
-    /// Marks a field as read; returns whether it had been read already.
-    fn mark(&mut self, index: usize) -> bool {
-        match &mut self.seen {
-            Seen::Few(bits) => {
-                let bit = 1u128 << index;
-                let before = *bits & bit != 0;
-                *bits |= bit;
-                before
-            }
-            Seen::Many(flags) => std::mem::replace(&mut flags[index], true),
-        }
-    }
-}
-
-/// A key of an object: the index of a declared field, or another key.
-enum Key {
-    Declared(usize),
-    Other(String),
-}
-
-struct KeySeed<'k>(&'k [&'k str]);
-
-impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
-    type Value = Key;
-
-    fn deserialize<D: Deserializer<'de>>(self, decoder: D) -> Result<Key, D::Error> {
-        decoder.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed<'_> {
-    type Value = Key;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        Ok(match field_index(self.0, key) {
-            Some(index) => Key::Declared(index),
-            None => Key::Other(key.to_owned()),
-        })
-    }
-}
-
-/// Decodes any value into a [`Json`], duplicate keys rejected.
-struct AnyJson;
-
-impl<'de> DeserializeSeed<'de> for AnyJson {
-    type Value = Json;
-
-    fn deserialize<D: Deserializer<'de>>(self, decoder: D) -> Result<Json, D::Error> {
-        decoder.deserialize_any(JsonVisitor)
-    }
 }
 
 /// The value of one field: `null` stands for absent unless the type has a `null`.
@@ -632,7 +500,7 @@ impl<'de> Shape<'de> for Variant<'_> {
     fn str(self, name: &str, cx: &mut ParseCx) -> Option<usize> {
         let found = field_index(self.0, name);
         if found.is_none() {
-            crate::__private::unknown_variant(name, self.0, cx);
+            super::members::unknown_variant(name, self.0, cx);
         }
         found
     }
@@ -704,18 +572,5 @@ mod tests {
             parse::<Vec<serde_json::Value>>(&deep),
             Err(DecodeError::Syntax(_))
         ));
-    }
-
-    #[test]
-    fn keys_reject_a_field_sent_twice_and_report_others() {
-        let names = ["a", "b"];
-        let mut keys = Keys::new(&names, &names);
-        assert!(!keys.mark(1));
-        assert!(keys.mark(1));
-        let many: Vec<String> = (0..200).map(|i| format!("k{i}")).collect();
-        let many: Vec<&str> = many.iter().map(String::as_str).collect();
-        let mut keys = Keys::new(&many, &many);
-        assert!(!keys.mark(150));
-        assert!(keys.mark(150));
     }
 }

@@ -4,8 +4,8 @@ use std::fmt;
 
 use crate::error::BoxError;
 
-/// The longest piece of the model's own input a violation may quote, in characters (S3).
-pub const PREVIEW_CHARS: usize = 24;
+use crate::preview::preview_parts;
+pub use crate::preview::{PREVIEW_CHARS, preview_str};
 
 /// The most violations one parse records; the rest are counted, not kept.
 pub const MAX_VIOLATIONS: usize = 32;
@@ -138,28 +138,10 @@ pub fn render_violations(violations: &[Violation], dropped: usize) -> String {
     out
 }
 
-/// A short, truncated quote of a string from the model's input (S3).
-pub fn preview_str(s: &str) -> String {
-    let (head, cut) = preview_parts(s);
-    if cut {
-        format!("{head}…")
-    } else {
-        head.to_owned()
-    }
-}
-
-/// The first [`PREVIEW_CHARS`] characters of `s`, and whether anything was cut.
-fn preview_parts(s: &str) -> (&str, bool) {
-    match s.char_indices().nth(PREVIEW_CHARS) {
-        Some((end, _)) => (&s[..end], true),
-        None => (s, false),
-    }
-}
-
 /// Appends the preview of `s` (see [`preview_str`]) as a quoted literal, escaped as `{:?}`
 /// escapes it.
 pub(crate) fn push_quoted_preview(out: &mut String, s: &str) {
-    let (head, cut) = preview_parts(s);
+    let (head, cut) = preview_parts(s, PREVIEW_CHARS);
     let plain = head
         .bytes()
         .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\');
@@ -181,7 +163,7 @@ pub(crate) fn not_one_of(allowed: &[&str], found: &str) -> String {
     let len: usize = allowed.iter().map(|a| a.len() + 4).sum();
     let mut out = String::with_capacity(len + 48);
     out.push_str("must be one of ");
-    crate::schema::push_quoted_list(&mut out, allowed);
+    super::push_quoted_list(&mut out, allowed);
     out.push_str(", found ");
     push_quoted_preview(&mut out, found);
     out

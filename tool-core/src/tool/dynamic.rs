@@ -62,7 +62,7 @@ impl ToolBuilder {
     ///         Ok::<_, std::convert::Infallible>(format!("results for {}", args["q"]))
     ///     })
     ///     .build();
-    /// assert!(search.err().is_none());
+    /// assert!(search.declaration_error().is_none());
     /// ```
     pub fn dynamic_handler<V, F, Fut, T, E>(self, schema: Value, validator: V, f: F) -> Self
     where

@@ -212,7 +212,7 @@ impl Tool {
     ///
     /// Dropping the future drops the handler's future at its current await point.
     pub async fn invoke_with(&self, ctx: &Context, args: &[u8], limits: &Limits) -> Outcome {
-        if let Some(error) = self.err() {
+        if let Some(error) = self.declaration_error() {
             return Outcome::failure(Error::with_source(
                 ErrorKind::Declaration,
                 format!("tool `{}` is declared wrong and cannot run", self.name()),

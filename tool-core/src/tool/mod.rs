@@ -1,6 +1,19 @@
 //! [`Tool`]: a name, a description, an input schema with its parser, a handler and an optional
 //! availability policy, bundled, immutable and cheap to clone (D1).
 
+mod declaration;
+mod dynamic;
+mod invoke;
+mod registry;
+
+pub use declaration::{DeclarationError, Site};
+pub use dynamic::ArgumentValidator;
+pub use invoke::{
+    CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, Limits, Outcome, OutcomeKind, TIMED_OUT,
+    UNAVAILABLE,
+};
+pub use registry::{NameIndex, Registration, index_by_name, registered, registry};
+
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -10,7 +23,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::context::Context;
-use crate::error::{BoxError, DeclarationError, Site};
+use crate::error::BoxError;
 use crate::json::DecodeError;
 use crate::name::check_name;
 use crate::policy::{AsyncPolicy, AsyncPolicyFn, BoxFuture, Policy, SyncPolicy};
@@ -22,7 +35,7 @@ use crate::violation::ParseCx;
 /// Build one with `#[tool]` (which generates a handle implementing [`IntoTool`]) or at run time
 /// with [`Tool::builder`]. A tool is immutable, `Send + Sync` and cheap to clone: its schema is
 /// rendered and copied once, at construction (D1). A tool declared wrong is still a `Tool`,
-/// but an unusable one: [`Tool::err`] returns the problem and an agent holding it fails to
+/// but an unusable one: [`Tool::declaration_error`] returns the problem and an agent holding it fails to
 /// build (D2).
 #[derive(Clone)]
 pub struct Tool {
@@ -74,10 +87,10 @@ impl Tool {
     ///         Ok::<_, std::convert::Infallible>(input)
     ///     })
     ///     .build();
-    /// assert!(echo.err().is_none());
+    /// assert!(echo.declaration_error().is_none());
     ///
     /// let bad = Tool::builder("Echo", "Repeats.").build();
-    /// assert!(bad.err().is_some());
+    /// assert!(bad.declaration_error().is_some());
     /// ```
     #[track_caller]
     pub fn builder(name: impl Into<String>, description: impl Into<String>) -> ToolBuilder {
@@ -132,7 +145,7 @@ impl Tool {
     }
 
     /// The declaration problem that makes this tool unusable, if any (D2).
-    pub fn err(&self) -> Option<&DeclarationError> {
+    pub fn declaration_error(&self) -> Option<&DeclarationError> {
         self.inner.error.as_ref()
     }
 
@@ -264,7 +277,7 @@ impl ToolBuilder {
         self
     }
 
-    /// Builds the tool. Never fails: a problem is kept in the tool (D2, [`Tool::err`]).
+    /// Builds the tool. Never fails: a problem is kept in the tool (D2, [`Tool::declaration_error`]).
     pub fn build(self) -> Tool {
         let Self {
             name,

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{DeclarationError, Site};
+use super::{DeclarationError, Site};
 use crate::tool::Tool;
 
 /// One `#[tool]`, submitted at link time. Made by the macro; not public API.
@@ -82,7 +82,7 @@ pub struct NameIndex {
 /// Indexes declarations by name, in the order given, and checks each one.
 ///
 /// Each declaration is a tool's name, where it was declared, and its own declaration error if
-/// it has one ([`Tool::err`]). A declaration whose name an earlier one already took gets
+/// it has one ([`Tool::declaration_error`]). A declaration whose name an earlier one already took gets
 /// [`DeclarationError::DuplicateName`], naming the earlier site first and its own second (N3),
 /// and is left out of [`NameIndex::by_name`]. Any other declaration is indexed, and gets its
 /// own error, if any (D2).

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use tool_core::{IntoTool, Limits, Tool, index_by_name};
 
-use crate::agent::{Agent, Shared};
-use crate::errors::{BuildError, BuildProblem};
+use super::Agent;
+use super::error::{BuildError, BuildProblem};
+use super::shared::Shared;
 use crate::model::Model;
 
 /// The default [`AgentBuilder::max_concurrency`].
@@ -103,13 +104,17 @@ impl AgentBuilder {
     /// # Errors
     ///
     /// Returns a [`BuildError`] (kind `Declaration`) listing every problem found: each tool
-    /// declared wrong (its [`Tool::err`], D2), each pair of tools sharing a name, naming both
+    /// declared wrong (its [`Tool::declaration_error`], D2), each pair of tools sharing a name, naming both
     /// declaration sites (N3), each schema the driver cannot express (V1), each timeout for a
     /// tool the agent does not hold, and a zero `max_concurrency` or `max_turns`.
     pub fn build(self) -> Result<Agent, BuildError> {
         let mut problems = Vec::new();
         let mut specs = Vec::with_capacity(self.tools.len());
-        let index = index_by_name(self.tools.iter().map(|t| (t.name(), t.site(), t.err())));
+        let index = index_by_name(
+            self.tools
+                .iter()
+                .map(|t| (t.name(), t.site(), t.declaration_error())),
+        );
         for (tool, problem) in self.tools.iter().zip(index.problems) {
             if let Some(error) = problem {
                 problems.push(BuildProblem::Tool(error));

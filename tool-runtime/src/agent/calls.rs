@@ -10,11 +10,10 @@ use tokio::task::{self, JoinSet};
 use tool_core::{Context, Error, ErrorKind, Limits, Outcome, Tool};
 use tracing::Instrument;
 
-use crate::agent::Shared;
-use crate::errors::preview;
-use crate::event::{RunEvent, Sink};
-use crate::message::ToolCall;
-use crate::output::CallRecord;
+use super::event::{RunEvent, Sink};
+use super::output::CallRecord;
+use super::shared::Shared;
+use crate::model::{ToolCall, preview};
 
 /// How the calls of a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

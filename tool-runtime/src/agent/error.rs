@@ -1,6 +1,6 @@
-//! The errors of an agent: [`BuildError`] (declaration problems, found by `build()`),
-//! [`RunError`] (why a run ended without an answer) and [`ProtocolError`] (a reply or a
-//! transcript that cannot be a conversation).
+//! The errors of an agent: [`BuildError`] (declaration problems, found by `build()`) and
+//! [`RunError`] (why a run ended without an answer). A reply or a transcript that cannot be a
+//! conversation is a [`ProtocolError`], from the model interface.
 
 use std::borrow::Cow;
 use std::error::Error as StdError;
@@ -8,20 +8,8 @@ use std::fmt;
 
 use tool_core::{BoxError, DeclarationError, Error, ErrorKind, Site};
 
-use crate::message::Message;
-use crate::model::{ModelError, SchemaUnsupported, Usage};
-use crate::output::CallRecord;
-
-/// The longest piece of a model-supplied id or name an error quotes, in characters.
-const PREVIEW_CHARS: usize = 64;
-
-/// `text`, cut to a short preview for errors and logs.
-pub(crate) fn preview(text: &str) -> String {
-    match text.char_indices().nth(PREVIEW_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
+use super::output::CallRecord;
+use crate::model::{Message, ModelError, ProtocolError, SchemaUnsupported, Usage, preview};
 
 /// Every problem that keeps an agent from being built, found before any model I/O (D2, N3,
 /// V1). It is of kind [`ErrorKind::Declaration`], and converts into [`tool_core::Error`] and
@@ -120,52 +108,6 @@ pub enum BuildProblem {
     /// `max_turns(0)`: no request could ever be made.
     #[error("max_turns must be at least 1")]
     ZeroTurns,
-}
-
-/// A model reply or a transcript that cannot be part of a conversation.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ProtocolError {
-    /// The model streamed a delta for a tool call it never started.
-    #[error("the model streamed a delta for tool call #{index}, which it never started")]
-    UnknownCallIndex {
-        /// The call's index in the reply.
-        index: usize,
-    },
-    /// The model started the tool call with one index twice.
-    #[error("the model started tool call #{index} twice")]
-    CallStartedTwice {
-        /// The call's index in the reply.
-        index: usize,
-    },
-    /// The model streamed arguments for a tool call it had ended.
-    #[error("the model streamed arguments for tool call #{index} after ending it")]
-    CallAlreadyEnded {
-        /// The call's index in the reply.
-        index: usize,
-    },
-    /// Two tool calls of one turn (or one assistant message) share an id: their results
-    /// could not be told apart.
-    #[error("two tool calls in one turn share the id {id:?}")]
-    DuplicateCallId {
-        /// The shared id (shortened).
-        id: String,
-    },
-    /// A transcript holds a tool result that no assistant message asked for (or a second
-    /// result for one call).
-    #[error(
-        "the transcript holds a result for call id {call_id:?}, which no assistant message asked for"
-    )]
-    UnrequestedResult {
-        /// The result's call id (shortened).
-        call_id: String,
-    },
-    /// A transcript leaves a tool call without a result.
-    #[error("the transcript holds no result for the tool call {call_id:?}")]
-    MissingResult {
-        /// The call's id (shortened).
-        call_id: String,
-    },
 }
 
 /// Why a run ended without a final answer.
@@ -422,13 +364,6 @@ impl From<ModelError> for RunError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn previews_cut_long_text() {
-        assert_eq!(preview("short"), "short");
-        let long = "x".repeat(1000);
-        assert_eq!(preview(&long).chars().count(), PREVIEW_CHARS + 1);
-    }
 
     #[test]
     fn call_errors_keep_kind_permanence_and_cause() {

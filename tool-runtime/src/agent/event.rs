@@ -9,10 +9,9 @@ use std::task::{Context as TaskContext, Poll};
 
 use futures_core::Stream;
 
-use crate::errors::RunError;
-use crate::message::ToolCall;
-use crate::model::{FinishReason, Usage};
-use crate::output::{CallRecord, RunOutput};
+use super::error::RunError;
+use super::output::{CallRecord, RunOutput};
+use crate::model::{FinishReason, ToolCall, Usage};
 
 /// One step of a run, as [`crate::Agent::run_stream`] yields it (R4).
 #[derive(Debug, Clone)]
@@ -57,7 +56,7 @@ pub enum RunEvent {
 
 type Queue = Arc<Mutex<VecDeque<RunEvent>>>;
 
-/// Where the engine puts events: nowhere for [`crate::Agent::run`], a queue for
+/// Where the run loop puts events: nowhere for [`crate::Agent::run`], a queue for
 /// [`crate::Agent::run_stream`].
 #[derive(Clone, Default)]
 pub(crate) struct Sink {

@@ -1,19 +1,39 @@
-//! [`Agent`]: a model, instructions and tools, ready to run.
+//! The agent: [`Agent`], a model with instructions and tools, ready to run; here its handle,
+//! in the submodules how it is built and how a run goes.
+//!
+//! - `builder`: [`AgentBuilder`], every declaration checked at `build()`.
+//! - `shared`: what every run of one agent shares (the model, the tools, their specs, the
+//!   limits).
+//! - `run_loop`: a run, turn by turn: discovery, the model request, the end of a run.
+//! - `reply`: one model reply, read from its stream of deltas into text and tool calls.
+//! - `calls`: the tool calls of one turn, run concurrently, each to its outcome.
+//! - `event`: a run as a stream ([`RunEvent`], [`RunStream`]).
+//! - `output`: what a run gives back ([`RunOutput`], [`CallRecord`]).
+//! - `error`: why an agent cannot be built ([`BuildError`]) or a run ended without an answer
+//!   ([`RunError`]).
 
-use std::collections::HashMap;
+mod builder;
+mod calls;
+mod error;
+mod event;
+mod output;
+mod reply;
+mod run_loop;
+mod shared;
+
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
-use tool_core::{Context, Limits, Tool};
+use tool_core::{Context, Tool};
 
-use crate::builder::AgentBuilder;
-use crate::engine;
-use crate::errors::RunError;
-use crate::event::{RunStream, Sink};
-use crate::message::Input;
-use crate::model::{Model, ToolSpec};
-use crate::output::RunOutput;
+use crate::model::{Input, Model, ToolSpec};
+use event::Sink;
+use shared::Shared;
+
+pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS};
+pub use error::{BuildError, BuildProblem, RunError};
+pub use event::{RunEvent, RunStream};
+pub use output::{CallRecord, RunOutput};
 
 /// A model with instructions and tools, ready to run. Cheap to clone; one agent may run many
 /// conversations at once.
@@ -49,22 +69,6 @@ use crate::output::RunOutput;
 #[derive(Clone)]
 pub struct Agent {
     shared: Arc<Shared>,
-}
-
-/// What every run of an agent shares.
-pub(crate) struct Shared {
-    pub(crate) model: Box<dyn Model>,
-    pub(crate) instructions: Option<String>,
-    /// The tools, in declaration order.
-    pub(crate) tools: Vec<Tool>,
-    /// Each tool's spec, rendered once at `build()` (same order as `tools`).
-    pub(crate) specs: Vec<ToolSpec>,
-    /// Each tool's call timeout (same order as `tools`).
-    pub(crate) timeouts: Vec<Option<Duration>>,
-    pub(crate) by_name: HashMap<String, usize>,
-    pub(crate) max_concurrency: usize,
-    pub(crate) max_turns: usize,
-    pub(crate) limits: Limits,
 }
 
 impl Agent {
@@ -113,7 +117,7 @@ impl Agent {
     /// still in flight and returns kind `Cancelled`.
     pub async fn run(&self, ctx: &Context, input: impl Into<Input>) -> Result<RunOutput, RunError> {
         let span = run_span(&self.shared);
-        engine::run(
+        run_loop::run(
             Arc::clone(&self.shared),
             ctx.clone(),
             input.into(),
@@ -133,7 +137,7 @@ impl Agent {
         let ctx = ctx.clone();
         let input = input.into();
         let span = run_span(&self.shared);
-        RunStream::new(move |sink| engine::run(shared, ctx, input, sink, span))
+        RunStream::new(move |sink| run_loop::run(shared, ctx, input, sink, span))
     }
 
     /// The tools a run in `ctx` would advertise: discovery alone, with no model I/O, no
@@ -149,7 +153,7 @@ impl Agent {
     ///
     /// Dropping the future drops the policy check in progress.
     pub async fn advertised(&self, ctx: &Context) -> Result<Vec<ToolSpec>, RunError> {
-        let visible = engine::discover(&self.shared, ctx).await?;
+        let visible = run_loop::discover(&self.shared, ctx).await?;
         Ok(self
             .shared
             .specs

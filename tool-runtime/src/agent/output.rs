@@ -3,8 +3,7 @@
 
 use tool_core::{Error, Outcome, OutcomeKind, Violation};
 
-use crate::message::Message;
-use crate::model::Usage;
+use crate::model::{Message, Usage};
 
 /// A run that reached a final answer.
 #[derive(Debug, Clone)]

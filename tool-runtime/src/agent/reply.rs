@@ -7,10 +7,10 @@ use std::future::poll_fn;
 
 use tool_core::Context;
 
-use crate::errors::{ProtocolError, preview};
-use crate::event::{RunEvent, Sink};
-use crate::message::ToolCall;
-use crate::model::{FinishReason, ModelError, ModelEvent, ModelStream, Usage};
+use super::event::{RunEvent, Sink};
+use crate::model::{
+    FinishReason, ModelError, ModelEvent, ModelStream, ProtocolError, ToolCall, Usage, preview,
+};
 
 /// A complete reply.
 #[derive(Debug)]

@@ -8,14 +8,15 @@ use tool_core::error::find_in_chain;
 use tool_core::{Context, ErrorKind, OutcomeKind, Panicked};
 use tracing::Instrument;
 
-use crate::agent::Shared;
-use crate::dispatch::{CallsEnd, run_calls};
-use crate::errors::RunError;
-use crate::event::{RunEvent, Sink};
-use crate::message::{Input, Message, ToolResult, check_transcript};
-use crate::model::{FinishReason, ModelRequest, ToolSpec, Usage};
-use crate::output::{CallRecord, RunOutput};
-use crate::reply::{ReplyError, read_reply};
+use super::calls::{CallsEnd, run_calls};
+use super::error::RunError;
+use super::event::{RunEvent, Sink};
+use super::output::{CallRecord, RunOutput};
+use super::reply::{ReplyError, read_reply};
+use super::shared::Shared;
+use crate::model::{
+    FinishReason, Input, Message, ModelRequest, ToolResult, ToolSpec, Usage, check_transcript,
+};
 
 /// Runs one conversation to its end, inside `span` (the run's span, which gets the number of
 /// turns and the outcome recorded).

@@ -21,21 +21,15 @@
 //! [`Tool`]: tool_core::Tool
 //! [`Tool::invoke_with`]: tool_core::Tool::invoke_with
 
-mod error;
-mod handler;
-mod http_server;
-mod malformed;
-mod names;
-mod remote_schema;
-mod remote_tool;
-mod request;
+// The two sides share nothing but `Tool`: `server/` serves tools, `client/` uses remote ones.
+mod client;
 mod server;
-mod toolset;
 
-pub use error::{RemoteCallError, ServeError, ToolsetError, ToolsetProblem};
-pub use http_server::{HttpOptions, HttpServer};
-pub use names::local_name;
-pub use remote_schema::{JsonSchemaValidator, SchemaLimits, SchemaRejected, check_schema};
-pub use request::{McpRequest, McpTransport};
-pub use server::{McpCall, McpServer, McpServerBuilder};
-pub use toolset::{Handshake, McpToolset, McpToolsetBuilder};
+pub use client::{
+    Handshake, JsonSchemaValidator, McpToolset, McpToolsetBuilder, RemoteCallError, SchemaLimits,
+    SchemaRejected, ToolsetError, ToolsetProblem, check_schema, local_name,
+};
+pub use server::{
+    HttpOptions, HttpServer, McpCall, McpRequest, McpServer, McpServerBuilder, McpTransport,
+    ServeError,
+};

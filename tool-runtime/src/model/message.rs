@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::errors::{ProtocolError, preview};
+use super::error::{ProtocolError, preview};
 
 /// One message of a conversation, in the provider-neutral form every driver translates.
 ///

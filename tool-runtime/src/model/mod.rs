@@ -1,22 +1,33 @@
-//! The provider-neutral [`Model`] trait: what a request holds, the deltas a reply streams,
-//! and the errors a driver reports.
+//! The model interface: the provider-neutral [`Model`] trait a driver implements, what a
+//! request holds ([`ModelRequest`], [`ToolSpec`]) and the deltas a reply streams
+//! ([`ModelEvent`], [`FinishReason`], [`Usage`]).
+//!
+//! - `message`: the conversation ([`Message`], [`ToolCall`], [`ToolResult`]) and the
+//!   [`Input`] of a run.
+//! - `error`: what a driver reports ([`ModelError`], [`ApiError`], [`SchemaUnsupported`]) and
+//!   what cannot be a conversation ([`ProtocolError`]).
 //!
 //! A driver (OpenAI, Anthropic, … or [`crate::ScriptedModel`] and [`crate::OfflineModel`])
 //! implements [`Model`]: it adapts each tool's neutral schema once, when the agent is built
 //! ([`Model::tool_spec`]), and answers each request with a stream of [`ModelEvent`]s.
+
+mod error;
+mod message;
 
 use std::fmt;
 use std::iter::Sum;
 use std::ops::{Add, AddAssign};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_core::Stream;
 use serde_json::Value;
-use tool_core::{BoxError, Tool};
+use tool_core::Tool;
 
-use crate::message::{Message, ToolCall};
+pub(crate) use error::preview;
+pub use error::{ApiError, ModelError, ProtocolError, SchemaUnsupported};
+pub(crate) use message::check_transcript;
+pub use message::{Input, Message, ToolCall, ToolResult};
 
 /// A language model, behind a provider driver.
 ///
@@ -213,47 +224,6 @@ impl fmt::Debug for ToolSpec {
     }
 }
 
-/// A tool's schema that a model (in its driver's mode) cannot express (V1).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{reason}{}", at_path(.path))]
-pub struct SchemaUnsupported {
-    reason: String,
-    path: Option<String>,
-}
-
-fn at_path(path: &Option<String>) -> String {
-    path.as_ref()
-        .map(|p| format!(" (at {p})"))
-        .unwrap_or_default()
-}
-
-impl SchemaUnsupported {
-    /// The schema cannot be expressed, for this reason.
-    pub fn new(reason: impl Into<String>) -> Self {
-        Self {
-            reason: reason.into(),
-            path: None,
-        }
-    }
-
-    /// The same problem, located at a JSON pointer into the schema.
-    #[must_use]
-    pub fn at(mut self, pointer: impl Into<String>) -> Self {
-        self.path = Some(pointer.into());
-        self
-    }
-
-    /// Why the schema cannot be expressed.
-    pub fn reason(&self) -> &str {
-        &self.reason
-    }
-
-    /// Where in the schema, as a JSON pointer, if known.
-    pub fn path(&self) -> Option<&str> {
-        self.path.as_deref()
-    }
-}
-
 /// One delta of a streamed reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -357,204 +327,11 @@ impl Sum for Usage {
     }
 }
 
-/// Why a model could not answer. Match on it; [`crate::RunError::model_error`] gives it back
-/// from a failed run.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ModelError {
-    /// A [`crate::ScriptedModel`] was asked for more turns than it was given.
-    #[error(
-        "the scripted model ran out of script: request {request} arrived, but only {scripted} turn(s) were scripted"
-    )]
-    ScriptExhausted {
-        /// The number of the request, from 1.
-        request: usize,
-        /// How many turns were scripted.
-        scripted: usize,
-    },
-    /// The provider refused the request (a status that is not retried).
-    #[error("the provider answered {status}: {message}")]
-    Provider {
-        /// The HTTP status.
-        status: u16,
-        /// The provider's message.
-        message: String,
-    },
-    /// The provider could not be reached, the connection broke, or the answer stream ended
-    /// before it was complete. Shows its cause's own message (for the built-in drivers, a
-    /// `providers::TransportError`), which says which.
-    #[error(transparent)]
-    Transport(BoxError),
-    /// The provider's reply could not be read as a turn.
-    #[error("the model's reply broke the protocol: {0}")]
-    Protocol(String),
-    /// Any other failure of the driver. Shows its cause's own message.
-    #[error(transparent)]
-    Other(BoxError),
-    /// The provider answered with an error: an error status (after any retries), or an error
-    /// event in a stream that had started. Carries the status, the provider's own message and
-    /// the request id.
-    #[error("{0}")]
-    Api(ApiError),
-    /// The provider did not answer in time: no connection, no response, or no new data in a
-    /// stream within the configured timeout.
-    #[error("the model provider did not answer within {after:?}")]
-    Timeout {
-        /// The timeout that ran out.
-        after: Duration,
-    },
-}
-
-/// An error the provider reported, with what it said about it. Never holds credentials.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ApiError {
-    /// The HTTP status, or `None` for an error reported inside a stream that had started with
-    /// a success status.
-    pub status: Option<u16>,
-    /// The provider's own message.
-    pub message: String,
-    /// The provider's error type (`invalid_request_error`, `overloaded_error`, …), if given.
-    pub error_type: Option<String>,
-    /// The provider's error code (`insufficient_quota`, `rate_limit_exceeded`, …), if given.
-    pub code: Option<String>,
-    /// The request id the provider gave (`x-request-id` or `request-id`), for its support.
-    pub request_id: Option<String>,
-    /// How long the provider asked the client to wait before retrying, if it did.
-    pub retry_after: Option<Duration>,
-    /// How many HTTP requests were made for this answer, retries included (0 when unknown).
-    pub attempts: u32,
-}
-
-impl ApiError {
-    /// An error with this status (or `None`, in a stream) and message.
-    pub fn new(status: Option<u16>, message: impl Into<String>) -> Self {
-        Self {
-            status,
-            message: message.into(),
-            error_type: None,
-            code: None,
-            request_id: None,
-            retry_after: None,
-            attempts: 0,
-        }
-    }
-}
-
-impl fmt::Display for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.status {
-            Some(status) => write!(f, "the provider answered {status}: {}", self.message)?,
-            None => write!(
-                f,
-                "the provider reported an error mid-stream: {}",
-                self.message
-            )?,
-        }
-        let mut details = Vec::new();
-        if let Some(t) = &self.error_type {
-            details.push(format!("type {t}"));
-        }
-        if let Some(c) = self
-            .code
-            .as_ref()
-            .filter(|c| Some(*c) != self.error_type.as_ref())
-        {
-            details.push(format!("code {c}"));
-        }
-        if let Some(id) = &self.request_id {
-            details.push(format!("request id {id}"));
-        }
-        if self.attempts > 1 {
-            details.push(format!("after {} attempts", self.attempts));
-        }
-        if !details.is_empty() {
-            write!(f, " ({})", details.join(", "))?;
-        }
-        Ok(())
-    }
-}
-
-/// The events of a complete reply: `text` in a few deltas, then each call (start, its
-/// arguments in up to three fragments, end), then usage and the finish reason. Used by the
-/// built-in models, so that the agent always reads real deltas.
-pub(crate) fn reply_events(
-    text: &str,
-    calls: &[ToolCall],
-    usage: Option<Usage>,
-) -> Vec<ModelEvent> {
-    let mut events: Vec<ModelEvent> = chunks(text, 16)
-        .into_iter()
-        .map(|piece| ModelEvent::TextDelta(piece.to_owned()))
-        .collect();
-    for (index, call) in calls.iter().enumerate() {
-        events.push(ModelEvent::ToolCallStart {
-            index,
-            id: call.id.clone(),
-            name: call.name.clone(),
-        });
-        let size = call.arguments.len().div_ceil(3).max(1);
-        for piece in chunks(&call.arguments, size) {
-            events.push(ModelEvent::ToolCallArguments {
-                index,
-                fragment: piece.to_owned(),
-            });
-        }
-        events.push(ModelEvent::ToolCallEnd { index });
-    }
-    if let Some(usage) = usage {
-        events.push(ModelEvent::Usage(usage));
-    }
-    events.push(ModelEvent::Finish(if calls.is_empty() {
-        FinishReason::Stop
-    } else {
-        FinishReason::ToolCalls
-    }));
-    events
-}
-
-/// Splits `text` into pieces of about `size` bytes, on character boundaries.
-fn chunks(text: &str, size: usize) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut end = size.min(rest.len());
-        while !rest.is_char_boundary(end) {
-            end += 1;
-        }
-        let (piece, tail) = rest.split_at(end);
-        out.push(piece);
-        rest = tail;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
+    use tool_core::BoxError;
+
     use super::*;
-
-    #[test]
-    fn chunks_keep_characters_whole() {
-        let text = "héllo wörld, ünïcode";
-        let pieces = chunks(text, 3);
-        assert_eq!(pieces.concat(), text);
-        assert!(pieces.len() > 3);
-    }
-
-    #[test]
-    fn reply_events_stream_every_call() {
-        let calls = [
-            ToolCall::new("a", "t", r#"{"x":1}"#),
-            ToolCall::new("b", "u", ""),
-        ];
-        let events = reply_events("hi", &calls, Some(Usage::new(3, 4)));
-        assert_eq!(events.first(), Some(&ModelEvent::TextDelta("hi".into())));
-        assert!(events.contains(&ModelEvent::ToolCallEnd { index: 1 }));
-        assert_eq!(
-            events.last(),
-            Some(&ModelEvent::Finish(FinishReason::ToolCalls))
-        );
-    }
 
     #[test]
     fn a_neutral_spec_shares_the_tools_schema() {

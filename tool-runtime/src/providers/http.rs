@@ -10,6 +10,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Client, Url};
 use serde_json::Value;
 use tool_core::BoxError;
+pub(crate) use tool_core::preview::preview;
 
 use super::error::ConfigError;
 use super::retry::{RetryPolicy, retry_after, should_retry_header, status_is_retryable};
@@ -593,14 +594,6 @@ pub(crate) fn scrub(text: &str, key: Option<&ApiKey>) -> String {
             text.replace(key.expose(), "[redacted]")
         }
         _ => text.to_owned(),
-    }
-}
-
-/// `text`, cut to `chars` characters.
-pub(crate) fn preview(text: &str, chars: usize) -> String {
-    match text.char_indices().nth(chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
     }
 }
 

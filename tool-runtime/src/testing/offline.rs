@@ -4,9 +4,11 @@
 
 use std::fmt::Write as _;
 
-use crate::generate::{invalid_arguments, valid_arguments};
-use crate::message::{Message, ToolCall};
-use crate::model::{Model, ModelRequest, ModelStream, Usage, reply_events};
+use super::generate::{invalid_arguments, valid_arguments};
+use super::reply_events;
+use crate::model::{
+    Message, Model, ModelError, ModelEvent, ModelRequest, ModelStream, ToolCall, Usage,
+};
 
 /// Which arguments the [`OfflineModel`] sends.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -226,10 +228,10 @@ impl Model for OfflineModel {
 }
 
 /// A stream of events already at hand.
-struct Ready(std::collections::VecDeque<Result<crate::ModelEvent, crate::ModelError>>);
+struct Ready(std::collections::VecDeque<Result<ModelEvent, ModelError>>);
 
 impl futures_core::Stream for Ready {
-    type Item = Result<crate::ModelEvent, crate::ModelError>;
+    type Item = Result<ModelEvent, ModelError>;
 
     fn poll_next(
         mut self: std::pin::Pin<&mut Self>,

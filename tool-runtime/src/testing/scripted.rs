@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use futures_core::Stream;
 
-use crate::message::{Message, ToolCall, ToolResult};
+use super::reply_events;
 use crate::model::{
-    FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream, ToolSpec, Usage,
-    reply_events,
+    FinishReason, Message, Model, ModelError, ModelEvent, ModelRequest, ModelStream, ToolCall,
+    ToolResult, ToolSpec, Usage,
 };
 
 /// A model that replies with turns given in advance, one per request, and records every

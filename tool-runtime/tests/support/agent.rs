@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests.
+//! Helpers of the agent tests (`run.rs`, `availability.rs`, `failures.rs`, …): tools made from
+//! closures, a streamed run drained to its end, and checks on results and transcripts.
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::BTreeMap;

@@ -168,7 +168,7 @@ fn is_ref_keyword(key: &str) -> bool {
 ///         Ok::<_, std::convert::Infallible>(format!("sunny in {}", args["city"]))
 ///     })
 ///     .build();
-/// assert!(weather.err().is_none());
+/// assert!(weather.declaration_error().is_none());
 /// # Ok::<(), tool_runtime::mcp::SchemaRejected>(())
 /// ```
 pub struct JsonSchemaValidator {

@@ -13,8 +13,8 @@ use serde_json::Value;
 use tool_core::{Context, Outcome, OutcomeKind, Tool};
 
 use super::malformed::custom_request_error;
-use super::request::{McpRequest, McpTransport};
-use super::server::{McpCall, Shared};
+use super::request::{McpCall, McpRequest, McpTransport};
+use super::shared::Shared;
 
 /// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
 #[derive(Clone)]

@@ -20,7 +20,7 @@ use tool_core::CancellationToken;
 use super::error::ServeError;
 use super::handler::{Authenticated, Handler};
 use super::request::{McpRequest, McpTransport};
-use super::server::Shared;
+use super::shared::Shared;
 
 /// Options of the streamable HTTP transport.
 #[derive(Debug, Clone)]

@@ -1,7 +1,9 @@
-//! [`McpRequest`]: what the transport knows about a request, for the application's context
-//! function.
+//! What the application's functions are given: [`McpRequest`], what the transport knows
+//! about a request (for the context function), and [`McpCall`], one call the server answered
+//! (for `on_outcome`).
 
 use http::{HeaderMap, Method, Uri, header};
+use tool_core::Outcome;
 
 /// The transport a request came over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,6 +99,23 @@ impl McpRequest {
     pub fn uri(&self) -> Option<&Uri> {
         self.uri.as_ref()
     }
+}
+
+/// One call the server answered, for
+/// [`McpServerBuilder::on_outcome`](super::McpServerBuilder::on_outcome): the name the client
+/// asked for, the request id, and the outcome with its unredacted error (E3).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct McpCall<'a> {
+    /// The tool name the client asked for (it may name no tool, A5).
+    pub tool: &'a str,
+    /// The JSON-RPC id of the request.
+    pub call_id: &'a str,
+    /// The transport the request came over.
+    pub transport: McpTransport,
+    /// How the call ended: the text the client got, and for the application the violations
+    /// and the unredacted error.
+    pub outcome: &'a Outcome,
 }
 
 #[cfg(test)]

@@ -4,8 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Anthropic, FORMAT, ToolChoice};
-use crate::message::Message;
-use crate::model::ModelRequest;
+use crate::model::{Message, ModelRequest};
 
 /// A tool as the Messages API takes it.
 pub(super) fn render(name: &str, description: &str, schema: &Value) -> String {
@@ -150,7 +149,7 @@ fn input_of(arguments: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::{ToolCall, ToolResult};
+    use crate::model::{ToolCall, ToolResult};
 
     #[test]
     fn tool_results_lead_one_merged_user_message() {

@@ -6,9 +6,8 @@ use serde_json::{Map, Value, json};
 use tool_core::Tool;
 
 use super::{Driver, OpenAiBuilder, Wire, count, responses_choice};
-use crate::message::Message;
 use crate::model::{
-    ApiError, FinishReason, Model, ModelError, ModelEvent, ModelRequest, ModelStream,
+    ApiError, FinishReason, Message, Model, ModelError, ModelEvent, ModelRequest, ModelStream,
     SchemaUnsupported, ToolSpec, Usage,
 };
 use crate::providers::ConfigError;

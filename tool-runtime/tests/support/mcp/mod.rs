@@ -161,10 +161,11 @@ fn explode() -> Result<String, std::io::Error> {
     panic!("the handler exploded")
 }
 
-/// The path of a file under `tests/mcp/`.
+/// The path of a file under `tests/support/mcp/`.
 pub fn script(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
+        .join("support")
         .join("mcp")
         .join(name)
 }

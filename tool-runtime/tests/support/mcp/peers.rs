@@ -1,7 +1,7 @@
 //! The Python peers of the MCP tests, provisioned by the tests themselves: a virtual
 //! environment under the build's `target/` directory, made on first use from the pinned
-//! `tests/mcp/requirements.txt` and reused after. Nothing is installed into the system Python,
-//! and nothing needs to be run before `cargo test`.
+//! `tests/support/mcp/requirements.txt` and reused after. Nothing is installed into the system
+//! Python, and nothing needs to be run before `cargo test`.
 //!
 //! Several test binaries may provision at once: each builds in a directory of its own and
 //! renames it into place, so the first to finish wins and the others use its environment.
@@ -24,7 +24,7 @@ pub fn interpreter() -> Result<PathBuf, String> {
             Err(format!(
                 "PYTHON is set to `{}`, which cannot import the MCP Python SDK: unset PYTHON to \
                  let the tests make their own environment, or install the packages of \
-                 tool-runtime/tests/mcp/requirements.txt for it",
+                 tool-runtime/tests/support/mcp/requirements.txt for it",
                 python.display()
             ))
         };
@@ -67,7 +67,8 @@ fn provision(home: &Path) -> Result<(), String> {
     ));
     let _ = std::fs::remove_dir_all(&building);
     eprintln!(
-        "making the MCP tests' Python environment in {} (once; pinned by tests/mcp/requirements.txt)",
+        "making the MCP tests' Python environment in {} \
+         (once; pinned by tests/support/mcp/requirements.txt)",
         home.display()
     );
     let result = make_environment(base, &building);
@@ -94,7 +95,8 @@ fn make_environment(base: &str, dir: &Path) -> Result<(), String> {
         format!(
             "the MCP tests need Python 3 to run the official MCP Python SDK, and `{base}` cannot \
              be run ({e}): install Python 3 (with its venv module), or set PYTHON to an \
-             interpreter that has the packages of tool-runtime/tests/mcp/requirements.txt"
+             interpreter that has the packages of \
+             tool-runtime/tests/support/mcp/requirements.txt"
         )
     };
     let venv = run(Command::new(base).arg("-m").arg("venv").arg(dir)).map_err(missing_python)?;
@@ -103,7 +105,7 @@ fn make_environment(base: &str, dir: &Path) -> Result<(), String> {
             "`{base} -m venv` failed, so the MCP tests cannot make their Python environment: \
              install Python's venv module (on Debian and Ubuntu, the package python3-venv), or \
              set PYTHON to an interpreter that has the packages of \
-             tool-runtime/tests/mcp/requirements.txt\n{}",
+             tool-runtime/tests/support/mcp/requirements.txt\n{}",
             String::from_utf8_lossy(&venv.stderr).trim()
         ));
     }

@@ -1,11 +1,14 @@
-//! A local HTTP/1.1 server for the provider tests: it answers each request with the next
-//! scripted reply, with exact control over chunk boundaries, delays, an early close or a
-//! hang, records every request it receives, and sees when a client hangs up. It listens on
-//! 127.0.0.1 only: no test needs the network.
+//! A local HTTP/1.1 server for the provider tests (`tests/provider_*.rs`): it answers each
+//! request with the next scripted reply, with exact control over chunk boundaries, delays, an
+//! early close or a hang, records every request it receives, and sees when a client hangs up.
+//! It listens on 127.0.0.1 only: no test needs the network. Also here: the recorded payloads
+//! of `tests/fixtures/`, the golden-file check, and the answers each provider streams.
+//!
+//! `scenario`: the agent every provider test runs.
 
 #![allow(dead_code, unreachable_pub)]
 
-pub mod tools;
+pub mod scenario;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;

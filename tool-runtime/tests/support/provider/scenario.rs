@@ -1,5 +1,6 @@
 //! The agent every provider test runs: a tool with nested, optional and enum fields (strict
-//! mode can take it) and one with a map (it cannot), and a transcript with calls and results.
+//! mode can take it) and one with a map (it cannot), a transcript with calls and results, and
+//! the check of a whole run's requests against golden files.
 
 use std::collections::BTreeMap;
 

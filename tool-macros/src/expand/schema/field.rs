@@ -1,0 +1,148 @@
+//! The code of one field: its property in the schema, its parsing (with its default and its
+//! checks), and how its slot becomes its value.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{Ident, LitStr, Type};
+
+use super::{Codegen, Locals, opt_str};
+use crate::ast::{self, Field};
+use crate::attr::DefaultValue;
+use crate::expand::{hidden, respan};
+
+/// The code of one field of an object.
+pub(super) struct FieldCode {
+    /// The `let _ = <T as Schema>::…;` that reports a field type that is not `Schema` once,
+    /// at the type.
+    pub(super) assert: TokenStream,
+    /// Renders the property.
+    pub(super) schema: TokenStream,
+    /// The slot of what the parse found for the field.
+    pub(super) slot: Ident,
+    /// The parsed value.
+    pub(super) parsed: Ident,
+    /// Parses its value from the object's member access.
+    pub(super) read: TokenStream,
+    /// Parses its value from a decoded member.
+    pub(super) read_tree: TokenStream,
+    /// Turns the slot into the field's value once every member was read.
+    pub(super) finish: TokenStream,
+}
+
+impl Codegen {
+    /// The code of one field: its property, its parsing with default and checks.
+    pub(super) fn field(&mut self, field: &Field) -> FieldCode {
+        let number = self.next();
+        let rules = self.rules(&field.attrs, number);
+        let default = self.default_fn(field, number);
+        let check = self.check(field, rules.as_ref());
+        let private = &self.private;
+        let Locals {
+            generator,
+            cx,
+            properties,
+            required,
+            access,
+            value,
+            ..
+        } = &self.locals;
+        let ty = &field.ty;
+        let key = LitStr::new(&field.key, Span::call_site());
+        // The key as a JSON pointer segment, escaped here rather than on every call.
+        let segment = LitStr::new(
+            &field.key.replace('~', "~0").replace('/', "~1"),
+            Span::call_site(),
+        );
+        let description = opt_str(field.description.as_deref());
+        let rules_ref = match &rules {
+            Some(ident) => quote!(&#ident),
+            None => quote!(&#private::Rules::NONE),
+        };
+        let (default_json, default_arg) = match &default {
+            Some(name) => (
+                quote!(::core::option::Option::Some(
+                    <#ty as #private::Schema>::to_json(&Self::#name())
+                )),
+                quote!(::core::option::Option::Some(Self::#name as fn() -> #ty)),
+            ),
+            None => (
+                quote!(::core::option::Option::None),
+                quote!(::core::option::Option::None),
+            ),
+        };
+        let example_json = self.example_json(field);
+        let slot = format_ident!("__slot_{}", number, span = Span::mixed_site());
+        let parsed = format_ident!("__field_{}", number, span = Span::mixed_site());
+        FieldCode {
+            assert: quote!(let _ = <#ty as #private::Schema>::to_json;),
+            schema: quote! {
+                #private::property::<#ty>(
+                    #generator, &mut #properties, &mut #required, #key, #description, #rules_ref,
+                    #default_json, #example_json,
+                );
+            },
+            read: quote!(#private::field_de::<#ty, _>(&mut #access, #segment, #cx, #check)?),
+            read_tree: quote!(#private::field_tree::<#ty>(#value, #segment, #cx, #check)),
+            finish: quote! {
+                let #parsed = #private::finish_field::<#ty>(#slot, #key, #cx, #default_arg);
+            },
+            slot,
+            parsed,
+        }
+    }
+
+    /// The associated fn giving a field's `default`, if it has one.
+    fn default_fn(&mut self, field: &Field, number: usize) -> Option<Ident> {
+        let default = field.attrs.default.as_ref()?;
+        let ty = &field.ty;
+        let name = format_ident!("__schema_default_{}", number);
+        let body = match &default.value {
+            DefaultValue::Trait => {
+                quote_spanned!(default.key=> ::core::default::Default::default())
+            }
+            DefaultValue::Expr(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(literal),
+                ..
+            })) => str_literal(&self.private, ty, literal),
+            DefaultValue::Expr(expr) => quote!(#expr),
+        };
+        self.defaults.push(quote! {
+            #[doc(hidden)]
+            fn #name() -> #ty {
+                #body
+            }
+        });
+        Some(name)
+    }
+
+    /// A field's `example`, as JSON, if it has one.
+    fn example_json(&self, field: &Field) -> TokenStream {
+        let Some(example) = &field.attrs.example else {
+            return quote!(::core::option::Option::None);
+        };
+        let private = &self.private;
+        let ty = ast::option_inner(&field.ty).unwrap_or(&field.ty);
+        let local = hidden("example");
+        let value = match &example.value.0 {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(literal),
+                ..
+            }) => str_literal(private, ty, literal),
+            expr => quote!(#expr),
+        };
+        quote!(::core::option::Option::Some({
+            let #local: #ty = #value;
+            <#ty as #private::Schema>::to_json(&#local)
+        }))
+    }
+}
+
+/// A string literal as a value of `ty` (a default or an example), through
+/// `__private::FromStrLiteral`, located at the literal so that a field that is not a string
+/// is reported there.
+fn str_literal(private: &TokenStream, ty: &Type, literal: &LitStr) -> TokenStream {
+    respan(
+        quote!(<#ty as #private::FromStrLiteral>::from_str_literal(#literal)),
+        literal.span(),
+    )
+}

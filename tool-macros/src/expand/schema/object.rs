@@ -1,0 +1,178 @@
+//! The fields of one object (a struct, or a variant of a tagged enum) together: its
+//! properties, the parsing of its members into a value, and its rendering back into JSON.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+use syn::Ident;
+
+use super::field::FieldCode;
+use super::{Codegen, Locals};
+use crate::ast::Field;
+use crate::expand::hidden;
+
+/// The code of an object's fields, with the fields.
+pub(super) struct Object<'a> {
+    fields: Vec<&'a Field>,
+    codes: Vec<FieldCode>,
+}
+
+/// Where the members of an object are read from.
+#[derive(Clone, Copy)]
+pub(super) enum Read {
+    /// From the decoder, as they are decoded.
+    Stream,
+    /// From an object decoded already.
+    Tree,
+}
+
+impl<'a> Object<'a> {
+    /// The assertions that go first in every method: each field type is `Schema`.
+    pub(super) fn asserts(&self) -> TokenStream {
+        let asserts = self.codes.iter().map(|code| &code.assert);
+        quote!(#(#asserts)*)
+    }
+
+    /// The statements rendering the properties into `properties`/`required`.
+    pub(super) fn schema(&self) -> TokenStream {
+        let statements = self.codes.iter().map(|code| &code.schema);
+        quote!(#(#statements)*)
+    }
+
+    /// The fields' Rust names.
+    pub(super) fn members(&self) -> impl Iterator<Item = &'a Ident> + '_ {
+        self.fields.iter().map(|field| &field.member)
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.fields.iter().map(|field| field.key.as_str())
+    }
+}
+
+impl Codegen {
+    /// The code of an object's fields, in order.
+    pub(super) fn object<'a>(&mut self, fields: impl IntoIterator<Item = &'a Field>) -> Object<'a> {
+        let fields: Vec<&Field> = fields.into_iter().collect();
+        let codes = fields.iter().map(|field| self.field(field)).collect();
+        Object { fields, codes }
+    }
+
+    /// Parses the members of one object into `ctor { fields }`, in the order they were sent,
+    /// then finishes every field (defaults, `required`). `Read::Stream` reads them from the
+    /// map access `access` (a block of type `Result<Option<_>, _>`), `Read::Tree` from the
+    /// decoded `members` (a block of type `Option<_>`); both return early when anything was
+    /// recorded since `before`. `extra` is a key that is allowed but already handled (the tag
+    /// of an enum).
+    pub(super) fn parse_object(
+        &self,
+        object: &Object<'_>,
+        ctor: &TokenStream,
+        extra: Option<&str>,
+        read: Read,
+    ) -> TokenStream {
+        let private = &self.private;
+        let cx = &self.locals.cx;
+        let before = &self.locals.before;
+        let allowed: Vec<&str> = extra.into_iter().chain(object.keys()).collect();
+        let (dispatch, none, some) = match read {
+            Read::Stream => (
+                self.read_stream(object, &allowed),
+                quote!(::core::result::Result::Ok(::core::option::Option::None)),
+                quote!(::core::result::Result::Ok),
+            ),
+            Read::Tree => (
+                self.read_tree(object, &allowed),
+                quote!(::core::option::Option::None),
+                quote!(),
+            ),
+        };
+        let slots = object.codes.iter().map(|code| &code.slot);
+        let types = object.fields.iter().map(|field| &field.ty);
+        let finishes = object.codes.iter().map(|code| &code.finish);
+        let parsed: Vec<&Ident> = object.codes.iter().map(|code| &code.parsed).collect();
+        let members = object.members();
+        quote! {{
+            #(let mut #slots: #private::Slot<#types> = #private::Slot::Absent;)*
+            #dispatch
+            #(#finishes)*
+            #(
+                let ::core::option::Option::Some(#parsed) = #parsed else {
+                    return #none;
+                };
+            )*
+            if #cx.error_count() != #before {
+                return #none;
+            }
+            #some(::core::option::Option::Some(#ctor { #(#members: #parsed),* }))
+        }}
+    }
+
+    /// Reads each member from the map access as it is decoded, into its field's slot.
+    fn read_stream(&self, object: &Object<'_>, allowed: &[&str]) -> TokenStream {
+        let private = &self.private;
+        let Locals {
+            cx,
+            access,
+            fields,
+            index,
+            ..
+        } = &self.locals;
+        let keys = object.keys();
+        let indices = (0..object.codes.len()).map(Literal::usize_unsuffixed);
+        let slots = object.codes.iter().map(|code| &code.slot);
+        let reads = object.codes.iter().map(|code| &code.read);
+        quote! {
+            let mut #fields = #private::Keys::new(&[#(#keys),*], &[#(#allowed),*]);
+            while let ::core::option::Option::Some(#index) =
+                #fields.next(&mut #access, #cx)?
+            {
+                match #index {
+                    #(#indices => #slots = #reads,)*
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Reads each member of an object decoded already into its field's slot.
+    fn read_tree(&self, object: &Object<'_>, allowed: &[&str]) -> TokenStream {
+        let private = &self.private;
+        let Locals {
+            cx, members, value, ..
+        } = &self.locals;
+        let key = hidden("key");
+        let keys = object.keys();
+        let indices = (0..object.codes.len()).map(Literal::usize_unsuffixed);
+        let slots = object.codes.iter().map(|code| &code.slot);
+        let reads = object.codes.iter().map(|code| &code.read_tree);
+        quote! {
+            for (#key, #value) in #members {
+                match #private::field_index(&[#(#keys),*], &#key) {
+                    #(::core::option::Option::Some(#indices) => #slots = #reads,)*
+                    _ => #private::unknown_field(&#key, &[#(#allowed),*], #cx),
+                }
+            }
+        }
+    }
+
+    /// Renders an object's fields into `map`, reading each through `access`.
+    pub(super) fn to_json_object(
+        &self,
+        object: &Object<'_>,
+        access: impl Fn(&Ident) -> TokenStream,
+    ) -> TokenStream {
+        let private = &self.private;
+        let map = &self.locals.map;
+        let inserts = object.fields.iter().map(|field| {
+            let key = &field.key;
+            let ty = &field.ty;
+            let value = access(&field.member);
+            quote! {
+                #map.insert(
+                    ::std::string::String::from(#key),
+                    <#ty as #private::Schema>::to_json(#value),
+                );
+            }
+        });
+        quote!(#(#inserts)*)
+    }
+}

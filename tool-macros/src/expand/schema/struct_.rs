@@ -1,0 +1,118 @@
+//! The `Schema` methods of a struct: an object, parsed as it is decoded. The hidden input
+//! struct of a `#[tool]` with plain parameters is one too.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::Ident;
+
+use super::object::{Object, Read};
+use super::{Codegen, Locals, generic_names, opt_str};
+use crate::ast::{self, Field};
+
+/// The methods of `impl Schema` for the struct `ident` with `fields`.
+pub(super) fn methods<'a>(
+    codegen: &mut Codegen,
+    ident: &Ident,
+    description: Option<&str>,
+    fields: impl IntoIterator<Item = &'a Field>,
+) -> TokenStream {
+    let object = codegen.object(fields);
+    let private = &codegen.private;
+    let Locals {
+        generator,
+        properties,
+        required,
+        map,
+        ..
+    } = &codegen.locals;
+    let short = ast::unraw(ident);
+    let description = opt_str(description);
+    let asserts = object.asserts();
+    let schema = object.schema();
+    let parse_methods = parse_methods(codegen, &object);
+    let to_json = codegen.to_json_object(&object, |member| quote!(&self.#member));
+    quote! {
+        fn schema(#generator: &mut #private::SchemaGen) -> #private::serde_json::Value {
+            #asserts
+            #generator.named(::core::any::type_name::<Self>(), #short, |#generator| {
+                let mut #properties = #private::serde_json::Map::new();
+                let mut #required = ::std::vec::Vec::new();
+                #schema
+                #private::object(#properties, #required, #description)
+            })
+        }
+
+        #parse_methods
+
+        fn to_json(&self) -> #private::serde_json::Value {
+            #asserts
+            let mut #map = #private::serde_json::Map::new();
+            #to_json
+            #private::serde_json::Value::Object(#map)
+        }
+    }
+}
+
+/// The parse methods of a struct: every way in leads to `parse_members`, which reads the
+/// members as they are decoded.
+fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> TokenStream {
+    let private = &codegen.private;
+    let Locals {
+        cx,
+        value,
+        before,
+        access,
+        ..
+    } = &codegen.locals;
+    let asserts = object.asserts();
+    let parse = codegen.parse_object(object, &quote!(Self), None, Read::Stream);
+    let (de, decoder, map_access) = generic_names();
+    quote! {
+        fn parse(#value: #private::Json, #cx: &mut #private::ParseCx) -> ::core::option::Option<Self> {
+            #private::parse_decoded::<Self>(#value, #cx)
+        }
+
+        fn parse_text(
+            #value: &str,
+            #cx: &mut #private::ParseCx,
+        ) -> ::core::result::Result<::core::option::Option<Self>, #private::DecodeError> {
+            #private::object_text::<Self>(#value, #cx)
+        }
+
+        fn parse_de<#de, #decoder: #private::Deserializer<#de>>(
+            #value: #decoder,
+            #cx: &mut #private::ParseCx,
+        ) -> ::core::result::Result<::core::option::Option<Self>, #decoder::Error> {
+            #private::object_de::<Self, #decoder>(#value, #cx)
+        }
+
+        fn parse_members<#de, #map_access: #private::MapAccess<#de>>(
+            mut #access: #map_access,
+            #cx: &mut #private::ParseCx,
+        ) -> ::core::result::Result<::core::option::Option<Self>, #map_access::Error> {
+            #asserts
+            let #before = #cx.error_count();
+            #parse
+        }
+    }
+}
+
+/// The hidden input struct `ident` of a tool with plain parameters, with its `Schema` impl.
+pub(in crate::expand) fn input_struct<'a>(
+    krate: &TokenStream,
+    ident: &Ident,
+    fields: impl IntoIterator<Item = &'a Field> + Clone,
+) -> TokenStream {
+    let mut codegen = Codegen::new(krate);
+    let methods = methods(&mut codegen, ident, None, fields.clone());
+    let members = fields.clone().into_iter().map(|field| &field.member);
+    let types = fields.into_iter().map(|field| &field.ty);
+    let schema = codegen.wrap_impl(ident, &syn::Generics::default(), &methods);
+    quote! {
+        struct #ident {
+            #(#members: #types,)*
+        }
+
+        #schema
+    }
+}

@@ -1,0 +1,232 @@
+//! `#[tool]`: the fn as written, the handle struct named after the tool with its `NAME`, its
+//! `IntoTool` impl (the input, the handler closure, the availability policy) and its
+//! link-time registration.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::{Ident, Type};
+
+use super::{hidden, respan, schema};
+use crate::ast::{self, ToolFn, ToolInput};
+
+/// The generated code of `#[tool]`.
+pub(super) fn expand(tool: &ToolFn) -> TokenStream {
+    let krate = &tool.krate;
+    let private = quote!(#krate::__private);
+    let func = &tool.func;
+    let handle = tool.handle_ident();
+    let description = tool.description.clone().unwrap_or_default();
+    let handle_items = handle_struct(tool, &handle, &description);
+    let input = Input::of(tool);
+    let input_items = &input.items;
+    let input_ty = &input.ty;
+    let handler = handler(tool, &private, &input);
+    let (policy_items, available) = match &tool.args.available {
+        Some(path) => policy(&private, path),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
+    let tool_static = hidden("TOOL");
+    let site = hidden("SITE");
+    let make = hidden("__make_tool");
+    quote! {
+        #func
+
+        #handle_items
+
+        #[allow(non_upper_case_globals, non_camel_case_types, clippy::all, clippy::pedantic)]
+        const _: () = {
+            #input_items
+            #policy_items
+
+            const #site: #private::Site = #private::Site {
+                file: ::core::file!(),
+                line: ::core::line!(),
+                column: ::core::column!(),
+            };
+
+            #[automatically_derived]
+            impl #private::IntoTool for #handle {
+                fn into_tool(self) -> #private::Tool {
+                    static #tool_static: ::std::sync::OnceLock<#private::Tool> =
+                        ::std::sync::OnceLock::new();
+                    ::core::clone::Clone::clone(#tool_static.get_or_init(|| {
+                        #private::Tool::builder(#handle::NAME, #description)
+                            .site(#site)
+                            .rendered_handler::<#input_ty, _, _>(#handler)
+                            #available
+                            .build()
+                    }))
+                }
+            }
+
+            fn #make() -> #private::Tool {
+                #private::IntoTool::into_tool(#handle)
+            }
+
+            #private::inventory::submit! {
+                #private::Registration::new(#handle::NAME, #site, #make)
+            }
+        };
+    }
+}
+
+/// The handle: a unit struct with the fn's visibility and the description as its doc, and
+/// its `NAME`.
+fn handle_struct(tool: &ToolFn, handle: &Ident, description: &str) -> TokenStream {
+    let vis = &tool.func.vis;
+    let name = &tool.name;
+    let name_doc = format!("The tool's name: `{name}`.");
+    quote! {
+        #[doc = #description]
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default,
+        )]
+        #vis struct #handle;
+
+        impl #handle {
+            #[doc = #name_doc]
+            pub const NAME: &'static str = #name;
+        }
+    }
+}
+
+/// The tool's input type, and how the handler's arguments come out of it.
+struct Input {
+    /// The hidden input struct of plain parameters, with its `Schema` impl.
+    items: TokenStream,
+    ty: TokenStream,
+    /// `let __ToolInput { a: __arg_0, … } = input;`, for plain parameters.
+    destructure: TokenStream,
+    /// The handler's arguments after the context.
+    args: Vec<Ident>,
+}
+
+impl Input {
+    fn of(tool: &ToolFn) -> Input {
+        let input = hidden("input");
+        match &tool.input {
+            ToolInput::Single { ty } => Input {
+                items: TokenStream::new(),
+                ty: quote!(#ty),
+                destructure: TokenStream::new(),
+                args: vec![input],
+            },
+            ToolInput::Params(params) => {
+                let struct_ident = hidden("__ToolInput");
+                let fields = params.iter().map(|param| &param.field);
+                let items = schema::input_struct(&tool.krate, &struct_ident, fields.clone());
+                let locals: Vec<Ident> = (0..params.len())
+                    .map(|position| format_ident!("__arg_{}", position, span = Span::mixed_site()))
+                    .collect();
+                let members = fields.map(|field| &field.member);
+                Input {
+                    items,
+                    ty: quote!(#struct_ident),
+                    destructure: quote!(let #struct_ident { #(#members: #locals),* } = #input;),
+                    args: locals,
+                }
+            }
+        }
+    }
+}
+
+/// The closure the tool runs: takes the context and the parsed input, calls the fn, and
+/// renders what it returns.
+fn handler(tool: &ToolFn, private: &TokenStream, input: &Input) -> TokenStream {
+    let func = &tool.func;
+    let fn_ident = &func.sig.ident;
+    let ctx = hidden("ctx");
+    let input_local = hidden("input");
+    let out = hidden("out");
+    let tag = hidden("tag");
+    let input_ty = &input.ty;
+    let destructure = &input.destructure;
+    let ctx_arg = tool.ctx.map(|param| {
+        if param.by_ref {
+            quote!(&#ctx)
+        } else {
+            quote!(#ctx)
+        }
+    });
+    let call_args: Vec<TokenStream> = ctx_arg
+        .into_iter()
+        .chain(input.args.iter().map(|arg| quote!(#arg)))
+        .collect();
+    let await_ = func.sig.asyncness.map(|_| quote!(.await));
+    let ctx_pat = if tool.ctx.is_some() {
+        quote!(#ctx)
+    } else {
+        quote!(_)
+    };
+    // The `Serialize` check points at the success type: `T` of `Result<T, E>` (or of an alias
+    // such as `anyhow::Result<T>`), else the whole return type.
+    let output_span = match &func.sig.output {
+        syn::ReturnType::Default => fn_ident.span(),
+        syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(success_type(ty)),
+    };
+    let render = respan(
+        quote!(#private::render_output(#tag.into_result(#out))),
+        output_span,
+    );
+    quote! {
+        |#ctx_pat: #private::Context, #input_local: #input_ty| async move {
+            #[allow(unused_imports)]
+            use #private::{ViaPlain as _, ViaResult as _};
+            #destructure
+            let #out = #fn_ident(#(#call_args),*) #await_;
+            let #tag = (&#private::Probe(&#out)).result_tag();
+            #render
+        }
+    }
+}
+
+/// The success type of a return type: `T` of `Result<T, E>` or of a `…Result<T>` alias, else
+/// the type itself.
+fn success_type(ty: &Type) -> &Type {
+    if let Some(segment) = ast::last_segment(ty)
+        && segment.ident.to_string().ends_with("Result")
+        && let syn::PathArguments::AngleBracketed(args) = &segment.arguments
+        && let Some(syn::GenericArgument::Type(success)) = args.args.first()
+    {
+        return success;
+    }
+    ty
+}
+
+/// The availability policy `available = path` (A1): a `Policy` that calls it, sync or async,
+/// spanned at the path; and the builder call that installs it.
+fn policy(private: &TokenStream, path: &syn::Path) -> (TokenStream, TokenStream) {
+    let policy = hidden("__ToolPolicy");
+    let out = hidden("out");
+    let tag = hidden("tag");
+    let span = syn::spanned::Spanned::span(path);
+    let ctx_at = Ident::new("ctx", Span::mixed_site().located_at(span));
+    let call = respan(quote!(#private::call_policy(#path, #ctx_at)), span);
+    let finish = respan(
+        quote!(#private::policy_result(#tag.into_future(#out).await)),
+        span,
+    );
+    let items = quote! {
+        struct #policy;
+
+        #[automatically_derived]
+        impl #private::Policy for #policy {
+            fn check<'a>(
+                &'a self,
+                #ctx_at: &'a #private::Context,
+            ) -> #private::BoxFuture<'a, ::core::result::Result<bool, #private::BoxError>> {
+                ::std::boxed::Box::pin(async move {
+                    #[allow(unused_imports)]
+                    use #private::{ViaFuture as _, ViaReady as _};
+                    let #out = #call;
+                    let #tag = (&#private::Probe(&#out)).tag();
+                    #finish
+                })
+            }
+        }
+    };
+    (items, quote!(.available(#policy)))
+}

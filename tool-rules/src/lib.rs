@@ -1,0 +1,17 @@
+//! The rules of `tool-runtime` that are checked twice: by the macros at compile time and by
+//! the core at run time, so both read them from here.
+//!
+//! - [`name`]: what a tool name may be (rule N1), the fix proposed for a bad one, and the
+//!   names the macros derive (N2).
+//! - [`format`](mod@format): the string `format`s that are enforced, and their checks.
+//! - [`pattern`]: the translation of an ECMA-262 `pattern` into the syntax of the Rust `regex`
+//!   crate, with the same meaning (S2).
+//!
+//! This crate depends on `std` alone: `tool-macros` builds on it, and a proc-macro crate
+//! depends on parsing crates and pure rule code, never on the runtime.
+
+pub mod format;
+pub mod name;
+pub mod pattern;
+
+pub use format::Format;

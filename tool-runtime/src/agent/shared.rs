@@ -1,0 +1,25 @@
+//! [`Shared`]: what every run of an agent shares, built once by `AgentBuilder::build` and read
+//! by the run loop and the calls of each turn.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use tool_core::{Limits, Tool};
+
+use crate::model::{Model, ToolSpec};
+
+/// What every run of an agent shares.
+pub(crate) struct Shared {
+    pub(crate) model: Box<dyn Model>,
+    pub(crate) instructions: Option<String>,
+    /// The tools, in declaration order.
+    pub(crate) tools: Vec<Tool>,
+    /// Each tool's spec, rendered once at `build()` (same order as `tools`).
+    pub(crate) specs: Vec<ToolSpec>,
+    /// Each tool's call timeout (same order as `tools`).
+    pub(crate) timeouts: Vec<Option<Duration>>,
+    pub(crate) by_name: HashMap<String, usize>,
+    pub(crate) max_concurrency: usize,
+    pub(crate) max_turns: usize,
+    pub(crate) limits: Limits,
+}

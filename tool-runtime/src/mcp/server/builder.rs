@@ -1,0 +1,172 @@
+//! [`McpServerBuilder`]: a server's tools, context function and identity, checked all at once
+//! by [`McpServerBuilder::build`] before anything is served.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::model::{Implementation, JsonObject, ServerCapabilities, ServerConfig, Tool as McpTool};
+use tool_core::{BoxError, Context, IntoTool, Limits, Tool, index_by_name};
+
+use super::McpServer;
+use super::request::{McpCall, McpRequest};
+use super::shared::{ContextFn, OutcomeFn, Shared};
+use crate::agent::{BuildError, BuildProblem};
+
+/// Builds an [`McpServer`]; start with [`McpServer::builder`].
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct McpServerBuilder {
+    tools: Vec<Tool>,
+    context: Option<ContextFn>,
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    limits: Limits,
+    on_outcome: Option<OutcomeFn>,
+}
+
+impl McpServerBuilder {
+    /// An empty server: no tools, an empty context for every request, this crate's name and
+    /// version.
+    pub(super) fn new() -> Self {
+        Self {
+            tools: Vec::new(),
+            context: None,
+            name: "tool-runtime".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instructions: None,
+            limits: Limits::default(),
+            on_outcome: None,
+        }
+    }
+
+    /// Adds a tool: a [`Tool`], or the handle `#[tool]` generates. Tools keep the order they
+    /// are added in (the order of `tools/list` and of its policy checks).
+    pub fn tool(mut self, tool: impl IntoTool) -> Self {
+        self.tools.push(tool.into_tool());
+        self
+    }
+
+    /// Adds tools: every registered tool (`registry()?`), a named selection
+    /// (`registered([...])?`), or any other list.
+    pub fn tools<T: IntoTool>(mut self, tools: impl IntoIterator<Item = T>) -> Self {
+        self.tools
+            .extend(tools.into_iter().map(IntoTool::into_tool));
+        self
+    }
+
+    /// Sets the context function: it builds the [`Context`] of each request from what the
+    /// transport authenticated ([`McpRequest`]: the headers of an HTTP request, say, whose
+    /// bearer token the application verifies; for stdio, read the process environment).
+    ///
+    /// An error (or a panic) rejects the request: over HTTP with `401 Unauthorized`, over
+    /// stdio with a JSON-RPC error; its text is logged, never sent. Without a context
+    /// function every request gets an empty [`Context`].
+    pub fn context<F, Fut, E>(mut self, f: F) -> Self
+    where
+        F: Fn(McpRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Context, E>> + Send + 'static,
+        E: Into<BoxError>,
+    {
+        let f = Arc::new(f);
+        self.context = Some(Arc::new(move |request| {
+            let f = Arc::clone(&f);
+            Box::pin(async move { f(request).await.map_err(Into::into) })
+        }));
+        self
+    }
+
+    /// Sets the name the server gives in its `serverInfo` (default `tool-runtime`).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Sets the version the server gives in its `serverInfo` (default: this crate's).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Sets the instructions the server gives the client.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets the limits applied to each call's arguments (default: 1 MiB of arguments).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Calls `f` with every call's outcome, unredacted: the violations and the error behind
+    /// `the tool failed` (E3). Failures are also logged with `tracing`.
+    pub fn on_outcome(mut self, f: impl Fn(&McpCall<'_>) + Send + Sync + 'static) -> Self {
+        self.on_outcome = Some(Arc::new(f));
+        self
+    }
+
+    /// Builds the server, checking every tool before anything is served.
+    ///
+    /// # Errors
+    ///
+    /// Returns a [`BuildError`] (kind `Declaration`) listing every problem: each tool
+    /// declared wrong (its [`Tool::declaration_error`], D2) and each pair of tools sharing a name, naming
+    /// both declaration sites (N3).
+    pub fn build(self) -> Result<McpServer, BuildError> {
+        let mut problems = Vec::new();
+        let mut listed = Vec::with_capacity(self.tools.len());
+        let index = index_by_name(
+            self.tools
+                .iter()
+                .map(|t| (t.name(), t.site(), t.declaration_error())),
+        );
+        for (tool, problem) in self.tools.iter().zip(index.problems) {
+            match problem {
+                Some(error) => problems.push(BuildProblem::Tool(error)),
+                None => listed.push(list_entry(tool)),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(BuildError::new(problems));
+        }
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new(self.name, self.version);
+        info.instructions = self.instructions;
+        let context = self
+            .context
+            .unwrap_or_else(|| Arc::new(|_| Box::pin(async { Ok(Context::new()) })));
+        Ok(McpServer {
+            shared: Arc::new(Shared {
+                tools: self.tools,
+                listed,
+                by_name: index.by_name,
+                context,
+                info,
+                limits: self.limits,
+                on_outcome: self.on_outcome,
+            }),
+        })
+    }
+}
+
+impl fmt::Debug for McpServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServerBuilder")
+            .field("name", &self.name)
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A tool as `tools/list` shows it: name, description and the neutral input schema. No
+/// output schema: a tool's result type declares none today (E1).
+fn list_entry(tool: &Tool) -> McpTool {
+    let schema: JsonObject = tool.schema().as_object().cloned().unwrap_or_default();
+    McpTool::new(
+        tool.name().to_owned(),
+        tool.description().to_owned(),
+        Arc::new(schema),
+    )
+}

@@ -1,0 +1,44 @@
+//! [`Shared`]: what every session of an [`McpServer`](super::McpServer) shares, built once by
+//! `McpServerBuilder::build`, and the application's functions it holds.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{ServerConfig, Tool as McpTool};
+use tool_core::panic::CatchUnwind;
+use tool_core::policy::BoxFuture;
+use tool_core::{BoxError, Context, Limits, Tool};
+
+use super::request::{McpCall, McpRequest};
+
+/// Builds the [`Context`] of one request from what its transport authenticated.
+pub(crate) type ContextFn =
+    Arc<dyn Fn(McpRequest) -> BoxFuture<'static, Result<Context, BoxError>> + Send + Sync>;
+
+/// Observes every call's outcome, unredacted (E3).
+pub(crate) type OutcomeFn = Arc<dyn Fn(&McpCall<'_>) + Send + Sync>;
+
+/// What every session of a server shares.
+pub(crate) struct Shared {
+    /// The tools, in declaration order.
+    pub(crate) tools: Vec<Tool>,
+    /// Each tool as `tools/list` shows it (same order as `tools`), rendered at `build()`.
+    pub(crate) listed: Vec<McpTool>,
+    pub(crate) by_name: HashMap<String, usize>,
+    pub(crate) context: ContextFn,
+    pub(crate) info: ServerConfig,
+    pub(crate) limits: Limits,
+    pub(crate) on_outcome: Option<OutcomeFn>,
+}
+
+impl Shared {
+    /// The context of a request, from the application's context function; a panic in it is
+    /// contained.
+    pub(crate) async fn context_for(&self, request: McpRequest) -> Result<Context, BoxError> {
+        let make = Arc::clone(&self.context);
+        match CatchUnwind::new(async move { make(request).await }).await {
+            Ok(result) => result,
+            Err(panic) => Err(format!("the context function panicked: {panic}").into()),
+        }
+    }
+}
