@@ -8,26 +8,12 @@ mod support {
     pub mod provider;
 }
 
-use std::future::poll_fn;
-use std::pin::Pin;
-
 use serde_json::{Value, json};
 use support::provider::scenario::{RESULT_7, RESULT_42, tag_service, test_agent};
-use support::provider::{Reply, Server, chat_answer, fixture, responses_answer};
+use support::provider::{Reply, Server, chat_answer, drain_model, fixture, responses_answer};
 use tool_runtime::providers::RequestError;
 use tool_runtime::providers::openai::{OpenAiChat, OpenAiResponses, ToolChoice};
-use tool_runtime::{Context, ErrorKind, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
-
-async fn drain(mut stream: ModelStream<'_>) -> (Vec<ModelEvent>, Option<ModelError>) {
-    let mut events = Vec::new();
-    while let Some(item) = poll_fn(|cx| Pin::as_mut(&mut stream).poll_next(cx)).await {
-        match item {
-            Ok(event) => events.push(event),
-            Err(e) => return (events, Some(e)),
-        }
-    }
-    (events, None)
-}
+use tool_runtime::{Context, ErrorKind, Model, ModelError, ModelEvent, ModelRequest};
 
 // Issue 10 (V2): llama.cpp's Responses stream gives a function call no `output_index` (nor
 // an item `id`) and sends its argument deltas with `item_id` set to the call's `call_id`:
@@ -93,7 +79,7 @@ async fn issue10_llama_cpp_responses_events_are_whole_in_any_split() {
             .model("qwen3-8b")
             .build()
             .expect("a valid configuration");
-        let (events, error) = drain(model.stream(ModelRequest::new(&[], &[]))).await;
+        let (events, error) = drain_model(model.stream(ModelRequest::new(&[], &[]))).await;
         assert!(error.is_none(), "{error:?}");
         seen.push(events);
     }

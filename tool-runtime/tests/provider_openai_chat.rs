@@ -16,12 +16,11 @@ use serde_json::{Value, json};
 use support::provider::scenario::{
     LookupWindow, RESULT_7, RESULT_42, assert_golden_run, tag_service, test_agent,
 };
-use support::provider::{End, Reply, Server, chat_answer, fixture};
+use support::provider::{End, Reply, Server, chat_answer, drain_model, fixture};
 use tool_runtime::providers::openai::{OpenAiChat, StrictMode, ToolChoice};
 use tool_runtime::providers::{RetryPolicy, TransportError};
 use tool_runtime::{
     Agent, BuildProblem, Context, ErrorKind, Message, Model, ModelError, ModelEvent, ModelRequest,
-    ModelStream,
 };
 
 fn openai(server: &Server) -> OpenAiChat {
@@ -32,17 +31,6 @@ fn openai(server: &Server) -> OpenAiChat {
         .retry(RetryPolicy::none())
         .build()
         .expect("a valid configuration")
-}
-
-async fn drain(mut stream: ModelStream<'_>) -> (Vec<ModelEvent>, Option<ModelError>) {
-    let mut events = Vec::new();
-    while let Some(item) = poll_fn(|cx| Pin::as_mut(&mut stream).poll_next(cx)).await {
-        match item {
-            Ok(event) => events.push(event),
-            Err(e) => return (events, Some(e)),
-        }
-    }
-    (events, None)
 }
 
 // V2, R5, E2: a tool-call turn (two parallel calls, interleaved in the stream), then the
@@ -206,7 +194,7 @@ async fn v2_a_stream_split_anywhere_over_http_gives_the_same_reply() {
         ])
         .await;
         let model = openai(&server);
-        let (events, error) = drain(model.stream(ModelRequest::new(&[], &[]))).await;
+        let (events, error) = drain_model(model.stream(ModelRequest::new(&[], &[]))).await;
         assert!(error.is_none(), "{error:?}");
         seen.push(events);
     }
@@ -248,7 +236,8 @@ async fn v2_a_connection_closed_before_done_is_an_error() {
     let cut = fixture("openai_chat_answer.sse").replace("data: [DONE]\n\n", "");
     for end in [End::Complete, End::Close] {
         let server = Server::start([Reply::sse(cut.clone()).end(end)]).await;
-        let (events, error) = drain(openai(&server).stream(ModelRequest::new(&[], &[]))).await;
+        let (events, error) =
+            drain_model(openai(&server).stream(ModelRequest::new(&[], &[]))).await;
         assert!(!events.is_empty());
         let Some(ModelError::Transport(source)) = error else {
             panic!("expected a transport error, got {error:?}");
@@ -265,10 +254,10 @@ async fn v2_a_connection_closed_before_done_is_an_error() {
 #[tokio::test]
 async fn v2_garbage_in_the_stream_is_a_protocol_error() {
     let server = Server::start([Reply::sse("data: <html>Bad gateway</html>\n\n")]).await;
-    let (_, error) = drain(openai(&server).stream(ModelRequest::new(&[], &[]))).await;
+    let (_, error) = drain_model(openai(&server).stream(ModelRequest::new(&[], &[]))).await;
     assert!(matches!(error, Some(ModelError::Protocol(_))), "{error:?}");
     let server = Server::start([Reply::json(200, json!({"choices": []}))]).await;
-    let (_, error) = drain(openai(&server).stream(ModelRequest::new(&[], &[]))).await;
+    let (_, error) = drain_model(openai(&server).stream(ModelRequest::new(&[], &[]))).await;
     assert!(matches!(error, Some(ModelError::Protocol(_))), "{error:?}");
 }
 
@@ -323,7 +312,8 @@ async fn v1_requests_reuse_the_tools_rendered_at_build() {
     let wire: Value =
         serde_json::from_str(spec.wire("openai.chat").expect("rendered")).expect("JSON");
     assert_eq!(wire["function"]["strict"], true);
-    let (_, error) = drain(model.stream(ModelRequest::new(&[], std::slice::from_ref(&spec)))).await;
+    let (_, error) =
+        drain_model(model.stream(ModelRequest::new(&[], std::slice::from_ref(&spec)))).await;
     assert!(error.is_none());
     let neutral = tool_runtime::ToolSpec::new(
         "plain",
@@ -331,7 +321,7 @@ async fn v1_requests_reuse_the_tools_rendered_at_build() {
         json!({"type": "object", "properties": {}}),
     );
     let (_, error) =
-        drain(model.stream(ModelRequest::new(&[], std::slice::from_ref(&neutral)))).await;
+        drain_model(model.stream(ModelRequest::new(&[], std::slice::from_ref(&neutral)))).await;
     assert!(error.is_none());
     let requests = server.requests();
     assert_eq!(requests[0].json()["tools"][0], wire);
@@ -356,7 +346,7 @@ async fn v1_more_tools_than_openai_takes_fail_before_any_io() {
             )
         })
         .collect();
-    let (_, error) = drain(openai(&server).stream(ModelRequest::new(&[], &specs))).await;
+    let (_, error) = drain_model(openai(&server).stream(ModelRequest::new(&[], &specs))).await;
     let Some(ModelError::Other(source)) = error else {
         panic!("expected a request error, got {error:?}");
     };

@@ -368,6 +368,25 @@ async fn read_request(socket: &mut TcpStream) -> std::io::Result<Option<Request>
     }))
 }
 
+/// Reads a model's stream to its end: the events, and the error that ended it, if any.
+pub async fn drain_model(
+    mut stream: tool_runtime::ModelStream<'_>,
+) -> (
+    Vec<tool_runtime::ModelEvent>,
+    Option<tool_runtime::ModelError>,
+) {
+    let mut events = Vec::new();
+    while let Some(item) =
+        std::future::poll_fn(|cx| std::pin::Pin::as_mut(&mut stream).poll_next(cx)).await
+    {
+        match item {
+            Ok(event) => events.push(event),
+            Err(e) => return (events, Some(e)),
+        }
+    }
+    (events, None)
+}
+
 /// A recorded stream from `tests/fixtures`.
 pub fn fixture(name: &str) -> String {
     let path = fixtures_dir().join(name);
