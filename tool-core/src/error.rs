@@ -268,16 +268,30 @@ impl fmt::Debug for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.inner.message)?;
-        if f.alternate() {
-            let mut source = StdError::source(self);
-            while let Some(s) = source {
-                write!(f, ": {s}")?;
-                source = s.source();
-            }
-        }
-        Ok(())
+        write_with_causes(f, &self.inner.message, StdError::source(self))
     }
+}
+
+/// Writes `message`; with the alternate flag (`{:#}`), then `: ` and each cause of the chain
+/// that starts at `source`, as [`Error`] and the run's error display themselves.
+///
+/// # Errors
+///
+/// Returns the formatter's error.
+pub fn write_with_causes(
+    f: &mut fmt::Formatter<'_>,
+    message: &str,
+    source: Option<&(dyn StdError + 'static)>,
+) -> fmt::Result {
+    f.write_str(message)?;
+    if f.alternate() {
+        let mut source = source;
+        while let Some(s) = source {
+            write!(f, ": {s}")?;
+            source = s.source();
+        }
+    }
+    Ok(())
 }
 
 impl StdError for Error {

@@ -313,15 +313,7 @@ impl fmt::Debug for RunError {
 /// The message; with `{:#}`, followed by each cause in the chain, as [`tool_core::Error`].
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())?;
-        if f.alternate() {
-            let mut source = StdError::source(self);
-            while let Some(s) = source {
-                write!(f, ": {s}")?;
-                source = s.source();
-            }
-        }
-        Ok(())
+        tool_core::error::write_with_causes(f, self.message(), StdError::source(self))
     }
 }
 
