@@ -74,6 +74,68 @@ impl StdError for Permanent {
     }
 }
 
+/// How a call ended where it really ran, for a handler that relays calls to another executor
+/// (an MCP client calling a server's tool, T2). Returned anywhere in the handler's error
+/// chain, it gives the local call the same outcome kind, with that kind's fixed text for the
+/// model (`tool unavailable`, `the tool timed out`, `the call was cancelled`).
+///
+/// Only the kinds whose model text is fixed can be relayed: a relay cannot make a call
+/// succeed, approve text, or end the run, so an untrusted executor claiming a kind can only
+/// say less to the model, never more. A [`Permanent`] in the same chain wins.
+#[derive(Debug)]
+pub struct Relayed {
+    kind: RelayedKind,
+    source: Option<BoxError>,
+}
+
+/// The outcome kinds a [`Relayed`] error can carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RelayedKind {
+    /// The tool was hidden or unknown there (A4, A5).
+    Unavailable,
+    /// The call ran past a timeout there.
+    TimedOut,
+    /// The call was cancelled, there or on its way (P4).
+    Cancelled,
+}
+
+impl Relayed {
+    /// A relayed call that ended as `kind`.
+    pub fn new(kind: RelayedKind) -> Self {
+        Self { kind, source: None }
+    }
+
+    /// The same, keeping `source` for the application (E3).
+    pub fn with_source(mut self, source: impl Into<BoxError>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+
+    /// How the relayed call ended.
+    pub fn kind(&self) -> RelayedKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for Relayed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.kind {
+            RelayedKind::Unavailable => "the relayed call found the tool unavailable",
+            RelayedKind::TimedOut => "the relayed call timed out",
+            RelayedKind::Cancelled => "the relayed call was cancelled",
+        })
+    }
+}
+
+impl StdError for Relayed {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn StdError + 'static))
+    }
+}
+
 /// Finds the first error of type `T` in `error`'s `source()` chain, `error` included.
 pub fn find_in_chain<'a, T: StdError + 'static>(
     error: &'a (dyn StdError + 'static),
@@ -252,6 +314,14 @@ impl Error {
             .source
             .as_deref()
             .and_then(|s| find_in_chain::<ToolError>(s))
+    }
+
+    /// The first [`Relayed`] outcome in the cause chain, if any (T2).
+    pub fn relayed(&self) -> Option<&Relayed> {
+        self.inner
+            .source
+            .as_deref()
+            .and_then(|s| find_in_chain::<Relayed>(s))
     }
 }
 

@@ -25,7 +25,7 @@ mod tool;
 pub mod __private;
 
 pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
-pub use error::{BoxError, Error, ErrorKind, Panicked, Permanent, ToolError};
+pub use error::{BoxError, Error, ErrorKind, Panicked, Permanent, Relayed, RelayedKind, ToolError};
 pub use name::{NameError, ToolName};
 pub use policy::Policy;
 pub use schema::{Invalid, Schema};

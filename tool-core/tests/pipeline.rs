@@ -493,3 +493,39 @@ fn s2_run_time_schemas_are_enforced_before_the_handler() {
         Some(DeclarationError::Schema { .. })
     ));
 }
+
+/// T2: a handler that relays a call elsewhere gives the local call the relayed outcome kind,
+/// with that kind's fixed text, the relay's error kept for the application (E3); a
+/// `Permanent` in the same chain still wins, and nothing relayed can approve text.
+#[test]
+fn t2_a_relayed_outcome_keeps_its_kind_with_its_fixed_text() {
+    use tool_core::{CANCELLED, Relayed, RelayedKind, TIMED_OUT};
+    let relaying = |kind: RelayedKind, permanent: bool| {
+        Tool::builder("relay", "Relays a call.")
+            .handler(move |_ctx: Context, _q: Query| async move {
+                let relayed = Relayed::new(kind).with_source(ToolError::new("secret remote text"));
+                let error: BoxError = if permanent {
+                    Box::new(Permanent::new(relayed))
+                } else {
+                    Box::new(relayed)
+                };
+                Err::<String, _>(error)
+            })
+            .build()
+    };
+    for (kind, outcome, text) in [
+        (
+            RelayedKind::Unavailable,
+            OutcomeKind::Unavailable,
+            UNAVAILABLE,
+        ),
+        (RelayedKind::TimedOut, OutcomeKind::TimedOut, TIMED_OUT),
+        (RelayedKind::Cancelled, OutcomeKind::Cancelled, CANCELLED),
+    ] {
+        let out = block_on(relaying(kind, false).invoke(&Context::new(), br#"{"id": "a"}"#));
+        assert_eq!((out.kind(), out.text()), (outcome, text), "{kind:?}");
+        assert!(out.error().is_some_and(|e| e.relayed().is_some()));
+        let fatal = block_on(relaying(kind, true).invoke(&Context::new(), br#"{"id": "a"}"#));
+        assert_eq!((fatal.kind(), fatal.text()), (OutcomeKind::Fatal, FAILED));
+    }
+}

@@ -33,8 +33,9 @@
 
 pub use tool_core::{
     BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
-    Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy, Rule,
-    Schema, Site, Tool, ToolBuilder, ToolError, ToolName, Violation, registered, registry,
+    Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy, Relayed,
+    RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError, ToolName, Violation, registered,
+    registry,
 };
 pub use tool_core::{CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, TIMED_OUT, UNAVAILABLE};
 pub use tool_core::{context, error, json, name, policy, schema, violation};

@@ -132,7 +132,11 @@ async fn a2_a5_two_principals_see_different_tool_lists_and_calls_run_as_their_pr
             "No maintenance window is scheduled.".to_owned()
         )
     );
-    assert_eq!(invoke(&bob, "fail", "{}").await.1, "the tool failed");
+    // T2 over HTTP: a failure on our server is `failed` here too, not `rejected`.
+    assert_eq!(
+        invoke(&bob, "fail", "{}").await,
+        (OutcomeKind::Failed, "the tool failed".to_owned())
+    );
 
     // Without a known token, the server refuses before any MCP processing (401).
     for token in [None, Some("mallory-token")] {
@@ -166,10 +170,11 @@ async fn a4_a8_a_capability_revoked_after_listing_blocks_later_calls() {
     assert_eq!(invoke(&bob, "deploy", "{}").await.1, "deployed");
 
     granted.store(false, Ordering::SeqCst);
-    // A4: the server re-checks the policy on every call; the model reads only this.
+    // A4: the server re-checks the policy on every call; the model reads only this, and the
+    // kind is `unavailable` here as it is on the server (T2).
     assert_eq!(
         invoke(&bob, "deploy", "{}").await,
-        (OutcomeKind::Rejected, "tool unavailable".to_owned())
+        (OutcomeKind::Unavailable, "tool unavailable".to_owned())
     );
     bob.close().await;
     // A8: a new listing no longer offers it.

@@ -154,7 +154,10 @@ async fn p4_cancelling_a_call_context_sends_notifications_cancelled_to_the_serve
         .await
         .expect("the call ends once cancelled")
         .expect("the call does not panic");
-    assert_eq!(outcome.text(), "the tool failed");
+    // T2, P4: the call is `cancelled`, as a local one would be; the application still finds
+    // why in the error (E3).
+    assert_eq!(outcome.kind(), OutcomeKind::Cancelled);
+    assert_eq!(outcome.text(), tool_runtime::CANCELLED);
     let error = outcome.error().expect("an error");
     assert!(matches!(
         find_in_chain::<RemoteCallError>(error),

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::context::Context;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, RelayedKind};
 use crate::json::DecodeError;
 use crate::panic::{CatchUnwind, catch};
 use crate::tool::Tool;
@@ -138,10 +138,21 @@ impl Outcome {
     }
 
     /// A failed call: what the model reads follows E2 (the chain's [`crate::ToolError`] text,
-    /// else `the tool failed`; never anything of a permanent failure).
+    /// else `the tool failed`; never anything of a permanent failure). A handler failure whose
+    /// chain holds a [`crate::Relayed`] outcome takes its kind and that kind's fixed text (T2).
     pub fn failure(error: Error) -> Self {
+        let relayed = error
+            .relayed()
+            .filter(|_| error.kind() == ErrorKind::Handler)
+            .map(crate::Relayed::kind);
         let (kind, text) = if error.is_permanent() {
             (OutcomeKind::Fatal, FAILED.to_owned())
+        } else if let Some(relayed) = relayed {
+            match relayed {
+                RelayedKind::Unavailable => (OutcomeKind::Unavailable, UNAVAILABLE.to_owned()),
+                RelayedKind::TimedOut => (OutcomeKind::TimedOut, TIMED_OUT.to_owned()),
+                RelayedKind::Cancelled => (OutcomeKind::Cancelled, CANCELLED.to_owned()),
+            }
         } else if let Some(approved) = error
             .tool_error()
             .filter(|_| error.kind() == ErrorKind::Handler)
@@ -150,7 +161,7 @@ impl Outcome {
         } else {
             (OutcomeKind::Failed, FAILED.to_owned())
         };
-        if kind != OutcomeKind::Rejected {
+        if matches!(kind, OutcomeKind::Failed | OutcomeKind::Fatal) {
             tracing::warn!(
                 error = %format_args!("{error:#}"),
                 kind = %error.kind(),

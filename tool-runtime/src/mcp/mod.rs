@@ -21,9 +21,16 @@
 //! [`Tool`]: tool_core::Tool
 //! [`Tool::invoke_with`]: tool_core::Tool::invoke_with
 
-// The two sides share nothing but `Tool`: `server/` serves tools, `client/` uses remote ones.
+// The two sides share nothing but `Tool` and the `_meta` key below: `server/` serves tools,
+// `client/` uses remote ones.
 mod client;
 mod server;
+
+/// The `_meta` key of a `tools/call` result under which our server names the call's outcome
+/// kind (`success`, `unavailable`, `invalid_arguments`, `rejected`, `failed`, `timed_out`,
+/// `cancelled`, `fatal`: the [`OutcomeKind`](tool_core::OutcomeKind) display names), so that
+/// the kind survives the transport between our server and our client (T2).
+const OUTCOME_META_KEY: &str = "tool-runtime/outcome";
 
 pub use client::{
     Handshake, JsonSchemaValidator, McpToolset, McpToolsetBuilder, RemoteCallError, SchemaLimits,

@@ -131,7 +131,8 @@ pub enum ToolsetProblem {
 /// Why a call of a remote tool failed, for the application (E3): the model is told only
 /// `the tool failed`.
 ///
-/// A remote result with `isError: true` is not one of these: its text reaches the model as a
+/// A remote result with `isError: true` is not one of these, unless our own server marked it
+/// failed ([`RemoteCallError::Failed`], T2): its text reaches the model as a
 /// [`ToolError`](tool_core::ToolError).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -162,6 +163,18 @@ pub enum RemoteCallError {
         tool: String,
         /// What it answered.
         what: &'static str,
+    },
+    /// The server is this project's own and said the tool failed (`isError`, with the
+    /// outcome kind `failed` or `fatal` in `_meta`, T2). A remote `fatal` does not end the
+    /// local run: a remote server cannot end the agent's run.
+    #[error("the remote tool {tool:?} failed (remote outcome {kind}): {text}")]
+    Failed {
+        /// The remote name.
+        tool: String,
+        /// The outcome kind the server gave: `failed` or `fatal`.
+        kind: &'static str,
+        /// The server's text (redacted by the server: `the tool failed`).
+        text: String,
     },
     /// The call's context was cancelled; the server was sent `notifications/cancelled`.
     #[error("the call of the remote tool {tool:?} was cancelled")]

@@ -42,7 +42,8 @@ pub use remote_schema::{JsonSchemaValidator, SchemaLimits, SchemaRejected, check
 /// - Remote schemas are untrusted: their size, depth and `$ref`s are bounded, and references
 ///   to other documents refused ([`SchemaLimits`], [`JsonSchemaValidator`]).
 /// - A remote result with `isError: true` reaches the model as its text (like a
-///   [`ToolError`](tool_core::ToolError)); a transport or protocol failure as
+///   [`ToolError`](tool_core::ToolError)), unless our own server marked it `failed` or
+///   `fatal` (T2: then it is `failed` here, never fatal); a transport or protocol failure as
 ///   `the tool failed`, with the [`RemoteCallError`] kept for the application (E2, E3).
 /// - Cancelling a call's [`Context`](tool_core::Context) sends `notifications/cancelled` to the server.
 ///

@@ -10,9 +10,10 @@ use rmcp::service::{RunningService, ServiceError};
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::Mutex;
-use tool_core::{BoxError, Context, FAILED, ToolError};
+use tool_core::{BoxError, Context, FAILED, Relayed, RelayedKind, ToolError};
 
 use super::error::RemoteCallError;
+use crate::mcp::OUTCOME_META_KEY;
 
 /// The most pages of `tools/list` followed, and the most tools accepted from one server.
 const MAX_PAGES: usize = 64;
@@ -84,7 +85,8 @@ impl Connection {
     /// # Errors
     ///
     /// A remote `isError` result is a [`ToolError`] with the remote text (shown to the
-    /// model); anything else is a [`RemoteCallError`] (redacted as `the tool failed`, E2, E3).
+    /// model), unless our server marked it `failed` or `fatal` (T2); that, and anything else,
+    /// is a [`RemoteCallError`] (redacted as `the tool failed`, E2, E3).
     pub(crate) async fn call(
         &self,
         ctx: &Context,
@@ -98,23 +100,48 @@ impl Connection {
         let response = tokio::select! {
             biased;
             () = ctx.cancelled() => {
-                return Err(RemoteCallError::Cancelled { tool: tool.to_owned() }.into());
+                // T2, P4: the call is `cancelled` here, as it would be were it local.
+                let cause = RemoteCallError::Cancelled {
+                    tool: tool.to_owned(),
+                };
+                return Err(Relayed::new(RelayedKind::Cancelled)
+                    .with_source(cause)
+                    .into());
             }
             response = self.peer.call_tool_once(params) => response,
         };
         match response {
             Ok(CallToolResponse::Complete(result)) => {
                 let failed = result.is_error == Some(true);
+                let claimed = claimed_kind(&result);
                 let text = render(result);
-                if failed {
-                    let text = if text.is_empty() {
-                        FAILED.to_owned()
-                    } else {
-                        text
-                    };
-                    Err(ToolError::new(text).into())
-                } else {
-                    Ok(text)
+                if !failed {
+                    return Ok(text);
+                }
+                match claimed {
+                    // T2: our server says the tool failed (its text is `the tool failed`):
+                    // a failure here too, redacted the same way, not approved text.
+                    Some(kind @ (RemoteKind::Failed | RemoteKind::Fatal)) => {
+                        Err(RemoteCallError::Failed {
+                            tool: tool.to_owned(),
+                            kind: kind.name(),
+                            text,
+                        }
+                        .into())
+                    }
+                    // T2: a kind whose model text is fixed is that kind here too, with the same
+                    // text. Claiming one only ever says less to the model (see `Relayed`).
+                    Some(RemoteKind::Relayed(kind)) => Err(Relayed::new(kind).into()),
+                    // Anything else with `isError` is text for the model, as a third-party
+                    // server's `isError` result is (T2): `rejected`, with the remote text.
+                    None => {
+                        let text = if text.is_empty() {
+                            FAILED.to_owned()
+                        } else {
+                            text
+                        };
+                        Err(ToolError::new(text).into())
+                    }
                 }
             }
             Ok(CallToolResponse::InputRequired(_)) => Err(RemoteCallError::Unsupported {
@@ -144,6 +171,55 @@ impl Connection {
             }
             .into()),
         }
+    }
+}
+
+/// The outcome kinds a remote result may claim in `_meta` (T2) that change how it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RemoteKind {
+    /// The remote tool failed; its text is not for the model.
+    Failed,
+    /// The remote call ended the remote side's run.
+    Fatal,
+    /// The remote call ended as a kind whose model text is fixed: unavailable, timed out,
+    /// cancelled.
+    Relayed(RelayedKind),
+}
+
+impl RemoteKind {
+    fn name(self) -> &'static str {
+        match self {
+            RemoteKind::Failed => "failed",
+            RemoteKind::Fatal => "fatal",
+            RemoteKind::Relayed(RelayedKind::Unavailable) => "unavailable",
+            RemoteKind::Relayed(RelayedKind::TimedOut) => "timed_out",
+            RemoteKind::Relayed(_) => "cancelled",
+        }
+    }
+}
+
+/// The outcome kind our server put in the result's `_meta` (T2), when it is one that changes
+/// how an `isError` result is read here.
+///
+/// The server is untrusted, so a claim can only lower what the model is shown, never end our
+/// run: a remote `fatal` is read as `failed` (a remote server cannot end the agent's run, P1
+/// holds for our own handlers only; the model is told only `the tool failed` either way), and
+/// an unknown value is ignored (the result is then `rejected`, as a third party's is).
+///
+/// `unavailable`, `timed_out` and `cancelled` become the same kinds here through
+/// [`Relayed`], with the same fixed texts. `success` never overrides `isError`, and `rejected`
+/// and `invalid_arguments` are read as a third party's `isError` (`rejected`, with the remote
+/// text; our client validates arguments before it sends them, so invalid arguments are found
+/// here first).
+fn claimed_kind(result: &CallToolResult) -> Option<RemoteKind> {
+    let claimed = result.meta.as_ref()?.get(OUTCOME_META_KEY)?.as_str()?;
+    match claimed {
+        "failed" => Some(RemoteKind::Failed),
+        "fatal" => Some(RemoteKind::Fatal),
+        "unavailable" => Some(RemoteKind::Relayed(RelayedKind::Unavailable)),
+        "timed_out" => Some(RemoteKind::Relayed(RelayedKind::TimedOut)),
+        "cancelled" => Some(RemoteKind::Relayed(RelayedKind::Cancelled)),
+        _ => None,
     }
 }
 

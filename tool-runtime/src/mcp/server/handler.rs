@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    CustomRequest, CustomResult, ListToolsResult, PaginatedRequestParams, ServerConfig,
+    CustomRequest, CustomResult, ListToolsResult, MetaObject, PaginatedRequestParams, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -15,6 +15,7 @@ use tool_core::{Context, Outcome, OutcomeKind, Tool};
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
 use super::shared::Shared;
+use crate::mcp::OUTCOME_META_KEY;
 
 /// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
 #[derive(Clone)]
@@ -181,17 +182,27 @@ async fn run(
 }
 
 /// The MCP result of an outcome: its text (E1), with `structuredContent` when the text is a
-/// JSON object, and `isError` for anything but a success.
+/// JSON object, `isError` for anything but a success, and the outcome kind in `_meta` under
+/// [`OUTCOME_META_KEY`] (T2), so that our own client can tell a failure (`the tool failed`)
+/// from text the tool approved for the model.
 fn result_of(outcome: &Outcome) -> CallToolResult {
     let text = outcome.text();
-    if outcome.kind() != OutcomeKind::Success {
-        return CallToolResult::error(vec![ContentBlock::text(text)]);
-    }
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    if text.starts_with('{')
-        && let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(text)
-    {
-        result.structured_content = Some(object);
-    }
+    let mut result = if outcome.kind() == OutcomeKind::Success {
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        if text.starts_with('{')
+            && let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+        {
+            result.structured_content = Some(object);
+        }
+        result
+    } else {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    };
+    let mut meta = MetaObject::new();
+    meta.insert(
+        OUTCOME_META_KEY.to_owned(),
+        Value::String(outcome.kind().to_string()),
+    );
+    result.meta = Some(meta);
     result
 }
