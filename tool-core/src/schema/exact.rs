@@ -158,7 +158,7 @@ fn canonical(value: &Value, out: &mut String) {
         }
         Value::String(s) => {
             // The JSON encoding of a string is unambiguous and ends at its closing quote.
-            out.push_str(&Value::String(s.clone()).to_string());
+            push_json_string(out, s);
         }
         Value::Array(items) => {
             out.push('[');
@@ -173,7 +173,7 @@ fn canonical(value: &Value, out: &mut String) {
             sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push('{');
             for (key, member) in sorted {
-                out.push_str(&Value::String(key.clone()).to_string());
+                push_json_string(out, key);
                 out.push(':');
                 canonical(member, out);
                 out.push(',');
@@ -181,6 +181,12 @@ fn canonical(value: &Value, out: &mut String) {
             out.push('}');
         }
     }
+}
+
+/// Appends `s` as a JSON string literal: unambiguous, and ends at its closing quote.
+fn push_json_string(out: &mut String, s: &str) {
+    // Writing a string into a `String` cannot fail.
+    out.push_str(&serde_json::to_string(s).unwrap_or_default());
 }
 
 /// An integral number as its exact integer, any other as the shortest decimal of its float.

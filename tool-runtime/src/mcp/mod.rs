@@ -40,3 +40,17 @@ pub use server::{
     HttpOptions, HttpServer, McpCall, McpRequest, McpServer, McpServerBuilder, McpTransport,
     ServeError,
 };
+
+/// The JSON type of `value`, with its article ("a string"), as the messages of both sides
+/// name it.
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -10,6 +10,8 @@ use serde_json::Value;
 use tool_core::ArgumentValidator;
 use tool_core::violation::{ParseCx, Rule, preview_str};
 
+use crate::mcp::json_kind;
+
 /// The longest piece of a schema's own text (an `enum`, a `const`) a violation quotes.
 const SCHEMA_QUOTE_CHARS: usize = 160;
 
@@ -275,7 +277,7 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> (Rule, String) {
     match kind {
         K::Type { kind } => (
             Rule::Type,
-            format!("expected {}, found {}", types(kind), type_name(instance)),
+            format!("expected {}, found {}", types(kind), json_kind(instance)),
         ),
         K::MinLength { limit } => (
             Rule::MinLength,
@@ -391,24 +393,13 @@ fn types(kind: &TypeKind) -> String {
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// A short quote of the model's value (S3).
 fn found(value: &Value) -> String {
     match value {
         Value::String(s) => format!("{:?}", preview_str(s)),
         Value::Number(n) => preview_str(&n.to_string()),
         Value::Bool(b) => b.to_string(),
-        other => type_name(other).to_owned(),
+        other => json_kind(other).to_owned(),
     }
 }
 

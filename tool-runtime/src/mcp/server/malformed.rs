@@ -14,6 +14,8 @@ use rmcp::model::ErrorCode;
 use serde_json::Value;
 use tool_core::violation::preview_str;
 
+use crate::mcp::json_kind;
+
 /// The JSON-RPC error answering `method` with `params`, a request rmcp could not read as any
 /// request it knows.
 pub(crate) fn custom_request_error(method: &str, params: Option<&Value>) -> ErrorData {
@@ -38,33 +40,27 @@ fn tools_call_problem(params: Option<&Value>) -> String {
         None => return "tools/call: `name` is missing: the tool's name, a string".to_owned(),
         Some(Value::String(_)) => {}
         Some(other) => {
-            return format!("tools/call: `name` must be a string, not {}", kind(other));
+            return format!(
+                "tools/call: `name` must be a string, not {}",
+                json_kind(other)
+            );
         }
     }
     for (field, want) in [("arguments", "an object"), ("requestState", "a string")] {
         // `null` reads as absent.
         if let Some(value) = params.get(field)
             && !value.is_null()
-            && kind(value) != want
+            && json_kind(value) != want
         {
-            return format!("tools/call: `{field}` must be {want}, not {}", kind(value));
+            return format!(
+                "tools/call: `{field}` must be {want}, not {}",
+                json_kind(value)
+            );
         }
     }
     // Something else breaks the schema of `tools/call` (`inputResponses`, say); serde's
     // message would quote the value, so say only that.
     "tools/call: `params` does not match the schema of tools/call".to_owned()
-}
-
-/// The JSON type of `value`, with its article.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]
