@@ -34,9 +34,9 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
-// S2: every violation is collected, each with its JSON pointer and the rule it broke, in the
-// order the model sent the members (missing fields last, in declaration order); the handler
-// would not run.
+// S2: every violation is collected, each with its JSON pointer and the rule it broke, in one
+// order whatever order the model sent the members in (T1: by pointer, indices by number, then
+// by rule); the handler would not run.
 #[test]
 fn s2_collects_every_violation_with_its_path_and_rule() {
     let err = parse_args::<Order>(
@@ -46,13 +46,13 @@ fn s2_collects_every_violation_with_its_path_and_rule() {
     assert_eq!(
         paths_and_rules(&err),
         pairs(&[
+            ("/bogus", "additionalProperties"),
+            ("/gift", "type"),
             ("/id", "minLength"),
-            ("/qty", "maximum"),
             ("/items/0/price", "minimum"),
             ("/items/0/sku", "type"),
             ("/items/1/sku", "required"),
-            ("/bogus", "additionalProperties"),
-            ("/gift", "type"),
+            ("/qty", "maximum"),
         ])
     );
     let err = parse_args::<Order>("{}").expect_err("violations");
@@ -60,8 +60,8 @@ fn s2_collects_every_violation_with_its_path_and_rule() {
         paths_and_rules(&err),
         pairs(&[
             ("/id", "required"),
-            ("/qty", "required"),
-            ("/items", "required")
+            ("/items", "required"),
+            ("/qty", "required")
         ])
     );
     let err = parse_args::<Order>("[]").expect_err("not an object");
@@ -298,11 +298,11 @@ fn formats_are_enforced() {
     assert_eq!(
         paths_and_rules(&err),
         pairs(&[
+            ("/at", "format"),
+            ("/date", "format"),
             ("/email", "format"),
             ("/uri", "format"),
             ("/uuid", "format"),
-            ("/date", "format"),
-            ("/at", "format"),
         ])
     );
 }
@@ -334,11 +334,11 @@ fn constraints_are_enforced() {
     assert_eq!(
         paths_and_rules(&err),
         pairs(&[
-            ("/word", "maxLength"),
             ("/even", "exclusiveMaximum"),
-            ("/unit", "exclusiveMaximum"),
             ("/list", "maxItems"),
             ("/list", "uniqueItems"),
+            ("/unit", "exclusiveMaximum"),
+            ("/word", "maxLength"),
         ])
     );
     let err = parse_args::<Constrained>(r#"{"word": "x", "even": 3, "list": []}"#)
@@ -346,9 +346,9 @@ fn constraints_are_enforced() {
     assert_eq!(
         paths_and_rules(&err),
         pairs(&[
-            ("/word", "enum"),
             ("/even", "multipleOf"),
-            ("/list", "minItems")
+            ("/list", "minItems"),
+            ("/word", "enum")
         ])
     );
 }
@@ -402,7 +402,7 @@ async fn s5_validator_violation_and_operational_error() {
     assert_eq!(bad.kind(), OutcomeKind::InvalidArguments);
     assert_eq!(
         paths_and_rules(bad.violations()),
-        pairs(&[("/sku", "custom"), ("/qty", "custom")])
+        pairs(&[("/qty", "custom"), ("/sku", "custom")])
     );
     assert!(
         bad.text().contains("must start with `SKU-`"),
@@ -551,4 +551,60 @@ fn s2_recursive_input_is_bounded_without_overflowing_the_stack() {
     assert_eq!(parsed.0, Ok(()));
     let deep = parsed.1.expect_err("too deep");
     assert_eq!(paths_and_rules(&deep), pairs(&[("", "syntax")]));
+}
+
+#[derive(Schema, Debug)]
+#[allow(dead_code)]
+struct Bounded {
+    #[schema(range = 1..=30)]
+    days: u32,
+    hosts: u16,
+    #[schema(exclusive_min = 0)]
+    step: u8,
+}
+
+// T1: a number past its Rust type's range breaks the bound the schema shows: the field's own
+// where it declares one on that side, else the type's (now shown in the schema too); a whole
+// number too large for any integer (`1e300`) is out of range, not of the wrong type.
+#[test]
+fn t1_a_number_past_its_type_breaks_the_bound_the_schema_shows() {
+    let messages = |args: &str| -> Vec<(String, String, String)> {
+        parse_args::<Bounded>(args)
+            .expect_err("violations")
+            .iter()
+            .map(|v| {
+                (
+                    v.path.clone(),
+                    v.rule.keyword().to_owned(),
+                    v.message.clone(),
+                )
+            })
+            .collect()
+    };
+    let triple = |p: &str, r: &str, m: &str| (p.to_owned(), r.to_owned(), m.to_owned());
+    assert_eq!(
+        messages(r#"{"days": 5000000000, "hosts": 70000, "step": -1}"#),
+        vec![
+            triple("/days", "maximum", "must be at most 30, found 5000000000"),
+            triple("/hosts", "maximum", "must be at most 65535, found 70000"),
+            triple(
+                "/step",
+                "exclusiveMinimum",
+                "must be greater than 0, found -1"
+            ),
+        ]
+    );
+    assert_eq!(
+        messages(r#"{"days": -4, "hosts": 1e300, "step": 2.5}"#),
+        vec![
+            triple("/days", "minimum", "must be at least 1, found -4"),
+            triple("/hosts", "maximum", "must be at most 65535, found 1e300"),
+            triple("/step", "type", "expected an integer, found 2.5"),
+        ]
+    );
+    let schema = tool_runtime::schema::render_root::<Bounded>().expect("an object schema");
+    assert_eq!(schema["properties"]["hosts"]["maximum"], 65535);
+    assert_eq!(schema["properties"]["days"]["maximum"], 30);
+    assert_eq!(schema["properties"]["step"].get("minimum"), None);
+    assert_eq!(schema["properties"]["step"]["exclusiveMinimum"], 0);
 }

@@ -109,7 +109,11 @@ fn s1_renders_a_representative_struct_exactly() {
             },
             "settings": {
                 "type": "object",
-                "additionalProperties": {"type": "integer"},
+                "additionalProperties": {
+                    "type": "integer",
+                    "minimum": -9_223_372_036_854_775_808_i64,
+                    "maximum": 9_223_372_036_854_775_807_i64
+                },
                 "description": "Extra settings."
             },
             "extra": {"description": "Anything else."},
@@ -142,7 +146,6 @@ fn s1_renders_a_representative_struct_exactly() {
             "offset": {
                 "type": "integer",
                 "minimum": -10,
-                "maximum": 127,
                 "exclusiveMaximum": 10
             },
             "tags": {
@@ -409,6 +412,7 @@ fn s1_raw_idents_expression_defaults_examples_and_variant_attributes() {
             "limit": {
                 "type": ["integer", "null"],
                 "minimum": 0,
+                "maximum": 4_294_967_295_u32,
                 "description": "An example of an optional number.",
                 "examples": [5]
             },

@@ -215,7 +215,13 @@ async fn several_params_and_derived_name() {
             "type": "object",
             "properties": {
                 "a": {"type": "integer", "description": "The first number.", "minimum": -1000, "maximum": 1000},
-                "b": {"type": ["integer", "null"], "description": "The second number.", "default": 1},
+                "b": {
+                    "type": ["integer", "null"],
+                    "description": "The second number.",
+                    "default": 1,
+                    "minimum": i64::MIN,
+                    "maximum": i64::MAX
+                },
                 "round": {"type": ["boolean", "null"], "description": "Round to tens."}
             },
             "required": ["a"],

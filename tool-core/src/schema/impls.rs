@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use serde::de::Deserializer;
 
+use super::num::Num;
 use super::stream::{array_de, option_de};
 use super::{Schema, SchemaGen};
 use crate::json::Json;
@@ -66,6 +67,38 @@ fn integer_of(n: &serde_json::Number) -> Option<i128> {
     (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i128)
 }
 
+/// Records that `n`, a number with no exact integer value in `i128`, is not an integer of
+/// `min..=max`: past the range when it is a whole number (`1e300`), else a `type` violation.
+#[cold]
+#[inline(never)]
+fn not_an_integer(n: &serde_json::Number, min: i128, max: i128, cx: &mut ParseCx) {
+    let num = Num::of_json(n);
+    match num {
+        Num::Float(f) if f.is_finite() && f.fract() == 0.0 => out_of_range(num, min, max, cx),
+        _ => cx.violate(Rule::Type, format!("expected an integer, found {num}")),
+    }
+}
+
+/// Records that the integer `n` is outside its type's range `min..=max`: as the bound the
+/// field declares where it declares one on that side (the bound its schema shows, T1), else as
+/// the type's own.
+#[cold]
+#[inline(never)]
+fn out_of_range(n: Num, min: i128, max: i128, cx: &mut ParseCx) {
+    if let Some(rules) = cx.field_rules() {
+        let before = cx.error_count();
+        crate::schema::check_number(&n, rules, cx);
+        if cx.error_count() != before {
+            return;
+        }
+    }
+    if n.cmp(Num::Int(min)) == Some(std::cmp::Ordering::Less) {
+        cx.violate(Rule::Minimum, format!("must be at least {min}, found {n}"));
+    } else {
+        cx.violate(Rule::Maximum, format!("must be at most {max}, found {n}"));
+    }
+}
+
 macro_rules! integer_schema {
     ($($t:ty => $render_bounds:expr),* $(,)?) => {$(
         impl Schema for $t {
@@ -90,21 +123,13 @@ macro_rules! integer_schema {
                     }
                 };
                 let Some(i) = integer_of(n) else {
-                    cx.violate(Rule::Type, format!("expected an integer, found {n}"));
+                    not_an_integer(n, <$t>::MIN as i128, i128::try_from(<$t>::MAX).unwrap_or(i128::MAX), cx);
                     return None;
                 };
                 match <$t>::try_from(i) {
                     Ok(v) => Some(v),
-                    Err(_) if i < 0 && i < <$t>::MIN as i128 => {
-                        cx.violate(Rule::Minimum, format!(
-                            "must be at least {} (the range of {}), found {i}",
-                            <$t>::MIN, stringify!($t)));
-                        None
-                    }
                     Err(_) => {
-                        cx.violate(Rule::Maximum, format!(
-                            "must be at most {} (the range of {}), found {i}",
-                            <$t>::MAX, stringify!($t)));
+                        out_of_range(Num::Int(i), <$t>::MIN as i128, i128::try_from(<$t>::MAX).unwrap_or(i128::MAX), cx);
                         None
                     }
                 }
@@ -121,8 +146,8 @@ macro_rules! integer_schema {
 mod ints {
     use super::*;
     integer_schema! {
-        i8 => true, i16 => true, i32 => false, i64 => false, i128 => false, isize => false,
-        u8 => true, u16 => true, u32 => false, u64 => false, u128 => false, usize => false,
+        i8 => true, i16 => true, i32 => true, i64 => true, i128 => false, isize => true,
+        u8 => true, u16 => true, u32 => true, u64 => true, u128 => false, usize => true,
     }
 }
 
@@ -143,7 +168,8 @@ macro_rules! float_schema {
                             Some(v)
                         } else {
                             cx.violate(Rule::Type, format!(
-                                "expected a finite number that fits {}, found {n}", stringify!($t)));
+                                "expected a finite number that fits {}, found {}",
+                                stringify!($t), Num::of_json(&n)));
                             None
                         }
                     }

@@ -30,6 +30,17 @@ impl Num {
         }
     }
 
+    /// The number a JSON number holds: an integer when it is written as one, else a float.
+    pub fn of_json(n: &serde_json::Number) -> Num {
+        if let Some(i) = n.as_i64() {
+            Num::Int(i.into())
+        } else if let Some(u) = n.as_u64() {
+            Num::Int(u.into())
+        } else {
+            Num::Float(n.as_f64().unwrap_or(f64::NAN))
+        }
+    }
+
     /// This number as JSON.
     pub fn to_json(self) -> Value {
         match self {
@@ -46,7 +57,10 @@ impl fmt::Display for Num {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Num::Int(i) => write!(f, "{i}"),
-            Num::Float(x) => write!(f, "{x}"),
+            // Plain where that is short; in exponent form past 16 digits or below 1e-5, so
+            // that `1e300` is not written out in 301 digits (S3).
+            Num::Float(x) if *x == 0.0 || (1e-5..1e16).contains(&x.abs()) => write!(f, "{x}"),
+            Num::Float(x) => write!(f, "{x:e}"),
         }
     }
 }

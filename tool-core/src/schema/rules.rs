@@ -95,10 +95,26 @@ impl Rules {
                 tighter(kept, n, std::cmp::Ordering::Less).to_json(),
             );
         }
+        // An exclusive bound within the type's range stands in for it: the schema shows one
+        // bound per side, the one a value breaks first (T1).
         if let Some(n) = self.exclusive_minimum {
+            if obj
+                .get("minimum")
+                .and_then(num_of)
+                .is_some_and(|kept| kept.cmp(n) != Some(std::cmp::Ordering::Greater))
+            {
+                obj.remove("minimum");
+            }
             obj.insert("exclusiveMinimum".to_owned(), n.to_json());
         }
         if let Some(n) = self.exclusive_maximum {
+            if obj
+                .get("maximum")
+                .and_then(num_of)
+                .is_some_and(|kept| kept.cmp(n) != Some(std::cmp::Ordering::Less))
+            {
+                obj.remove("maximum");
+            }
             obj.insert("exclusiveMaximum".to_owned(), n.to_json());
         }
         if let Some(n) = self.multiple_of {
@@ -251,6 +267,12 @@ macro_rules! int_rules {
 int_rules!(
     i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
 );
+
+impl NumberRules for Num {
+    fn rule_num(&self) -> Option<Num> {
+        Some(*self)
+    }
+}
 
 impl NumberRules for f64 {
     fn rule_num(&self) -> Option<Num> {

@@ -14,8 +14,8 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::Schema;
 use super::members::field_index;
+use super::{Rules, Schema};
 use crate::json::{DecodeError, Json, JsonVisitor, argument_text, decode_error};
 use crate::violation::ParseCx;
 
@@ -197,9 +197,15 @@ pub fn field_de<'de, T: Schema, A: MapAccess<'de>>(
     map: &mut A,
     segment: &str,
     cx: &mut ParseCx,
+    rules: &'static Rules,
     check: fn(&T, &mut ParseCx),
 ) -> Result<Slot<T>, A::Error> {
-    map.next_value_seed(Field { segment, cx, check })
+    map.next_value_seed(Field {
+        segment,
+        cx,
+        rules,
+        check,
+    })
 }
 
 /// The value of a field once every member was read: the value found, else the field's
@@ -226,14 +232,20 @@ pub fn field_tree<T: Schema>(
     value: Json,
     segment: &str,
     cx: &mut ParseCx,
+    rules: &'static Rules,
     check: fn(&T, &mut ParseCx),
 ) -> Slot<T> {
     if value.is_null() && !T::ACCEPTS_NULL {
         return Slot::Null;
     }
-    Field { segment, cx, check }
-        .checked(|cx| Ok::<_, std::convert::Infallible>(T::parse(value, cx)))
-        .unwrap_or_else(|never| match never {})
+    Field {
+        segment,
+        cx,
+        rules,
+        check,
+    }
+    .checked(|cx| Ok::<_, std::convert::Infallible>(T::parse(value, cx)))
+    .unwrap_or_else(|never| match never {})
 }
 
 /// The value of one field: `null` stands for absent unless the type has a `null`.
@@ -241,6 +253,8 @@ struct Field<'c, T> {
     /// The field's key as a JSON pointer segment.
     segment: &'c str,
     cx: &'c mut ParseCx,
+    /// The field's constraints (its bound stands in for the type's, T1).
+    rules: &'static Rules,
     check: fn(&T, &mut ParseCx),
 }
 
@@ -251,8 +265,10 @@ impl<T: Schema> Field<'_, T> {
     ) -> Result<Slot<T>, E> {
         let cx = self.cx;
         cx.enter_segment(self.segment);
+        let outer = cx.swap_field_rules(Some(self.rules));
         let before = cx.error_count();
         let parsed = parse(cx);
+        cx.swap_field_rules(outer);
         if let Ok(Some(value)) = &parsed {
             (self.check)(value, cx);
         }

@@ -1,5 +1,6 @@
 //! Schema violations and the parse context that collects them (S2, S3, S5).
 
+use std::cmp::Ordering;
 use std::fmt;
 
 use crate::error::BoxError;
@@ -11,7 +12,7 @@ pub use crate::preview::{PREVIEW_CHARS, preview_str};
 pub const MAX_VIOLATIONS: usize = 32;
 
 /// The schema rule a violation broke.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Rule {
     /// The arguments were not one JSON value, or held a key twice.
@@ -78,6 +79,36 @@ impl Rule {
             Rule::UniqueItems => "uniqueItems",
             Rule::Custom => "custom",
         }
+    }
+}
+
+impl Rule {
+    /// Every rule, in their order.
+    pub const ALL: [Rule; 19] = [
+        Rule::Syntax,
+        Rule::Size,
+        Rule::Type,
+        Rule::Required,
+        Rule::AdditionalProperties,
+        Rule::MinLength,
+        Rule::MaxLength,
+        Rule::Pattern,
+        Rule::Format,
+        Rule::Enum,
+        Rule::Minimum,
+        Rule::Maximum,
+        Rule::ExclusiveMinimum,
+        Rule::ExclusiveMaximum,
+        Rule::MultipleOf,
+        Rule::MinItems,
+        Rule::MaxItems,
+        Rule::UniqueItems,
+        Rule::Custom,
+    ];
+
+    /// The rule whose [`Rule::keyword`] is `keyword`.
+    pub fn from_keyword(keyword: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|rule| rule.keyword() == keyword)
     }
 }
 
@@ -169,6 +200,49 @@ pub(crate) fn not_one_of(allowed: &[&str], found: &str) -> String {
     out
 }
 
+/// The order of violations (T1): by JSON pointer, segment by segment, then by rule.
+///
+/// Array indices compare as numbers and order before other keys; other keys compare by their
+/// bytes; a path orders before the paths below it. Both transports report in this order, so the model
+/// reads the same list whichever checked its arguments.
+pub fn violation_order(a_path: &str, a_rule: Rule, b_path: &str, b_rule: Rule) -> Ordering {
+    pointer_order(a_path, b_path).then(a_rule.cmp(&b_rule))
+}
+
+/// The order of two JSON pointers: segment by segment, indices by number.
+fn pointer_order(a: &str, b: &str) -> Ordering {
+    if a == b {
+        return Ordering::Equal;
+    }
+    let mut a_segments = a.split('/').skip(1);
+    let mut b_segments = b.split('/').skip(1);
+    loop {
+        match (a_segments.next(), b_segments.next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) => {
+                let order = match (is_index(x), is_index(y)) {
+                    (true, true) => x.len().cmp(&y.len()).then_with(|| x.cmp(y)),
+                    (true, false) => Ordering::Less,
+                    (false, true) => Ordering::Greater,
+                    (false, false) => x.cmp(y),
+                };
+                if order.is_ne() {
+                    return order;
+                }
+            }
+        }
+    }
+}
+
+/// Whether a pointer segment is an array index: digits, no leading zero.
+fn is_index(segment: &str) -> bool {
+    !segment.is_empty()
+        && segment.bytes().all(|b| b.is_ascii_digit())
+        && (segment == "0" || !segment.starts_with('0'))
+}
+
 /// How many levels of the path [`ParseCx`] tracks without scanning it.
 const INLINE_DEPTH: usize = 16;
 
@@ -187,6 +261,9 @@ pub struct ParseCx {
     violations: Vec<Violation>,
     dropped: usize,
     failure: Option<BoxError>,
+    /// The constraints of the field being parsed, if it declared any: a number past its type's
+    /// range reports the field's own bound where it has one (T1).
+    field_rules: Option<&'static crate::schema::Rules>,
 }
 
 impl ParseCx {
@@ -266,33 +343,59 @@ impl ParseCx {
         self.path.push('/');
     }
 
+    /// Sets the constraints of the field about to be parsed, returning the outer field's.
+    #[doc(hidden)]
+    pub fn swap_field_rules(
+        &mut self,
+        rules: Option<&'static crate::schema::Rules>,
+    ) -> Option<&'static crate::schema::Rules> {
+        std::mem::replace(&mut self.field_rules, rules)
+    }
+
+    /// The constraints of the field being parsed, if it declared any.
+    #[doc(hidden)]
+    pub fn field_rules(&self) -> Option<&'static crate::schema::Rules> {
+        self.field_rules
+    }
+
     /// The JSON pointer of the value being parsed.
     pub fn path(&self) -> &str {
         &self.path
     }
 
     /// Records a violation at the current path.
+    ///
+    /// Violations are kept in one order whatever the order of the input's keys or of the
+    /// checks (T1): by path, segment by segment (array indices by number, keys by their
+    /// bytes, a value before what it holds), then by [`Rule`] in its declared order. Past
+    /// [`MAX_VIOLATIONS`] the first ones in that order are kept and the rest counted.
     pub fn violate(&mut self, rule: Rule, message: impl Into<String>) {
-        if self.violations.len() >= MAX_VIOLATIONS {
-            self.dropped += 1;
-            return;
-        }
-        self.violations.push(Violation {
-            path: self.path.clone(),
-            rule,
-            message: message.into(),
-        });
+        self.violate_with(rule, || message.into());
     }
 
     /// Records a violation at the current path whose message is made only if it will be kept:
-    /// past [`MAX_VIOLATIONS`] the violation is counted as dropped and `message` never runs, so
-    /// thousands of violations cost no more than counting them.
+    /// past [`MAX_VIOLATIONS`] a violation that would not be kept is counted as dropped and
+    /// `message` never runs, so thousands of violations cost no more than counting them.
     pub fn violate_with(&mut self, rule: Rule, message: impl FnOnce() -> String) {
+        // Where it goes: after every violation that orders before it or equal to it.
+        let at = self
+            .violations
+            .partition_point(|v| violation_order(&v.path, v.rule, &self.path, rule).is_le());
         if self.violations.len() >= MAX_VIOLATIONS {
             self.dropped += 1;
-            return;
+            if at >= MAX_VIOLATIONS {
+                return;
+            }
+            self.violations.pop();
         }
-        self.violate(rule, message());
+        self.violations.insert(
+            at,
+            Violation {
+                path: self.path.clone(),
+                rule,
+                message: message(),
+            },
+        );
     }
 
     /// Records a violation at the member `key` of the current object.
@@ -433,5 +536,86 @@ mod tests {
         let (v, dropped, _) = cx.finish();
         assert_eq!((v.len(), dropped), (MAX_VIOLATIONS, 5));
         assert!(render_violations(&v, dropped).ends_with("and 5 more"));
+    }
+
+    #[test]
+    fn t1_violations_keep_one_order_whatever_the_order_they_were_found_in() {
+        let found = [
+            ("/tags/10", Rule::Type),
+            ("/b", Rule::Pattern),
+            ("/tags/2", Rule::MaxLength),
+            ("", Rule::AdditionalProperties),
+            ("/b", Rule::MinLength),
+            ("/a/x", Rule::Required),
+            ("/a", Rule::Type),
+            ("/tags", Rule::MaxItems),
+            ("/tags/02", Rule::Type),
+        ];
+        let expected = [
+            "", "/a", "/a/x", "/b", "/b", "/tags", "/tags/2", "/tags/10", "/tags/02",
+        ];
+        let mut forward = ParseCx::new();
+        let mut backward = ParseCx::new();
+        for (cx, order) in [
+            (&mut forward, found.to_vec()),
+            (&mut backward, found.iter().rev().copied().collect()),
+        ] {
+            for (path, rule) in order {
+                cx.path = path.to_owned();
+                cx.violate(rule, "x");
+            }
+        }
+        let paths = |cx: &ParseCx| -> Vec<(String, Rule)> {
+            cx.violations()
+                .iter()
+                .map(|v| (v.path.clone(), v.rule))
+                .collect()
+        };
+        assert_eq!(paths(&forward), paths(&backward));
+        let only: Vec<&str> = forward
+            .violations()
+            .iter()
+            .map(|v| v.path.as_str())
+            .collect();
+        assert_eq!(only, expected);
+        assert_eq!(
+            forward.violations()[3].rule,
+            Rule::MinLength,
+            "then by rule"
+        );
+    }
+
+    #[test]
+    fn t1_past_the_cap_the_first_violations_in_order_are_kept() {
+        let mut cx = ParseCx::new();
+        let mut built = 0;
+        for i in (0..100).rev() {
+            cx.path = format!("/{i}");
+            cx.violate_with(Rule::Type, || {
+                built += 1;
+                String::new()
+            });
+        }
+        let (kept, dropped, _) = cx.finish();
+        assert_eq!(kept.len(), MAX_VIOLATIONS);
+        assert_eq!(dropped, 100 - MAX_VIOLATIONS);
+        assert_eq!(kept[0].path, "/0");
+        assert_eq!(
+            kept[MAX_VIOLATIONS - 1].path,
+            format!("/{}", MAX_VIOLATIONS - 1)
+        );
+        // In this worst order each one is kept for a while; in the usual order (increasing)
+        // no message past the cap is ever built.
+        assert_eq!(built, 100);
+        let mut cx = ParseCx::new();
+        let mut built = 0;
+        for i in 0..100 {
+            cx.path = format!("/{i}");
+            cx.violate_with(Rule::Type, || {
+                built += 1;
+                String::new()
+            });
+        }
+        assert_eq!(built, MAX_VIOLATIONS);
     }
 }

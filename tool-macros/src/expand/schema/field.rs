@@ -81,8 +81,8 @@ impl Codegen {
                     #default_json, #example_json,
                 );
             },
-            read: quote!(#private::field_de::<#ty, _>(&mut #access, #segment, #cx, #check)?),
-            read_tree: quote!(#private::field_tree::<#ty>(#value, #segment, #cx, #check)),
+            read: quote!(#private::field_de::<#ty, _>(&mut #access, #segment, #cx, #rules_ref, #check)?),
+            read_tree: quote!(#private::field_tree::<#ty>(#value, #segment, #cx, #rules_ref, #check)),
             finish: quote! {
                 let #parsed = #private::finish_field::<#ty>(#slot, #key, #cx, #default_arg);
             },

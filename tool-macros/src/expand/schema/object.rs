@@ -72,7 +72,10 @@ impl Codegen {
         let private = &self.private;
         let cx = &self.locals.cx;
         let before = &self.locals.before;
-        let allowed: Vec<&str> = extra.into_iter().chain(object.keys()).collect();
+        // The keys a violation lists, in the order of their bytes: the order a schema's
+        // `properties` has once decoded, so that a schema validator lists them alike (T1).
+        let mut allowed: Vec<&str> = extra.into_iter().chain(object.keys()).collect();
+        allowed.sort_unstable();
         let (dispatch, none, some) = match read {
             Read::Stream => (
                 self.read_stream(object, &allowed),
