@@ -7,6 +7,8 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::violation::Violation;
+
 /// Any error a handler, policy or validator may return.
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
@@ -79,12 +81,16 @@ impl StdError for Permanent {
 /// chain, it gives the local call the same outcome kind, with that kind's fixed text for the
 /// model (`tool unavailable`, `the tool timed out`, `the call was cancelled`).
 ///
-/// Only the kinds whose model text is fixed can be relayed: a relay cannot make a call
-/// succeed, approve text, or end the run, so an untrusted executor claiming a kind can only
-/// say less to the model, never more. A [`Permanent`] in the same chain wins.
+/// A relay cannot make a call succeed, approve text, or end the run: the kinds it can carry
+/// have a fixed text for the model, or (invalid arguments) the violations the executor found,
+/// whose text the model would read as a remote error's text anyway. An untrusted executor
+/// claiming a kind therefore says no more to the model than its error text would. A
+/// [`Permanent`] in the same chain wins.
 #[derive(Debug)]
 pub struct Relayed {
     kind: RelayedKind,
+    /// For [`RelayedKind::InvalidArguments`]: the violations found there and their text.
+    invalid: Option<(Vec<Violation>, String)>,
     source: Option<BoxError>,
 }
 
@@ -98,12 +104,38 @@ pub enum RelayedKind {
     TimedOut,
     /// The call was cancelled, there or on its way (P4).
     Cancelled,
+    /// The arguments broke a rule checked there only (a custom validator, S5).
+    InvalidArguments,
 }
 
 impl Relayed {
     /// A relayed call that ended as `kind`.
+    ///
+    /// For [`RelayedKind::InvalidArguments`] use [`Relayed::invalid_arguments`]: without
+    /// violations the call reads as failed arguments with no violation listed.
     pub fn new(kind: RelayedKind) -> Self {
-        Self { kind, source: None }
+        Self {
+            kind,
+            invalid: None,
+            source: None,
+        }
+    }
+
+    /// A relayed call whose arguments broke `violations` where it ran; `text` is what the model
+    /// read there (their rendering, S2).
+    pub fn invalid_arguments(violations: Vec<Violation>, text: impl Into<String>) -> Self {
+        Self {
+            kind: RelayedKind::InvalidArguments,
+            invalid: Some((violations, text.into())),
+            source: None,
+        }
+    }
+
+    /// The violations of a relayed [`RelayedKind::InvalidArguments`], and their text.
+    pub fn violations(&self) -> Option<(&[Violation], &str)> {
+        self.invalid
+            .as_ref()
+            .map(|(violations, text)| (violations.as_slice(), text.as_str()))
     }
 
     /// The same, keeping `source` for the application (E3).
@@ -124,6 +156,7 @@ impl fmt::Display for Relayed {
             RelayedKind::Unavailable => "the relayed call found the tool unavailable",
             RelayedKind::TimedOut => "the relayed call timed out",
             RelayedKind::Cancelled => "the relayed call was cancelled",
+            RelayedKind::InvalidArguments => "the relayed call's arguments broke its rules",
         })
     }
 }

@@ -225,6 +225,8 @@ async fn claiming_server(io: tokio::io::DuplexStream) {
         "claims-fatal",
         "claims-bogus",
         "claims-failed-success",
+        "claims-invalid",
+        "claims-invalid-garbled",
         "plain-error",
     ];
     while let Ok(Some(line)) = lines.next_line().await {
@@ -261,6 +263,23 @@ async fn claiming_server(io: tokio::io::DuplexStream) {
                     Some("claims-failed-success") => json!({
                         "content": text("done"), "isError": false,
                         "_meta": {"tool-runtime/outcome": "failed"},
+                    }),
+                    Some("claims-invalid") => json!({
+                        "content": text("invalid arguments:\n- /n: too odd [custom]"),
+                        "isError": true,
+                        "_meta": {
+                            "tool-runtime/outcome": "invalid_arguments",
+                            "tool-runtime/violations":
+                                [{"path": "/n", "rule": "custom", "message": "too odd"}],
+                        },
+                    }),
+                    Some("claims-invalid-garbled") => json!({
+                        "content": text("bad input"), "isError": true,
+                        "_meta": {
+                            "tool-runtime/outcome": "invalid_arguments",
+                            "tool-runtime/violations":
+                                [{"path": "n", "rule": "no-such-rule", "message": 7}],
+                        },
                     }),
                     _ => json!({"content": text("no such thing"), "isError": true}),
                 }
@@ -321,6 +340,23 @@ async fn t2_a_third_party_is_error_stays_rejected_and_its_claims_cannot_end_our_
     assert_eq!(
         outcome("claims-failed-success").await,
         (OutcomeKind::Success, "done".to_owned())
+    );
+    // T1, T2: violations found there only (a custom validator) are violations here too, with
+    // their rule and pointer; a list that is not well formed is no claim: `rejected`.
+    let invalid = call(remote.tools(), "claims-invalid", &ctx, "{}").await;
+    assert_eq!(invalid.kind(), OutcomeKind::InvalidArguments);
+    assert_eq!(invalid.text(), "invalid arguments:\n- /n: too odd [custom]");
+    assert_eq!(
+        invalid.violations(),
+        [tool_runtime::Violation {
+            path: "/n".to_owned(),
+            rule: tool_runtime::Rule::Custom,
+            message: "too odd".to_owned(),
+        }]
+    );
+    assert_eq!(
+        outcome("claims-invalid-garbled").await,
+        (OutcomeKind::Rejected, "bad input".to_owned())
     );
     remote.close().await;
 }

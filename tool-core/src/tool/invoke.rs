@@ -143,14 +143,19 @@ impl Outcome {
     pub fn failure(error: Error) -> Self {
         let relayed = error
             .relayed()
-            .filter(|_| error.kind() == ErrorKind::Handler)
-            .map(crate::Relayed::kind);
+            .filter(|_| error.kind() == ErrorKind::Handler);
+        let mut violations = Vec::new();
         let (kind, text) = if error.is_permanent() {
             (OutcomeKind::Fatal, FAILED.to_owned())
         } else if let Some(relayed) = relayed {
-            match relayed {
+            match relayed.kind() {
                 RelayedKind::Unavailable => (OutcomeKind::Unavailable, UNAVAILABLE.to_owned()),
                 RelayedKind::TimedOut => (OutcomeKind::TimedOut, TIMED_OUT.to_owned()),
+                RelayedKind::InvalidArguments => {
+                    let (found, text) = relayed.violations().unwrap_or((&[], "invalid arguments:"));
+                    violations = found.to_vec();
+                    (OutcomeKind::InvalidArguments, text.to_owned())
+                }
                 RelayedKind::Cancelled => (OutcomeKind::Cancelled, CANCELLED.to_owned()),
             }
         } else if let Some(approved) = error
@@ -172,7 +177,7 @@ impl Outcome {
         Self {
             kind,
             text,
-            violations: Vec::new(),
+            violations,
             error: Some(error),
         }
     }

@@ -32,6 +32,11 @@ mod server;
 /// the kind survives the transport between our server and our client (T2).
 const OUTCOME_META_KEY: &str = "tool-runtime/outcome";
 
+/// The `_meta` key of an `invalid_arguments` result under which our server lists the
+/// violations (`[{"path", "rule", "message"}]`, `rule` a [`Rule`](tool_core::Rule) keyword),
+/// so that our client reports the same violations as the server found (T1, T2).
+const VIOLATIONS_META_KEY: &str = "tool-runtime/violations";
+
 pub use client::{
     Handshake, JsonSchemaValidator, McpToolset, McpToolsetBuilder, RemoteCallError, SchemaLimits,
     SchemaRejected, ToolsetError, ToolsetProblem, check_schema, local_name,

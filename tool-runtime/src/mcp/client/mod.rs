@@ -15,6 +15,7 @@ mod error;
 mod names;
 mod remote_schema;
 mod remote_tool;
+mod remote_violations;
 
 use std::fmt;
 use std::sync::Arc;

@@ -4,16 +4,11 @@
 
 use std::fmt;
 
-use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{PatternOptions, ValidationError, Validator};
 use serde_json::Value;
 use tool_core::ArgumentValidator;
-use tool_core::violation::{ParseCx, Rule, preview_str};
-
-use crate::mcp::json_kind;
-
-/// The longest piece of a schema's own text (an `enum`, a `const`) a violation quotes.
-const SCHEMA_QUOTE_CHARS: usize = 160;
+use tool_core::schema::Format;
+use tool_core::violation::{ParseCx, preview_str};
 
 /// Bounds on a schema received at run time (a remote MCP tool's `inputSchema`).
 ///
@@ -149,10 +144,12 @@ fn is_ref_keyword(key: &str) -> bool {
 ///
 /// The schema is bounded ([`SchemaLimits`]) and compiled once, with remote references refused
 /// (nothing is fetched: only `#…` references into the schema itself are followed), patterns
-/// run by a linear-time regex engine, and `format` enforced. Each error becomes a
+/// run by a linear-time regex engine, and `format` enforced (the formats the parser knows are
+/// checked by the parser's own code). Each error becomes a
 /// [`Violation`](tool_core::Violation) at the JSON pointer of the offending value, with the
-/// [`Rule`] of its keyword (keywords without a rule of their own are reported as
-/// [`Rule::Custom`]), quoting at most a short piece of the model's input (S3).
+/// [`Rule`](tool_core::Rule) of its keyword (keywords without a rule of their own are reported
+/// as [`Rule::Custom`](tool_core::Rule::Custom)), quoting at most a short piece of the model's
+/// input (S3), in the words, order and pointers the typed parser uses for the same value (T1).
 ///
 /// ```
 /// use serde_json::json;
@@ -175,6 +172,8 @@ fn is_ref_keyword(key: &str) -> bool {
 /// ```
 pub struct JsonSchemaValidator {
     validator: Validator,
+    /// The schema, for what a violation quotes of it (the properties an object declares).
+    schema: Value,
 }
 
 impl JsonSchemaValidator {
@@ -195,15 +194,21 @@ impl JsonSchemaValidator {
     /// As [`JsonSchemaValidator::new`].
     pub fn with_limits(schema: &Value, limits: &SchemaLimits) -> Result<Self, SchemaRejected> {
         check_schema(schema, limits)?;
-        let validator = jsonschema::options()
+        let options = jsonschema::options()
             .offline()
             .should_validate_formats(true)
-            .with_pattern_options(PatternOptions::regex())
-            .build(schema)
-            .map_err(|e| SchemaRejected::Invalid {
-                message: e.masked().to_string(),
-            })?;
-        Ok(Self { validator })
+            .with_pattern_options(PatternOptions::regex());
+        // The formats the parser knows, checked as the parser checks them (T1).
+        let options = Format::ALL.into_iter().fold(options, |options, format| {
+            options.with_format(format.as_str(), move |s: &str| format.matches(s))
+        });
+        let validator = options.build(schema).map_err(|e| SchemaRejected::Invalid {
+            message: e.masked().to_string(),
+        })?;
+        Ok(Self {
+            validator,
+            schema: schema.clone(),
+        })
     }
 }
 
@@ -216,216 +221,21 @@ impl fmt::Debug for JsonSchemaValidator {
 
 impl ArgumentValidator for JsonSchemaValidator {
     fn validate(&self, value: &Value, cx: &mut ParseCx) {
-        for error in self.validator.iter_errors(value) {
-            record(&error, cx);
+        let errors: Vec<ValidationError<'static>> = self
+            .validator
+            .iter_errors(value)
+            .map(ValidationError::to_owned)
+            .collect();
+        if !errors.is_empty() {
+            super::remote_violations::record_all(&errors, value, &self.schema, cx);
         }
     }
-}
-
-/// Records one error of the validator in `cx`, at its instance path.
-fn record(error: &ValidationError<'_>, cx: &mut ParseCx) {
-    let depth = enter_pointer(cx, error.instance_path().as_str());
-    let instance = error.instance();
-    match error.kind() {
-        ValidationErrorKind::Required { property } => {
-            let key = property
-                .as_str()
-                .map_or_else(|| property.to_string(), preview_str);
-            cx.violate_at(&key, Rule::Required, "is required");
-        }
-        ValidationErrorKind::AdditionalProperties { unexpected }
-        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            for key in unexpected {
-                cx.violate_at(
-                    &preview_str(key),
-                    Rule::AdditionalProperties,
-                    "is not a property of this object",
-                );
-            }
-        }
-        ValidationErrorKind::BacktrackLimitExceeded { .. }
-        | ValidationErrorKind::RegexEngineFailure { .. }
-        | ValidationErrorKind::Referencing(_) => {
-            // Operational: redacted from the model like any validator failure (S5, E2).
-            cx.fail(error.masked().to_string().into());
-        }
-        kind => {
-            let (rule, message) = describe(kind, instance);
-            cx.violate(rule, message);
-        }
-    }
-    for _ in 0..depth {
-        cx.leave();
-    }
-}
-
-/// Enters each segment of the JSON pointer `pointer` (each key shortened, S3); returns how
-/// many were entered.
-fn enter_pointer(cx: &mut ParseCx, pointer: &str) -> usize {
-    let mut depth = 0;
-    for segment in pointer.split('/').skip(1) {
-        let key = segment.replace("~1", "/").replace("~0", "~");
-        cx.enter_key(&preview_str(&key));
-        depth += 1;
-    }
-    depth
-}
-
-/// The rule and the message of an error that concerns the value at its path itself.
-fn describe(kind: &ValidationErrorKind, instance: &Value) -> (Rule, String) {
-    use ValidationErrorKind as K;
-    match kind {
-        K::Type { kind } => (
-            Rule::Type,
-            format!("expected {}, found {}", types(kind), json_kind(instance)),
-        ),
-        K::MinLength { limit } => (
-            Rule::MinLength,
-            format!(
-                "must be at least {limit} characters long, found {}",
-                char_len(instance)
-            ),
-        ),
-        K::MaxLength { limit } => (
-            Rule::MaxLength,
-            format!(
-                "must be at most {limit} characters long, found {}",
-                char_len(instance)
-            ),
-        ),
-        K::Pattern { pattern } => (
-            Rule::Pattern,
-            format!(
-                "must match the pattern {}, found {}",
-                quote(pattern),
-                found(instance)
-            ),
-        ),
-        K::Format { format } => (
-            Rule::Format,
-            format!("must be a valid {format}, found {}", found(instance)),
-        ),
-        K::Enum { options } => (
-            Rule::Enum,
-            format!(
-                "must be one of {}, found {}",
-                quote(&options.to_string()),
-                found(instance)
-            ),
-        ),
-        K::Constant { expected_value } => (
-            Rule::Enum,
-            format!(
-                "must be {}, found {}",
-                quote(&expected_value.to_string()),
-                found(instance)
-            ),
-        ),
-        K::Minimum { limit } => (
-            Rule::Minimum,
-            format!("must be at least {limit}, found {}", found(instance)),
-        ),
-        K::Maximum { limit } => (
-            Rule::Maximum,
-            format!("must be at most {limit}, found {}", found(instance)),
-        ),
-        K::ExclusiveMinimum { limit } => (
-            Rule::ExclusiveMinimum,
-            format!("must be greater than {limit}, found {}", found(instance)),
-        ),
-        K::ExclusiveMaximum { limit } => (
-            Rule::ExclusiveMaximum,
-            format!("must be less than {limit}, found {}", found(instance)),
-        ),
-        K::MultipleOf { multiple_of } => (
-            Rule::MultipleOf,
-            format!(
-                "must be a multiple of {multiple_of}, found {}",
-                found(instance)
-            ),
-        ),
-        K::MinItems { limit } => (
-            Rule::MinItems,
-            format!(
-                "must have at least {limit} items, found {}",
-                item_count(instance)
-            ),
-        ),
-        K::MaxItems { limit } => (
-            Rule::MaxItems,
-            format!(
-                "must have at most {limit} items, found {}",
-                item_count(instance)
-            ),
-        ),
-        K::UniqueItems => (
-            Rule::UniqueItems,
-            "must not hold the same item twice".into(),
-        ),
-        K::MinProperties { limit } => (
-            Rule::Custom,
-            format!("must have at least {limit} properties (minProperties)"),
-        ),
-        K::MaxProperties { limit } => (
-            Rule::Custom,
-            format!("must have at most {limit} properties (maxProperties)"),
-        ),
-        K::AdditionalItems { limit } => (
-            Rule::MaxItems,
-            format!("must have at most {limit} items (additionalItems)"),
-        ),
-        K::FalseSchema => (Rule::Custom, "is not allowed here".into()),
-        other => (
-            Rule::Custom,
-            format!("does not satisfy the schema's `{}` rule", other.keyword()),
-        ),
-    }
-}
-
-fn types(kind: &TypeKind) -> String {
-    match kind {
-        TypeKind::Single(t) => t.to_string(),
-        TypeKind::Multiple(set) => set
-            .iter()
-            .map(|t| t.to_string())
-            .collect::<Vec<_>>()
-            .join(" or "),
-    }
-}
-
-/// A short quote of the model's value (S3).
-fn found(value: &Value) -> String {
-    match value {
-        Value::String(s) => format!("{:?}", preview_str(s)),
-        Value::Number(n) => preview_str(&n.to_string()),
-        Value::Bool(b) => b.to_string(),
-        other => json_kind(other).to_owned(),
-    }
-}
-
-/// A quote of the schema's own text, shortened.
-fn quote(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(SCHEMA_QUOTE_CHARS).collect();
-    if chars.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
-    }
-}
-
-fn char_len(value: &Value) -> usize {
-    value.as_str().map_or(0, |s| s.chars().count())
-}
-
-fn item_count(value: &Value) -> usize {
-    value.as_array().map_or(0, Vec::len)
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use tool_core::Violation;
+    use tool_core::{Rule, Violation};
 
     use super::*;
 

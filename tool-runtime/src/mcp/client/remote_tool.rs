@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use rmcp::model::MetaObject;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ContentBlock,
     PaginatedRequestParams, ResourceContents, Tool as McpTool,
@@ -10,10 +11,11 @@ use rmcp::service::{RunningService, ServiceError};
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::Mutex;
-use tool_core::{BoxError, Context, FAILED, Relayed, RelayedKind, ToolError};
+use tool_core::violation::MAX_VIOLATIONS;
+use tool_core::{BoxError, Context, FAILED, Relayed, RelayedKind, Rule, ToolError, Violation};
 
 use super::error::RemoteCallError;
-use crate::mcp::OUTCOME_META_KEY;
+use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The most pages of `tools/list` followed, and the most tools accepted from one server.
 const MAX_PAGES: usize = 64;
@@ -132,6 +134,11 @@ impl Connection {
                     // T2: a kind whose model text is fixed is that kind here too, with the same
                     // text. Claiming one only ever says less to the model (see `Relayed`).
                     Some(RemoteKind::Relayed(kind)) => Err(Relayed::new(kind).into()),
+                    // T1, T2: a rule only the server checks (a custom validator, S5): the
+                    // violations it found, with the text it rendered of them.
+                    Some(RemoteKind::Invalid(violations)) => {
+                        Err(Relayed::invalid_arguments(violations, text).into())
+                    }
                     // Anything else with `isError` is text for the model, as a third-party
                     // server's `isError` result is (T2): `rejected`, with the remote text.
                     None => {
@@ -175,7 +182,7 @@ impl Connection {
 }
 
 /// The outcome kinds a remote result may claim in `_meta` (T2) that change how it is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum RemoteKind {
     /// The remote tool failed; its text is not for the model.
     Failed,
@@ -184,6 +191,8 @@ enum RemoteKind {
     /// The remote call ended as a kind whose model text is fixed: unavailable, timed out,
     /// cancelled.
     Relayed(RelayedKind),
+    /// The arguments broke these rules there.
+    Invalid(Vec<Violation>),
 }
 
 impl RemoteKind {
@@ -193,6 +202,9 @@ impl RemoteKind {
             RemoteKind::Fatal => "fatal",
             RemoteKind::Relayed(RelayedKind::Unavailable) => "unavailable",
             RemoteKind::Relayed(RelayedKind::TimedOut) => "timed_out",
+            RemoteKind::Relayed(RelayedKind::InvalidArguments) | RemoteKind::Invalid(_) => {
+                "invalid_arguments"
+            }
             RemoteKind::Relayed(_) => "cancelled",
         }
     }
@@ -212,15 +224,40 @@ impl RemoteKind {
 /// text; our client validates arguments before it sends them, so invalid arguments are found
 /// here first).
 fn claimed_kind(result: &CallToolResult) -> Option<RemoteKind> {
-    let claimed = result.meta.as_ref()?.get(OUTCOME_META_KEY)?.as_str()?;
+    let meta = result.meta.as_ref()?;
+    let claimed = meta.get(OUTCOME_META_KEY)?.as_str()?;
     match claimed {
         "failed" => Some(RemoteKind::Failed),
         "fatal" => Some(RemoteKind::Fatal),
         "unavailable" => Some(RemoteKind::Relayed(RelayedKind::Unavailable)),
         "timed_out" => Some(RemoteKind::Relayed(RelayedKind::TimedOut)),
         "cancelled" => Some(RemoteKind::Relayed(RelayedKind::Cancelled)),
+        "invalid_arguments" => claimed_violations(meta).map(RemoteKind::Invalid),
         _ => None,
     }
+}
+
+/// The violations our server lists with an `invalid_arguments` result (T2): at most
+/// [`MAX_VIOLATIONS`], each with a pointer, a known rule and a message; a list that is not
+/// that is no claim at all.
+fn claimed_violations(meta: &MetaObject) -> Option<Vec<Violation>> {
+    let listed = meta.get(VIOLATIONS_META_KEY)?.as_array()?;
+    if listed.is_empty() || listed.len() > MAX_VIOLATIONS {
+        return None;
+    }
+    listed
+        .iter()
+        .map(|item| {
+            let path = item.get("path")?.as_str()?;
+            let rule = Rule::from_keyword(item.get("rule")?.as_str()?)?;
+            let message = item.get("message")?.as_str()?;
+            (path.is_empty() || path.starts_with('/')).then(|| Violation {
+                path: path.to_owned(),
+                rule,
+                message: message.to_owned(),
+            })
+        })
+        .collect()
 }
 
 /// The text of a remote result, for the model: its text blocks, one per line; a line naming

@@ -9,13 +9,13 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tool_core::{Context, Outcome, OutcomeKind, Tool};
 
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
 use super::shared::Shared;
-use crate::mcp::OUTCOME_META_KEY;
+use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
 #[derive(Clone)]
@@ -203,6 +203,14 @@ fn result_of(outcome: &Outcome) -> CallToolResult {
         OUTCOME_META_KEY.to_owned(),
         Value::String(outcome.kind().to_string()),
     );
+    if outcome.kind() == OutcomeKind::InvalidArguments {
+        let violations = outcome
+            .violations()
+            .iter()
+            .map(|v| json!({"path": v.path, "rule": v.rule.keyword(), "message": v.message}))
+            .collect();
+        meta.insert(VIOLATIONS_META_KEY.to_owned(), Value::Array(violations));
+    }
     result.meta = Some(meta);
     result
 }

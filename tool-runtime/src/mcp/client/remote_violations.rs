@@ -1,0 +1,579 @@
+//! The errors of the JSON Schema validator said as the typed parser says them (T1): the same
+//! rules, wording and pointers, so that a call checked against a remote tool's schema reads to
+//! the model as the same call checked by a derived parser.
+//!
+//! The validator's verdict stands; only how it is said changes:
+//! - a value of the wrong type gets one `type` violation and nothing else (the parser stops
+//!   at the type), worded `expected an integer, found string`; `null` at a member is that
+//!   member being absent (`is required`), as the parser reads it (S2);
+//! - an `anyOf`/`oneOf` says what the branch that fits the value says: the branch whose type
+//!   the value has (a nullable field's), or the variant its tag names (a tagged enum's);
+//! - numbers are written as the parser writes them ([`Num`]); fixed choices, unknown members
+//!   and formats in the parser's words.
+
+use std::collections::HashSet;
+
+use jsonschema::ValidationError;
+use jsonschema::error::{TypeKind, ValidationErrorKind as K};
+use serde_json::Value;
+use tool_core::__private::{unknown_field, unknown_variant};
+use tool_core::schema::{Format, Num};
+use tool_core::violation::{ParseCx, Rule, preview_str};
+
+/// The longest piece of a schema's own text (an `enum`, a `const`) a violation quotes.
+const SCHEMA_QUOTE_CHARS: usize = 160;
+
+/// One thing to say about the arguments.
+enum Said<'e> {
+    /// An error of the validator, said in the parser's words.
+    Error(&'e ValidationError<'static>),
+    /// The value at `path` has none of the types `expected`.
+    Types {
+        path: &'e str,
+        expected: Vec<String>,
+        instance: &'e Value,
+    },
+    /// A tagged enum's tag at `path` (its member `tag`) is missing or names no variant.
+    Tag {
+        path: &'e str,
+        tag: String,
+        found: Option<&'e Value>,
+        variants: Vec<String>,
+    },
+}
+
+impl Said<'_> {
+    fn path(&self) -> &str {
+        match self {
+            Said::Error(error) => error.instance_path().as_str(),
+            Said::Types { path, .. } | Said::Tag { path, .. } => path,
+        }
+    }
+
+    fn is_type(&self) -> bool {
+        match self {
+            Said::Error(error) => matches!(error.kind(), K::Type { .. }),
+            Said::Types { .. } => true,
+            Said::Tag { .. } => false,
+        }
+    }
+}
+
+/// Records in `cx` what the validator's `errors` (for `value`, against `schema`) say.
+pub(super) fn record_all(
+    errors: &[ValidationError<'static>],
+    value: &Value,
+    schema: &Value,
+    cx: &mut ParseCx,
+) {
+    let mut said = Vec::new();
+    for error in errors {
+        resolve(error, schema, &mut said);
+    }
+    // The parser says nothing more of a value of the wrong type.
+    let typed: HashSet<&str> = said
+        .iter()
+        .filter(|s| s.is_type())
+        .map(Said::path)
+        .collect();
+    for item in &said {
+        if item.is_type() || !typed.contains(item.path()) {
+            say(item, value, schema, cx);
+        }
+    }
+}
+
+/// What `error` comes to: itself, or for an `anyOf`/`oneOf`, what its fitting branch says.
+fn resolve<'e>(error: &'e ValidationError<'static>, schema: &Value, out: &mut Vec<Said<'e>>) {
+    let context = match error.kind() {
+        K::AnyOf { context } | K::OneOfNotValid { context } => context,
+        _ => {
+            out.push(Said::Error(error));
+            return;
+        }
+    };
+    let at = error.instance_path().as_str();
+    let instance: &Value = error.instance();
+    // A tagged enum's object: the branch its tag names.
+    if instance.is_object()
+        && let Some((tag, variants)) = tag_of(schema, error.schema_path().as_str())
+    {
+        let found = instance.get(&tag);
+        match found
+            .and_then(Value::as_str)
+            .and_then(|name| variants.iter().position(|v| v == name))
+        {
+            Some(index) => {
+                for inner in context.get(index).into_iter().flatten() {
+                    resolve(inner, schema, out);
+                }
+            }
+            None => out.push(Said::Tag {
+                path: at,
+                tag,
+                found,
+                variants,
+            }),
+        }
+        return;
+    }
+    // Otherwise the branches whose type the value has.
+    let fits = |branch: &&Vec<ValidationError<'static>>| {
+        !branch
+            .iter()
+            .any(|e| matches!(e.kind(), K::Type { .. }) && e.instance_path().as_str() == at)
+    };
+    let fitting: Vec<&Vec<ValidationError<'static>>> = context.iter().filter(fits).collect();
+    match fitting.as_slice() {
+        [branch] => {
+            for inner in branch.iter() {
+                resolve(inner, schema, out);
+            }
+        }
+        [] => {
+            let mut expected = Vec::new();
+            for e in context.iter().flatten() {
+                if let K::Type { kind } = e.kind()
+                    && e.instance_path().as_str() == at
+                {
+                    for name in type_names(kind) {
+                        if !expected.contains(&name) {
+                            expected.push(name);
+                        }
+                    }
+                }
+            }
+            out.push(Said::Types {
+                path: at,
+                expected,
+                instance,
+            });
+        }
+        _ => out.push(Said::Error(error)),
+    }
+}
+
+/// The tag member and the variant names of the `oneOf`/`anyOf` at `keyword` in `schema`, when
+/// every branch is an object whose member `tag` is one fixed string (`const`, or an `enum` of
+/// one): a tagged enum.
+fn tag_of(schema: &Value, keyword: &str) -> Option<(String, Vec<String>)> {
+    let branches = resolve_ref(schema, schema.pointer(keyword)?)?.as_array()?;
+    let first = resolve_ref(schema, branches.first()?)?;
+    let properties = first.get("properties")?.as_object()?;
+    properties.iter().find_map(|(tag, property)| {
+        fixed_string(property)?;
+        let variants = branches
+            .iter()
+            .map(|branch| {
+                let property = resolve_ref(schema, branch)?.get("properties")?.get(tag)?;
+                fixed_string(property).map(str::to_owned)
+            })
+            .collect::<Option<Vec<String>>>()?;
+        Some((tag.clone(), variants))
+    })
+}
+
+/// The one string a schema admits, if it admits one only.
+fn fixed_string(property: &Value) -> Option<&str> {
+    if let Some(fixed) = property.get("const") {
+        return fixed.as_str();
+    }
+    match property.get("enum")?.as_array()?.as_slice() {
+        [only] => only.as_str(),
+        _ => None,
+    }
+}
+
+/// `node`, or what its local `$ref` points to (one level: enough for the branches of a
+/// derived schema).
+fn resolve_ref<'s>(schema: &'s Value, node: &'s Value) -> Option<&'s Value> {
+    match node.get("$ref").and_then(Value::as_str) {
+        Some(reference) => schema.pointer(reference.strip_prefix('#')?),
+        None => Some(node),
+    }
+}
+
+/// Records what `item` says at its path.
+fn say(item: &Said<'_>, root: &Value, schema: &Value, cx: &mut ParseCx) {
+    let depth = enter_pointer(cx, item.path());
+    match item {
+        Said::Error(error) => say_error(error, root, schema, cx),
+        Said::Types {
+            expected, instance, ..
+        } => say_type(expected, instance, item.path(), root, cx),
+        Said::Tag {
+            tag,
+            found,
+            variants,
+            ..
+        } => {
+            let variants: Vec<&str> = variants.iter().map(String::as_str).collect();
+            let found = found.map(|v| tool_core::json::Json::from_value(v.clone()));
+            tool_core::__private::bad_tag(tag, found.as_ref(), &variants, cx);
+        }
+    }
+    for _ in 0..depth {
+        cx.leave();
+    }
+}
+
+/// Records one error of the validator at the current path.
+fn say_error(error: &ValidationError<'_>, root: &Value, schema: &Value, cx: &mut ParseCx) {
+    let instance: &Value = error.instance();
+    match error.kind() {
+        K::Type { kind } => say_type(
+            &type_names(kind),
+            instance,
+            error.instance_path().as_str(),
+            root,
+            cx,
+        ),
+        K::Required { property } => {
+            let key = property
+                .as_str()
+                .map_or_else(|| property.to_string(), preview_str);
+            cx.violate_at(&key, Rule::Required, "is required");
+        }
+        K::AdditionalProperties { unexpected } | K::UnevaluatedProperties { unexpected } => {
+            let declared = declared_properties(schema, error.schema_path().as_str());
+            let declared: Vec<&str> = declared.iter().map(String::as_str).collect();
+            for key in unexpected {
+                unknown_field(key, &declared, cx);
+            }
+        }
+        K::BacktrackLimitExceeded { .. } | K::RegexEngineFailure { .. } | K::Referencing(_) => {
+            // Operational: redacted from the model like any validator failure (S5, E2).
+            cx.fail(error.masked().to_string().into());
+        }
+        K::Enum { options } => match (options.as_array(), instance.as_str()) {
+            (Some(options), Some(found)) if options.iter().all(Value::is_string) => {
+                let names: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
+                unknown_variant(found, &names, cx);
+            }
+            _ => cx.violate(
+                Rule::Enum,
+                format!(
+                    "must be one of {}, found {}",
+                    quote(&options.to_string()),
+                    found(instance)
+                ),
+            ),
+        },
+        K::Constant { expected_value } => match (expected_value.as_str(), instance.as_str()) {
+            (Some(expected), Some(found)) => unknown_variant(found, &[expected], cx),
+            _ => cx.violate(
+                Rule::Enum,
+                format!(
+                    "must be {}, found {}",
+                    quote(&expected_value.to_string()),
+                    found(instance)
+                ),
+            ),
+        },
+        kind => {
+            let (rule, message) = describe(kind, instance);
+            cx.violate(rule, message);
+        }
+    }
+}
+
+/// Records that `instance` (at `path`) has none of the types `expected`: as the parser does,
+/// `null` at a member is that member missing.
+fn say_type(expected: &[String], instance: &Value, path: &str, root: &Value, cx: &mut ParseCx) {
+    if instance.is_null()
+        && let Some((parent, _)) = path.rsplit_once('/')
+        && root.pointer(parent).is_some_and(Value::is_object)
+    {
+        cx.violate(Rule::Required, "is required");
+        return;
+    }
+    // `null` is what an absent value is sent as: the parser names the other types only.
+    let named: Vec<&str> = expected
+        .iter()
+        .map(String::as_str)
+        .filter(|t| *t != "null" || expected.len() == 1)
+        .collect();
+    let wanted = named
+        .iter()
+        .map(|t| article(t))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let integer_only = named.contains(&"integer") && !named.contains(&"number");
+    match instance {
+        Value::Number(n) if integer_only => cx.violate(
+            Rule::Type,
+            format!("expected {wanted}, found {}", Num::of_json(n)),
+        ),
+        other => cx.type_mismatch(&wanted, type_name(other)),
+    }
+}
+
+/// The JSON type names of a `type` keyword.
+fn type_names(kind: &TypeKind) -> Vec<String> {
+    match kind {
+        TypeKind::Single(t) => vec![t.to_string()],
+        TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
+    }
+}
+
+/// A JSON type as the parser names what it wants: `a string`, `an integer`, `null`.
+fn article(name: &str) -> String {
+    match name {
+        "null" => "null".to_owned(),
+        "integer" | "object" | "array" => format!("an {name}"),
+        _ => format!("a {name}"),
+    }
+}
+
+/// A value's JSON type as the parser names what it found: `integer` for a number written as
+/// one, `number` for another.
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The declared properties of the object schema whose `additionalProperties` is at
+/// `keyword`, in the order of their bytes (as the parser lists them).
+fn declared_properties(schema: &Value, keyword: &str) -> Vec<String> {
+    let parent = keyword.rsplit_once('/').map_or("", |(parent, _)| parent);
+    let mut names: Vec<String> = schema
+        .pointer(parent)
+        .and_then(|node| resolve_ref(schema, node))
+        .and_then(|node| node.get("properties"))
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().cloned().collect())
+        .unwrap_or_default();
+    names.sort_unstable();
+    names
+}
+
+/// Enters each segment of the JSON pointer `pointer` (each key shortened, S3); returns how
+/// many were entered.
+fn enter_pointer(cx: &mut ParseCx, pointer: &str) -> usize {
+    let mut depth = 0;
+    for segment in pointer.split('/').skip(1) {
+        let key = segment.replace("~1", "/").replace("~0", "~");
+        cx.enter_key(&preview_str(&key));
+        depth += 1;
+    }
+    depth
+}
+
+/// The rule and the message of an error that concerns the value at its path itself.
+fn describe(kind: &K, instance: &Value) -> (Rule, String) {
+    let n = |limit: &Value| limit.as_number().map_or_else(|| limit.to_string(), num);
+    match kind {
+        K::MinLength { limit } => (
+            Rule::MinLength,
+            format!(
+                "must be at least {limit} characters long, found {}",
+                char_len(instance)
+            ),
+        ),
+        K::MaxLength { limit } => (
+            Rule::MaxLength,
+            format!(
+                "must be at most {limit} characters long, found {}",
+                char_len(instance)
+            ),
+        ),
+        K::Pattern { pattern } => (
+            Rule::Pattern,
+            format!(
+                "must match the pattern {pattern}, found {}",
+                found(instance)
+            ),
+        ),
+        K::Format { format } => (
+            Rule::Format,
+            match Format::from_name(format) {
+                Some(known) => format!("must be {}, found {}", known.describe(), found(instance)),
+                None => format!("must be a valid {format}, found {}", found(instance)),
+            },
+        ),
+        K::Minimum { limit } => (
+            Rule::Minimum,
+            format!("must be at least {}, found {}", n(limit), found(instance)),
+        ),
+        K::Maximum { limit } => (
+            Rule::Maximum,
+            format!("must be at most {}, found {}", n(limit), found(instance)),
+        ),
+        K::ExclusiveMinimum { limit } => (
+            Rule::ExclusiveMinimum,
+            format!(
+                "must be greater than {}, found {}",
+                n(limit),
+                found(instance)
+            ),
+        ),
+        K::ExclusiveMaximum { limit } => (
+            Rule::ExclusiveMaximum,
+            format!("must be less than {}, found {}", n(limit), found(instance)),
+        ),
+        K::MultipleOf { multiple_of } => (
+            Rule::MultipleOf,
+            format!(
+                "must be a multiple of {}, found {}",
+                Num::Float(*multiple_of),
+                found(instance)
+            ),
+        ),
+        K::MinItems { limit } => (
+            Rule::MinItems,
+            format!(
+                "must have at least {limit} items, found {}",
+                item_count(instance)
+            ),
+        ),
+        K::MaxItems { limit } => (
+            Rule::MaxItems,
+            format!(
+                "must have at most {limit} items, found {}",
+                item_count(instance)
+            ),
+        ),
+        K::UniqueItems => (
+            Rule::UniqueItems,
+            "must not hold the same item twice".into(),
+        ),
+        K::MinProperties { limit } => (
+            Rule::Custom,
+            format!("must have at least {limit} properties (minProperties)"),
+        ),
+        K::MaxProperties { limit } => (
+            Rule::Custom,
+            format!("must have at most {limit} properties (maxProperties)"),
+        ),
+        K::AdditionalItems { limit } => (
+            Rule::MaxItems,
+            format!("must have at most {limit} items (additionalItems)"),
+        ),
+        K::FalseSchema => (Rule::Custom, "is not allowed here".into()),
+        other => (
+            Rule::Custom,
+            format!("does not satisfy the schema's `{}` rule", other.keyword()),
+        ),
+    }
+}
+
+/// A number as the parser writes it.
+fn num(n: &serde_json::Number) -> String {
+    Num::of_json(n).to_string()
+}
+
+/// A short quote of the model's value (S3), as the parser quotes it.
+fn found(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("{:?}", preview_str(s)),
+        Value::Number(n) => preview_str(&num(n)),
+        Value::Bool(b) => b.to_string(),
+        other => type_name(other).to_owned(),
+    }
+}
+
+/// A quote of the schema's own text, shortened.
+fn quote(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(SCHEMA_QUOTE_CHARS).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+fn char_len(value: &Value) -> usize {
+    value.as_str().map_or(0, |s| s.chars().count())
+}
+
+fn item_count(value: &Value) -> usize {
+    value.as_array().map_or(0, Vec::len)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tool_core::ArgumentValidator;
+
+    use super::super::JsonSchemaValidator;
+    use super::*;
+
+    fn said(schema: &Value, args: &Value) -> Vec<String> {
+        let validator = JsonSchemaValidator::new(schema).expect("a valid schema");
+        let mut cx = ParseCx::new();
+        validator.validate(args, &mut cx);
+        cx.finish().0.iter().map(ToString::to_string).collect()
+    }
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "days": {"type": ["integer", "null"], "minimum": 1, "maximum": 30, "default": 7},
+                "name": {"type": "string"},
+                "mode": {"anyOf": [{"type": "string", "enum": ["fast", "safe"]}, {"type": "null"}]},
+                "action": {"$ref": "#/$defs/Action"}
+            },
+            "required": ["name", "action"],
+            "additionalProperties": false,
+            "$defs": {"Action": {"anyOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "enum": ["stop"]},
+                    "secs": {"type": "integer", "maximum": 600}},
+                 "required": ["kind", "secs"], "additionalProperties": false},
+                {"type": "object", "properties": {"kind": {"const": "look"}},
+                 "required": ["kind"], "additionalProperties": false}
+            ]}}
+        })
+    }
+
+    #[test]
+    fn t1_errors_read_as_the_parser_writes_them() {
+        let args = json!({
+            "days": 30.5, "name": null, "mode": 7, "zz": 1,
+            "action": {"kind": "stop", "secs": 601}
+        });
+        assert_eq!(
+            said(&schema(), &args),
+            [
+                "/action/secs: must be at most 600, found 601 [maximum]",
+                "/days: expected an integer, found 30.5 [type]",
+                "/mode: expected a string, found integer [type]",
+                "/name: is required [required]",
+                "/zz: is not a property of this object; its properties are \"action\", \
+                 \"days\", \"mode\", \"name\" [additionalProperties]",
+            ]
+        );
+    }
+
+    #[test]
+    fn t1_a_tagged_enum_says_what_its_tag_names() {
+        let base = |action: Value| json!({"name": "n", "action": action});
+        assert_eq!(
+            said(&schema(), &base(json!({"kind": "jump"}))),
+            ["/action/kind: must be one of \"stop\", \"look\", found \"jump\" [enum]"]
+        );
+        assert_eq!(
+            said(&schema(), &base(json!({}))),
+            ["/action/kind: is required: one of \"stop\", \"look\" [required]"]
+        );
+        assert_eq!(
+            said(&schema(), &base(json!({"kind": "look", "secs": 1}))),
+            [
+                "/action/secs: is not a property of this object; its properties are \"kind\" \
+              [additionalProperties]"
+            ]
+        );
+        assert_eq!(
+            said(&schema(), &base(json!("stop"))),
+            ["/action: expected an object, found string [type]"]
+        );
+    }
+}
