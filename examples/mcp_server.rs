@@ -1,8 +1,10 @@
 //! The maintenance tools of `examples/maintenance.rs`, served over the Model Context Protocol
-//! on stdio, so that a desktop MCP client (or any MCP client) can use them:
+//! on stdio, so that a desktop MCP client (or any MCP client) can use them, or over streamable
+//! HTTP:
 //!
 //! ```text
 //! cargo run --example mcp_server --features mcp
+//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8080
 //! ```
 //!
 //! The same declarations ([`LookupWindow`], [`RestartService`]) serve both the agent loop and
@@ -12,6 +14,11 @@
 //! unredacted, on standard error.
 //!
 //! # Who is calling
+//!
+//! Over HTTP, each request's bearer token names its principal: `guest-token`,
+//! `operator-token` and `admin-token` by default, or the `token=name:role` list in
+//! `MAINTENANCE_TOKENS` (`s3cret=ada:operator,t0p=root:admin`). A request without a known
+//! token is refused with `401` before any MCP processing.
 //!
 //! Over stdio, the peer is whoever started this process, so the principal comes from the
 //! process environment, never from the client's arguments:
@@ -53,14 +60,14 @@
 //! `stdio_client`.
 
 use std::error::Error;
+use std::net::SocketAddr;
 
-use tool_examples::maintenance::{
-    LookupWindow, Principal, RestartService, Role, Windows, principal,
-};
-use tool_runtime::mcp::{McpRequest, McpServer};
-use tool_runtime::{BoxError, Context};
+use tool_examples::maintenance::{Principal, Role, principal};
+use tool_examples::serve::{self, Tokens};
+use tool_runtime::BoxError;
+use tool_runtime::mcp::{HttpOptions, McpRequest};
 
-/// The principal this process serves, from its environment.
+/// The principal this process serves over stdio, from its environment.
 fn principal_from_env() -> Result<Principal, BoxError> {
     let name: &'static str = std::env::var("MAINTENANCE_USER")
         .map(|name| &*Box::leak(name.into_boxed_str()))
@@ -78,38 +85,62 @@ fn principal_from_env() -> Result<Principal, BoxError> {
     Ok(principal(name, role))
 }
 
+/// What the command line asks for: stdio, or HTTP on an address.
+fn http_address() -> Result<Option<SocketAddr>, BoxError> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => Ok(None),
+        [flag, addr] if flag == "--http" => Ok(Some(addr.parse().map_err(|e| {
+            format!("--http {addr:?} is not an address such as 127.0.0.1:8080: {e}")
+        })?)),
+        _ => Err("usage: mcp_server [--http ADDRESS]   (stdio without arguments)".into()),
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
-    let who = principal_from_env()?;
-    eprintln!(
-        "mcp_server: serving the maintenance tools on stdio for {} ({:?})",
-        who.name, who.role
-    );
-    // The context of every request: the principal this process was started for, and the
-    // application's services. Built by the application, never from the client's arguments.
-    let base = Context::new().with(who).with(Windows::demo());
-    let server = McpServer::builder()
-        .name("maintenance")
-        .version(env!("CARGO_PKG_VERSION"))
-        .instructions("Tools to plan maintenance: look windows up, restart services.")
-        .tool(LookupWindow)
-        .tool(RestartService)
-        .context(move |_request: McpRequest| {
-            let ctx = base.clone();
-            async move { Ok::<_, BoxError>(ctx) }
-        })
-        // E3: what the client is not told is kept for the application.
-        .on_outcome(|call| {
-            if let Some(error) = call.outcome.error() {
-                eprintln!(
-                    "mcp_server: {} (request {}) ended {}: {error:#}",
-                    call.tool,
-                    call.call_id,
-                    call.outcome.kind()
-                );
-            }
-        })
-        .build()?;
-    server.serve_stdio().await?;
+    let base = serve::services();
+    match http_address()? {
+        None => {
+            let who = principal_from_env()?;
+            eprintln!(
+                "mcp_server: serving the maintenance tools on stdio for {} ({:?})",
+                who.name, who.role
+            );
+            // Every request's context: the principal this process was started for, and the
+            // application's services. Built by the application, never from the arguments.
+            let ctx = base.with(who);
+            let server = serve::builder()
+                .context(move |_request: McpRequest| {
+                    let ctx = ctx.clone();
+                    async move { Ok::<_, BoxError>(ctx) }
+                })
+                .build()?;
+            server.serve_stdio().await?;
+        }
+        Some(addr) => {
+            let tokens = match std::env::var("MAINTENANCE_TOKENS") {
+                Ok(spec) => Tokens::parse(&spec)?,
+                Err(_) => Tokens::demo(),
+            };
+            let server = serve::builder()
+                .context(move |request: McpRequest| {
+                    let ctx = tokens.context(&request, &base);
+                    async move { ctx }
+                })
+                .build()?;
+            let http = server.bind_http(addr, HttpOptions::default()).await?;
+            eprintln!(
+                "mcp_server: serving the maintenance tools at {} (bearer tokens: {})",
+                http.url(),
+                if std::env::var_os("MAINTENANCE_TOKENS").is_some() {
+                    "from MAINTENANCE_TOKENS"
+                } else {
+                    "guest-token, operator-token, admin-token"
+                }
+            );
+            http.wait().await?;
+        }
+    }
     Ok(())
 }

@@ -1,3 +1,5 @@
 //! Examples of tool-runtime; run them with `cargo run --example NAME`.
 
 pub mod maintenance;
+#[cfg(feature = "mcp")]
+pub mod serve;

@@ -158,8 +158,9 @@ pub struct WindowQuery {
     pub days: u32,
 }
 
-/// The approved fields of a window: nothing else reaches the model.
-#[derive(Debug, Serialize)]
+/// The approved fields of a window: nothing else reaches the model. It derives `Schema` too,
+/// so the tool publishes it as its output schema (O1).
+#[derive(Debug, Serialize, Schema)]
 pub struct WindowSummary {
     /// When the window starts (RFC 3339).
     pub starts_at: String,
@@ -168,7 +169,13 @@ pub struct WindowSummary {
 }
 
 /// Find the authorized maintenance window for a service.
-#[tool(name = "lookup-window", available = can_view_maintenance)]
+#[tool(
+    name = "lookup-window",
+    available = can_view_maintenance,
+    title = "Look up a maintenance window",
+    read_only,
+    open_world = false
+)]
 pub async fn find_window(ctx: Context, input: WindowQuery) -> Result<WindowSummary, BoxError> {
     let windows = ctx.require::<Windows>()?;
     match windows
@@ -193,7 +200,7 @@ pub async fn can_view_maintenance(ctx: &Context) -> Result<bool, BoxError> {
 }
 
 /// Restart a service now.
-#[tool(name = "restart-service", available = is_admin)]
+#[tool(name = "restart-service", available = is_admin, destructive)]
 pub async fn restart_service(
     #[schema(describe = "The service to restart.", pattern = "^[a-z0-9-]+$")] service_id: String,
 ) -> String {

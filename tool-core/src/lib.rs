@@ -30,11 +30,13 @@ pub use name::{NameError, ToolName};
 pub use policy::Policy;
 pub use schema::{Invalid, Schema};
 pub use schema::{json, violation};
+pub use tool::{Annotations, OutputSchema, WRAPPED_OUTPUT_KEY};
 pub use tool::{ArgumentValidator, DeclarationError, Site};
 pub use tool::{
     CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, Limits, Outcome, OutcomeKind, TIMED_OUT,
     UNAVAILABLE,
 };
+pub use tool::{Image, Rendered, WithImages, render_rich};
 pub use tool::{IntoTool, Tool, ToolBuilder, render_result};
 pub use tool::{NameIndex, index_by_name, registered, registry};
 pub use violation::{Rule, Violation};

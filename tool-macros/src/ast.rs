@@ -324,6 +324,7 @@ impl ToolFn {
             None => doc_of(&func.attrs),
         };
         let (ctx, input) = handler_inputs(&mut func, errors);
+        check_hints(&args, errors);
         ToolFn {
             krate: krate_path(args.krate.as_ref()),
             args,
@@ -348,6 +349,30 @@ impl ToolFn {
             name = format!("Tool{name}");
         }
         Ident::new(&name, self.name_span)
+    }
+}
+
+/// O4: hints that contradict each other are a compile error, at the second of them.
+fn check_hints(args: &ToolArgs, errors: &mut Accumulator) {
+    fn set(hint: Option<&attr::Keyed<attr::Hint>>) -> Option<&attr::Keyed<attr::Hint>> {
+        hint.filter(|keyed| keyed.value.0)
+    }
+    if let (Some(_), Some(destructive)) =
+        (set(args.read_only.as_ref()), set(args.destructive.as_ref()))
+    {
+        errors.push(error::at(
+            destructive.key,
+            "a tool cannot be both `read_only` and `destructive`: keep `read_only` if it changes \
+             nothing, or drop it and keep `destructive` if it may destroy something",
+        ));
+    }
+    if let Some(title) = &args.title
+        && title.value().trim().is_empty()
+    {
+        errors.push(error::at(
+            title.span(),
+            "the `title` is empty: write a short human-readable title, or leave `title` out",
+        ));
     }
 }
 

@@ -142,10 +142,56 @@ pub(crate) struct ToolArgs {
     /// The path of the facade crate, `::tool_runtime` by default.
     #[darling(rename = "crate")]
     pub(crate) krate: Option<Path>,
+    /// A human-readable title (O4).
+    pub(crate) title: Option<LitStr>,
+    /// The tool does not change its environment (O4).
+    pub(crate) read_only: Option<Keyed<Hint>>,
+    /// A change it makes may destroy something (O4).
+    pub(crate) destructive: Option<Keyed<Hint>>,
+    /// Calling it again with the same arguments changes nothing more (O4).
+    pub(crate) idempotent: Option<Keyed<Hint>>,
+    /// It reaches entities outside a closed set (O4).
+    pub(crate) open_world: Option<Keyed<Hint>>,
+}
+
+/// A hint of `#[tool]` (O4): written bare (`read_only`, true) or with a boolean
+/// (`read_only = false`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hint(pub(crate) bool);
+
+impl FromMeta for Hint {
+    fn from_word() -> darling::Result<Self> {
+        Ok(Hint(true))
+    }
+
+    fn from_bool(value: bool) -> darling::Result<Self> {
+        Ok(Hint(value))
+    }
+
+    fn from_value(value: &Lit) -> darling::Result<Self> {
+        match value {
+            Lit::Bool(flag) => Ok(Hint(flag.value)),
+            other => Err(darling::Error::custom(
+                "a hint is written bare (`read_only`) or with `true` or `false` \
+                 (`open_world = false`), not with a string or a number",
+            )
+            .with_span(other)),
+        }
+    }
 }
 
 /// The keys [`ToolArgs`] accepts, for diagnostics.
-pub(crate) const TOOL_KEYS: &[&str] = &["available", "crate", "description", "name"];
+pub(crate) const TOOL_KEYS: &[&str] = &[
+    "available",
+    "crate",
+    "description",
+    "destructive",
+    "idempotent",
+    "name",
+    "open_world",
+    "read_only",
+    "title",
+];
 
 /// `default` (the type's `Default`) or `default = expr`.
 #[derive(Debug, Clone)]

@@ -83,3 +83,40 @@ impl PlainTag {
         Ok(value)
     }
 }
+
+/// Looks at a handler's result type to pick its output schema (O1): see [`ViaSchemaOutput`]
+/// and [`ViaPlainOutput`].
+pub struct OutputProbe<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> OutputProbe<T> {
+    /// A probe of `T`.
+    pub fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for OutputProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Picked for a result type that implements [`Schema`](crate::schema::Schema).
+pub trait ViaSchemaOutput {
+    /// The output schema, if the type declares one.
+    fn output_schema(&self) -> Option<crate::tool::OutputSchema>;
+}
+impl<T: crate::schema::Schema> ViaSchemaOutput for &OutputProbe<T> {
+    fn output_schema(&self) -> Option<crate::tool::OutputSchema> {
+        crate::tool::OutputSchema::of::<T>()
+    }
+}
+
+/// Picked for any other result type: no output schema.
+pub trait ViaPlainOutput {
+    /// No output schema.
+    fn output_schema(&self) -> Option<crate::tool::OutputSchema> {
+        None
+    }
+}
+impl<T> ViaPlainOutput for OutputProbe<T> {}

@@ -22,8 +22,10 @@ pub fn assert_serialize<T: serde::Serialize>() {}
 /// # Errors
 ///
 /// Returns the handler's error, or the serialization error.
-pub fn render_output<T: serde::Serialize>(out: Result<T, BoxError>) -> Result<String, BoxError> {
-    out.and_then(|value| crate::tool::render_result(&value))
+pub fn render_output<T: serde::Serialize>(
+    out: Result<T, BoxError>,
+) -> Result<crate::tool::Rendered, BoxError> {
+    out.and_then(|value| crate::tool::render_rich(&value))
 }
 
 /// What an availability policy returns: `Result<bool, E>` with `E: Into<BoxError>` (A1).

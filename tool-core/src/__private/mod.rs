@@ -30,6 +30,6 @@ pub use crate::schema::{
 };
 pub use crate::tool::Registration;
 pub use crate::tool::Site;
-pub use crate::tool::{IntoTool, Tool};
+pub use crate::tool::{Annotations, IntoTool, Tool};
 pub use crate::violation::{ParseCx, Rule};
 pub use serde::de::{Deserializer, MapAccess};

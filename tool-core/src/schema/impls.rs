@@ -191,6 +191,7 @@ float_schema!(f32, f64);
 impl<T: Schema> Schema for Option<T> {
     const OPTIONAL: bool = true;
     const ACCEPTS_NULL: bool = true;
+    const STRUCTURED: bool = T::STRUCTURED;
 
     /// `T`'s schema, admitting `null` too (T3): the parser takes `null` for `None`.
     fn schema(generator: &mut SchemaGen) -> Value {
@@ -223,6 +224,7 @@ impl<T: Schema> Schema for Option<T> {
 impl<T: Schema> Schema for Box<T> {
     const OPTIONAL: bool = T::OPTIONAL;
     const ACCEPTS_NULL: bool = T::ACCEPTS_NULL;
+    const STRUCTURED: bool = T::STRUCTURED;
 
     fn schema(generator: &mut SchemaGen) -> Value {
         T::schema(generator)
@@ -249,6 +251,8 @@ impl<T: Schema> Schema for Box<T> {
 }
 
 impl<T: Schema> Schema for Vec<T> {
+    const STRUCTURED: bool = T::STRUCTURED;
+
     fn schema(generator: &mut SchemaGen) -> Value {
         json!({"type": "array", "items": T::schema(generator)})
     }

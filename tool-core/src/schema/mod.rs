@@ -52,6 +52,12 @@ pub trait Schema: Sized {
     /// Whether `null` is a value of this type, rather than "absent" (S2).
     const ACCEPTS_NULL: bool = false;
 
+    /// Whether a value of this type, returned by a tool, is structured output with a schema
+    /// of its own (O1): true for derived types and for `Option`, `Vec` and `Box` of them;
+    /// false for strings, numbers and the other built-in types, whose results stay plain
+    /// text (E1).
+    const STRUCTURED: bool = false;
+
     /// Renders this type's schema. Types with a name register themselves through
     /// [`SchemaGen::named`] so that recursive types render through `$defs`/`$ref`.
     fn schema(generator: &mut SchemaGen) -> Value;

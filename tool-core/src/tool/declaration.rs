@@ -67,6 +67,16 @@ pub enum DeclarationError {
         /// Where the tool was declared.
         site: Site,
     },
+    /// The tool's hints contradict each other (O4): read-only and destructive.
+    #[error("tool `{name}` (declared at {site}) has hints that contradict each other: {reason}")]
+    ContradictoryHints {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+        /// Which hints, and why.
+        reason: &'static str,
+    },
     /// The tool's input schema cannot be rendered.
     #[error("tool `{name}` (declared at {site}): {source}")]
     Schema {

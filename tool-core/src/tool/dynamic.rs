@@ -12,7 +12,7 @@ use crate::context::Context;
 use crate::error::BoxError;
 use crate::json::{DecodeError, decode};
 use crate::schema::SchemaError;
-use crate::tool::{ErasedHandler, HandlerFuture, ToolBuilder, render_result};
+use crate::tool::{ErasedHandler, HandlerFuture, ToolBuilder, render_rich};
 use crate::violation::ParseCx;
 
 /// Checks arguments against a schema known only at run time.
@@ -117,7 +117,7 @@ where
         let fut = (self.f)(ctx, value);
         Ok(Some(Box::pin(async move {
             let output = fut.await.map_err(Into::into)?;
-            render_result(&output)
+            render_rich(&output)
         })))
     }
 }

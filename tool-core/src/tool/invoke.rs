@@ -7,7 +7,7 @@ use crate::context::Context;
 use crate::error::{Error, ErrorKind, RelayedKind};
 use crate::json::DecodeError;
 use crate::panic::{CatchUnwind, catch};
-use crate::tool::Tool;
+use crate::tool::{Image, Rendered, Tool};
 use crate::violation::{ParseCx, Rule, Violation, render_violations};
 
 /// What the model is told when a tool is hidden, or does not exist (A4, A5).
@@ -83,6 +83,8 @@ pub struct Outcome {
     kind: OutcomeKind,
     text: String,
     violations: Vec<Violation>,
+    /// The images of a successful result (O3).
+    images: Vec<Image>,
     error: Option<Error>,
 }
 
@@ -93,6 +95,19 @@ impl Outcome {
             kind: OutcomeKind::Success,
             text,
             violations: Vec::new(),
+            images: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// A successful call whose result rendered as `rendered`: its text, and the images beside
+    /// it (O3).
+    pub fn rendered(rendered: Rendered) -> Self {
+        Self {
+            kind: OutcomeKind::Success,
+            text: rendered.text,
+            violations: Vec::new(),
+            images: rendered.images,
             error: None,
         }
     }
@@ -103,6 +118,7 @@ impl Outcome {
             kind: OutcomeKind::Unavailable,
             text: UNAVAILABLE.to_owned(),
             violations: Vec::new(),
+            images: Vec::new(),
             error: None,
         }
     }
@@ -113,6 +129,7 @@ impl Outcome {
             kind: OutcomeKind::InvalidArguments,
             text: render_violations(&violations, dropped),
             violations,
+            images: Vec::new(),
             error: None,
         }
     }
@@ -123,6 +140,7 @@ impl Outcome {
             kind: OutcomeKind::TimedOut,
             text: TIMED_OUT.to_owned(),
             violations: Vec::new(),
+            images: Vec::new(),
             error: Some(error),
         }
     }
@@ -133,6 +151,7 @@ impl Outcome {
             kind: OutcomeKind::Cancelled,
             text: CANCELLED.to_owned(),
             violations: Vec::new(),
+            images: Vec::new(),
             error: Some(error),
         }
     }
@@ -178,6 +197,7 @@ impl Outcome {
             kind,
             text,
             violations,
+            images: Vec::new(),
             error: Some(error),
         }
     }
@@ -195,6 +215,11 @@ impl Outcome {
     /// The violations, when the arguments broke the schema.
     pub fn violations(&self) -> &[Violation] {
         &self.violations
+    }
+
+    /// The images beside the text of a successful result (O3).
+    pub fn images(&self) -> &[Image] {
+        &self.images
     }
 
     /// The unredacted error, for the application (E3).
@@ -284,13 +309,33 @@ impl Tool {
             Err(panic) => return self.panicked("while parsing its arguments", &panic),
         };
         match CatchUnwind::boxed(future).await {
-            Ok(Ok(text)) => Outcome::success(text),
+            Ok(Ok(rendered)) => self.checked_output(rendered),
             Ok(Err(cause)) => Outcome::failure(Error::with_source(
                 ErrorKind::Handler,
                 format!("tool `{}` failed", self.name()),
                 cause,
             )),
             Err(panic) => self.panicked("", &panic),
+        }
+    }
+
+    /// A successful result, once checked against the tool's output schema (O1): one that does
+    /// not fit fails the call, redacted (E2); the application reads why.
+    fn checked_output(&self, rendered: Rendered) -> Outcome {
+        let Some(output) = self.output_schema() else {
+            return Outcome::rendered(rendered);
+        };
+        match output.check(&rendered.text) {
+            Ok(()) => Outcome::rendered(rendered),
+            Err(violations) => Outcome::failure(Error::new(
+                ErrorKind::Handler,
+                format!(
+                    "tool `{}` returned a result that does not fit its output schema (are its \
+                     `Serialize` and `Schema` derives renamed alike?): {}",
+                    self.name(),
+                    render_violations(&violations, 0)
+                ),
+            )),
         }
     }
 

@@ -1,17 +1,21 @@
 //! [`Tool`]: a name, a description, an input schema with its parser, a handler and an optional
 //! availability policy, bundled, immutable and cheap to clone (D1).
 
+mod content;
 mod declaration;
 mod dynamic;
 mod invoke;
+mod metadata;
 mod registry;
 
+pub use content::{Image, Rendered, WithImages, render_rich};
 pub use declaration::{DeclarationError, Site};
 pub use dynamic::ArgumentValidator;
 pub use invoke::{
     CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, Limits, Outcome, OutcomeKind, TIMED_OUT,
     UNAVAILABLE,
 };
+pub use metadata::{Annotations, OutputSchema, WRAPPED_OUTPUT_KEY};
 pub use registry::{NameIndex, Registration, index_by_name, registered, registry};
 
 use std::fmt;
@@ -51,6 +55,8 @@ struct Inner {
     policy: Option<Arc<dyn Policy>>,
     site: Site,
     error: Option<DeclarationError>,
+    annotations: Annotations,
+    output: Option<OutputSchema>,
 }
 
 /// Anything that becomes a [`Tool`]: a `Tool`, or the handle `#[tool]` generates.
@@ -100,6 +106,8 @@ impl Tool {
             handler: None,
             policy: None,
             site: Site::caller(),
+            annotations: Annotations::default(),
+            output: None,
         }
     }
 
@@ -132,6 +140,16 @@ impl Tool {
     /// The input schema's JSON text, shared rather than copied.
     pub fn schema_json_shared(&self) -> Arc<str> {
         Arc::clone(&self.inner.schema_text)
+    }
+
+    /// The hints the tool declares (O4).
+    pub fn annotations(&self) -> &Annotations {
+        &self.inner.annotations
+    }
+
+    /// The schema of what the tool returns, when its result type declares one (O1).
+    pub fn output_schema(&self) -> Option<&OutputSchema> {
+        self.inner.output.as_ref()
     }
 
     /// Where the tool was declared.
@@ -196,6 +214,8 @@ pub struct ToolBuilder {
     handler: Option<(Arc<dyn ErasedHandler>, Result<Value, SchemaError>)>,
     policy: Option<Arc<dyn Policy>>,
     site: Site,
+    annotations: Annotations,
+    output: Option<OutputSchema>,
 }
 
 impl ToolBuilder {
@@ -216,9 +236,69 @@ impl ToolBuilder {
             let fut = f(ctx, input);
             async move {
                 let output = fut.await.map_err(Into::into)?;
-                render_result(&output)
+                render_rich(&output)
             }
         })
+    }
+
+    /// Sets a handler whose result type declares its schema (O1): as [`ToolBuilder::handler`],
+    /// and the tool's [`Tool::output_schema`] is `T`'s (for a `T` that derives `Schema`, or an
+    /// `Option`, `Vec` or `Box` of one), which MCP lists as `outputSchema`, sending each
+    /// result as `structuredContent` beside its text.
+    pub fn structured_handler<I, F, Fut, T, E>(mut self, f: F) -> Self
+    where
+        I: Schema + Send + 'static,
+        F: Fn(Context, I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Serialize + Schema,
+        E: Into<BoxError>,
+    {
+        self.output = OutputSchema::of::<T>();
+        self.handler(f)
+    }
+
+    /// Sets the output schema (O1); `#[tool]` sets it from the fn's return type.
+    #[doc(hidden)]
+    pub fn output_schema(mut self, output: Option<OutputSchema>) -> Self {
+        self.output = output;
+        self
+    }
+
+    /// Sets every hint at once (O4).
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Sets the human-readable title (O4).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.annotations.title = Some(title.into());
+        self
+    }
+
+    /// Marks the tool read-only: it does not change its environment (O4).
+    pub fn read_only(mut self) -> Self {
+        self.annotations.read_only = Some(true);
+        self
+    }
+
+    /// Marks the tool destructive: a change it makes may destroy something (O4).
+    pub fn destructive(mut self) -> Self {
+        self.annotations.destructive = Some(true);
+        self
+    }
+
+    /// Marks the tool idempotent: calling it again with the same arguments changes nothing
+    /// more (O4).
+    pub fn idempotent(mut self) -> Self {
+        self.annotations.idempotent = Some(true);
+        self
+    }
+
+    /// Says whether the tool reaches entities outside a closed set (O4).
+    pub fn open_world(mut self, open: bool) -> Self {
+        self.annotations.open_world = Some(open);
+        self
     }
 
     /// Sets a handler whose future yields the model-facing text itself (already rendered
@@ -229,7 +309,7 @@ impl ToolBuilder {
     where
         I: Schema + Send + 'static,
         F: Fn(Context, I) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<String, BoxError>> + Send + 'static,
+        Fut: Future<Output = Result<Rendered, BoxError>> + Send + 'static,
     {
         let schema = render_root::<I>();
         let handler: Arc<dyn ErasedHandler> = Arc::new(TypedHandler {
@@ -285,6 +365,8 @@ impl ToolBuilder {
             handler,
             policy,
             site,
+            annotations,
+            output,
         } = self;
         let mut error = check_name(&name)
             .err()
@@ -297,6 +379,15 @@ impl ToolBuilder {
             error = Some(DeclarationError::MissingDescription {
                 name: name.clone(),
                 site,
+            });
+        }
+        if error.is_none()
+            && let Some(reason) = annotations.contradiction()
+        {
+            error = Some(DeclarationError::ContradictoryHints {
+                name: name.clone(),
+                site,
+                reason,
             });
         }
         let (handler, schema) = match handler {
@@ -328,6 +419,8 @@ impl ToolBuilder {
                 policy,
                 site,
                 error,
+                annotations,
+                output,
             }),
         }
     }
@@ -344,7 +437,7 @@ impl fmt::Debug for ToolBuilder {
 
 /// The future of a handler whose input was parsed: the model-facing result text, or the
 /// handler's error.
-pub(crate) type HandlerFuture = BoxFuture<'static, Result<String, BoxError>>;
+pub(crate) type HandlerFuture = BoxFuture<'static, Result<Rendered, BoxError>>;
 
 /// A handler with its input type erased: parses the arguments, then runs.
 pub(crate) trait ErasedHandler: Send + Sync + 'static {
@@ -371,7 +464,7 @@ impl<I, F, Fut> ErasedHandler for TypedHandler<I, F>
 where
     I: Schema + Send + 'static,
     F: Fn(Context, I) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<String, BoxError>> + Send + 'static,
+    Fut: Future<Output = Result<Rendered, BoxError>> + Send + 'static,
 {
     fn prepare(
         &self,

@@ -25,6 +25,8 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
         Some(path) => policy(&private, path),
         None => (TokenStream::new(), TokenStream::new()),
     };
+    let hints = hints(tool, &private);
+    let output = output_schema(tool, &private);
     let tool_static = hidden("TOOL");
     let site = hidden("SITE");
     let make = hidden("__make_tool");
@@ -54,6 +56,8 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
                             .site(#site)
                             .rendered_handler::<#input_ty, _, _>(#handler)
                             #available
+                            #hints
+                            #output
                             .build()
                     }))
                 }
@@ -67,6 +71,68 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
                 #private::Registration::new(#handle::NAME, #site, #make)
             }
         };
+    }
+}
+
+/// The builder calls of the tool's hints (O4).
+fn hints(tool: &ToolFn, private: &TokenStream) -> TokenStream {
+    let args = &tool.args;
+    let flag = |hint: &Option<crate::attr::Keyed<crate::attr::Hint>>| match hint {
+        Some(keyed) => {
+            let value = keyed.value.0;
+            quote!(::core::option::Option::Some(#value))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    if args.title.is_none()
+        && [
+            &args.read_only,
+            &args.destructive,
+            &args.idempotent,
+            &args.open_world,
+        ]
+        .iter()
+        .all(|hint| hint.is_none())
+    {
+        return TokenStream::new();
+    }
+    let title = match &args.title {
+        Some(title) => quote!(::core::option::Option::Some(::std::string::String::from(#title))),
+        None => quote!(::core::option::Option::None),
+    };
+    let read_only = flag(&args.read_only);
+    let destructive = flag(&args.destructive);
+    let idempotent = flag(&args.idempotent);
+    let open_world = flag(&args.open_world);
+    quote! {
+        .annotations({
+            let mut hints = #private::Annotations::default();
+            hints.title = #title;
+            hints.read_only = #read_only;
+            hints.destructive = #destructive;
+            hints.idempotent = #idempotent;
+            hints.open_world = #open_world;
+            hints
+        })
+    }
+}
+
+/// The builder call that gives the tool the output schema of the fn's success type, when
+/// that type declares one (O1); nothing for a type that cannot be named (`impl Trait`).
+fn output_schema(tool: &ToolFn, private: &TokenStream) -> TokenStream {
+    let syn::ReturnType::Type(_, ty) = &tool.func.sig.output else {
+        return TokenStream::new();
+    };
+    let success = success_type(ty);
+    if matches!(success, Type::ImplTrait(_) | Type::Infer(_)) {
+        return TokenStream::new();
+    }
+    quote! {
+        .output_schema({
+            #[allow(unused_imports)]
+            use #private::{ViaPlainOutput as _, ViaSchemaOutput as _};
+            (&&#private::OutputProbe::<#success>::new()).output_schema()
+        })
     }
 }
 

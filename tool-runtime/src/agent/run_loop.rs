@@ -227,12 +227,15 @@ impl Run<'_> {
         .await;
         let first = self.calls.len();
         for record in records {
-            self.transcript.push(Message::Tool(ToolResult::new(
-                record.id.clone(),
-                record.name.clone(),
-                record.text(),
-                record.kind() != OutcomeKind::Success,
-            )));
+            self.transcript.push(Message::Tool(
+                ToolResult::new(
+                    record.id.clone(),
+                    record.name.clone(),
+                    record.text(),
+                    record.kind() != OutcomeKind::Success,
+                )
+                .with_images(record.outcome.images().to_vec()),
+            ));
             self.calls.push(record);
         }
         self.sink.emit(turn_end);

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
+use tool_core::Image;
 
 use super::error::{ProtocolError, preview};
 
@@ -128,6 +129,10 @@ pub struct ToolResult {
     pub text: String,
     /// Whether the call failed (drivers pass this on where the provider has such a flag).
     pub is_error: bool,
+    /// Images beside the text (O3): each driver sends them in its provider's form, or a text
+    /// stand-in where the provider takes none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
 }
 
 impl ToolResult {
@@ -143,7 +148,15 @@ impl ToolResult {
             name: name.into(),
             text: text.into(),
             is_error,
+            images: Vec::new(),
         }
+    }
+
+    /// The same result, with `images` beside its text (O3).
+    #[must_use]
+    pub fn with_images(mut self, images: Vec<Image>) -> Self {
+        self.images = images;
+        self
     }
 }
 

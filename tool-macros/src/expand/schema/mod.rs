@@ -131,6 +131,7 @@ impl Codegen {
 
                 #[automatically_derived]
                 impl #impl_generics #private::Schema for #ident #ty_generics #where_clause {
+                    const STRUCTURED: bool = true;
                     #methods
                 }
 

@@ -16,7 +16,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tool_core::policy::{BoxFuture, Policy};
-use tool_core::{BoxError, Context, Site, Tool};
+use tool_core::{Annotations, BoxError, Context, OutputSchema, Site, Tool};
 
 use super::McpToolset;
 use super::error::{ToolsetError, ToolsetProblem};
@@ -298,6 +298,22 @@ impl McpToolsetBuilder {
             Some(text) if !text.is_empty() => text.to_owned(),
             _ => format!("Calls the tool `{remote}` of an MCP server."),
         };
+        // O1: a remote output schema is this tool's too, and each result is checked against it.
+        let output = match &spec.output_schema {
+            Some(object) => {
+                let schema = Value::Object((**object).clone());
+                let checker =
+                    JsonSchemaValidator::with_limits(&schema, &self.limits).map_err(|source| {
+                        ToolsetProblem::Schema {
+                            remote: remote.clone(),
+                            source,
+                        }
+                    })?;
+                Some((OutputSchema::published(schema), Arc::new(checker)))
+            }
+            None => None,
+        };
+        let checker = output.as_ref().map(|(_, checker)| Arc::clone(checker));
         let connection = Arc::clone(connection);
         let name = remote.clone();
         let mut builder = Tool::builder(local, description)
@@ -305,8 +321,11 @@ impl McpToolsetBuilder {
             .dynamic_handler(schema, validator, move |ctx: Context, args: Value| {
                 let connection = Arc::clone(&connection);
                 let name = name.clone();
-                async move { connection.call(&ctx, &name, args).await }
-            });
+                let checker = checker.clone();
+                async move { connection.call(&ctx, &name, args, checker.as_deref()).await }
+            })
+            .output_schema(output.and_then(|(schema, _)| schema))
+            .annotations(annotations_of(spec));
         let policy = self
             .policies
             .get(&remote)
@@ -324,6 +343,27 @@ impl McpToolsetBuilder {
             None => Ok(tool),
         }
     }
+}
+
+/// The title and hints a remote tool declares (O4), kept for whoever shows the local tool.
+fn annotations_of(spec: &McpTool) -> Annotations {
+    let mut hints = Annotations::default();
+    hints.title = spec
+        .title
+        .clone()
+        .or_else(|| spec.annotations.as_ref().and_then(|a| a.title.clone()));
+    if let Some(remote) = &spec.annotations {
+        hints.read_only = remote.read_only_hint;
+        hints.destructive = remote.destructive_hint;
+        hints.idempotent = remote.idempotent_hint;
+        hints.open_world = remote.open_world_hint;
+    }
+    // Hints of an untrusted server that contradict each other are not kept (the tool is).
+    if hints.contradiction().is_some() {
+        hints.read_only = None;
+        hints.destructive = None;
+    }
+    hints
 }
 
 impl fmt::Debug for McpToolsetBuilder {

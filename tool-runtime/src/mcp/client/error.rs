@@ -182,4 +182,13 @@ pub enum RemoteCallError {
         /// The remote name.
         tool: String,
     },
+    /// The tool declares an output schema and its result's `structuredContent` is missing or
+    /// breaks it (O1): the result is not used.
+    #[error("the result of the remote tool {tool:?} does not fit its output schema: {reason}")]
+    InvalidOutput {
+        /// The remote name.
+        tool: String,
+        /// What is wrong (the violations, or a missing `structuredContent`).
+        reason: String,
+    },
 }

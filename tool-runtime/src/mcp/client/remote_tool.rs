@@ -12,9 +12,12 @@ use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::Mutex;
 use tool_core::violation::MAX_VIOLATIONS;
-use tool_core::{BoxError, Context, FAILED, Relayed, RelayedKind, Rule, ToolError, Violation};
+use tool_core::{
+    BoxError, Context, FAILED, Image, Relayed, RelayedKind, Rule, ToolError, Violation, WithImages,
+};
 
 use super::error::RemoteCallError;
+use super::remote_schema::JsonSchemaValidator;
 use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The most pages of `tools/list` followed, and the most tools accepted from one server.
@@ -94,7 +97,8 @@ impl Connection {
         ctx: &Context,
         tool: &str,
         args: Value,
-    ) -> Result<String, BoxError> {
+        output: Option<&JsonSchemaValidator>,
+    ) -> Result<WithImages<String>, BoxError> {
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Value::Object(arguments) = args {
             params = params.with_arguments(arguments);
@@ -116,9 +120,15 @@ impl Connection {
             Ok(CallToolResponse::Complete(result)) => {
                 let failed = result.is_error == Some(true);
                 let claimed = claimed_kind(&result);
-                let text = render(result);
+                if !failed && let Some(checker) = output {
+                    check_output(tool, result.structured_content.as_ref(), checker)?;
+                }
+                let (text, images) = render(result);
                 if !failed {
-                    return Ok(text);
+                    // O3: the remote images go to the model beside the text.
+                    return Ok(images
+                        .into_iter()
+                        .fold(WithImages::new(text), WithImages::image));
                 }
                 match claimed {
                     // T2: our server says the tool failed (its text is `the tool failed`):
@@ -179,6 +189,35 @@ impl Connection {
             .into()),
         }
     }
+}
+
+/// Checks a successful result's `structuredContent` against the tool's output schema (O1): a
+/// result that breaks it, or lacks it, is not used (the call fails, redacted, E2).
+fn check_output(
+    tool: &str,
+    structured: Option<&Value>,
+    checker: &JsonSchemaValidator,
+) -> Result<(), RemoteCallError> {
+    let Some(structured) = structured else {
+        return Err(RemoteCallError::InvalidOutput {
+            tool: tool.to_owned(),
+            reason: "it has no `structuredContent`".to_owned(),
+        });
+    };
+    let mut cx = tool_core::violation::ParseCx::new();
+    tool_core::ArgumentValidator::validate(checker, structured, &mut cx);
+    let (violations, dropped, failure) = cx.finish();
+    if violations.is_empty() && dropped == 0 && failure.is_none() {
+        return Ok(());
+    }
+    let mut reason = tool_core::violation::render_violations(&violations, dropped);
+    if let Some(failure) = failure {
+        reason = format!("{reason}\n- the check failed: {failure}");
+    }
+    Err(RemoteCallError::InvalidOutput {
+        tool: tool.to_owned(),
+        reason,
+    })
 }
 
 /// The outcome kinds a remote result may claim in `_meta` (T2) that change how it is read.
@@ -261,13 +300,18 @@ fn claimed_violations(meta: &MetaObject) -> Option<Vec<Violation>> {
 }
 
 /// The text of a remote result, for the model: its text blocks, one per line; a line naming
-/// each block that is not text; the structured content when there is nothing else.
-fn render(result: CallToolResult) -> String {
+/// each block that is neither text nor an image; the structured content when there is nothing
+/// else. And its images (O3): an image whose data is not base64 is named by a line instead.
+fn render(result: CallToolResult) -> (String, Vec<Image>) {
     let mut lines: Vec<String> = Vec::with_capacity(result.content.len());
+    let mut images = Vec::new();
     for block in result.content {
         match block {
             ContentBlock::Text(text) => lines.push(text.text),
-            ContentBlock::Image(image) => lines.push(format!("[image: {}]", image.mime_type)),
+            ContentBlock::Image(image) => match Image::from_base64(&image.mime_type, &image.data) {
+                Ok(decoded) => images.push(decoded),
+                Err(_) => lines.push(format!("[image: {}]", image.mime_type)),
+            },
             ContentBlock::Audio(audio) => lines.push(format!("[audio: {}]", audio.mime_type)),
             ContentBlock::Resource(resource) => match resource.resource {
                 ResourceContents::TextResourceContents { text, .. } => lines.push(text),
@@ -283,12 +327,14 @@ fn render(result: CallToolResult) -> String {
         }
     }
     if lines.is_empty()
+        && images.is_empty()
         && let Some(structured) = result.structured_content
     {
-        return match structured {
+        let text = match structured {
             Value::String(s) => s,
             other => other.to_string(),
         };
+        return (text, images);
     }
-    lines.join("\n")
+    (lines.join("\n"), images)
 }

@@ -5,7 +5,9 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use rmcp::model::{Implementation, JsonObject, ServerCapabilities, ServerConfig, Tool as McpTool};
+use rmcp::model::{
+    Implementation, JsonObject, ServerCapabilities, ServerConfig, Tool as McpTool, ToolAnnotations,
+};
 use tool_core::{BoxError, Context, IntoTool, Limits, Tool, index_by_name};
 
 use super::McpServer;
@@ -160,13 +162,30 @@ impl fmt::Debug for McpServerBuilder {
     }
 }
 
-/// A tool as `tools/list` shows it: name, description and the neutral input schema. No
-/// output schema: a tool's result type declares none today (E1).
+/// A tool as `tools/list` shows it: name, description, the neutral input schema, the output
+/// schema of a typed result (O1), and the title and hints it declares (O4).
 fn list_entry(tool: &Tool) -> McpTool {
     let schema: JsonObject = tool.schema().as_object().cloned().unwrap_or_default();
-    McpTool::new(
+    let mut entry = McpTool::new(
         tool.name().to_owned(),
         tool.description().to_owned(),
         Arc::new(schema),
-    )
+    );
+    if let Some(output) = tool.output_schema()
+        && let Some(object) = output.schema().as_object()
+    {
+        entry.output_schema = Some(Arc::new(object.clone()));
+    }
+    let hints = tool.annotations();
+    if !hints.is_empty() {
+        entry.title.clone_from(&hints.title);
+        let mut annotations = ToolAnnotations::default();
+        annotations.title.clone_from(&hints.title);
+        annotations.read_only_hint = hints.read_only;
+        annotations.destructive_hint = hints.destructive;
+        annotations.idempotent_hint = hints.idempotent;
+        annotations.open_world_hint = hints.open_world;
+        entry.annotations = Some(annotations);
+    }
+    entry
 }

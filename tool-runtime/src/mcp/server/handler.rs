@@ -10,7 +10,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tool_core::{Context, Outcome, OutcomeKind, Tool};
+use tool_core::{Context, Outcome, OutcomeKind, OutputSchema, Tool};
 
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
@@ -137,7 +137,12 @@ impl ServerHandler for Handler {
                 outcome: &outcome,
             });
         }
-        Ok(CallToolResponse::Complete(result_of(&outcome)))
+        let output = self
+            .shared
+            .by_name
+            .get(name)
+            .and_then(|&i| self.shared.tools[i].output_schema());
+        Ok(CallToolResponse::Complete(result_of(&outcome, output)))
     }
 
     /// A request rmcp could not read as one it knows: a method we do not serve, or one we
@@ -181,19 +186,31 @@ async fn run(
     }
 }
 
-/// The MCP result of an outcome: its text (E1), with `structuredContent` when the text is a
-/// JSON object, `isError` for anything but a success, and the outcome kind in `_meta` under
-/// [`OUTCOME_META_KEY`] (T2), so that our own client can tell a failure (`the tool failed`)
-/// from text the tool approved for the model.
-fn result_of(outcome: &Outcome) -> CallToolResult {
+/// The MCP result of an outcome: its text (E1), with `structuredContent` shaped by the tool's
+/// output schema when it has one (O1), else when the text is a JSON object; `isError` for
+/// anything but a success, and the outcome kind in `_meta` under [`OUTCOME_META_KEY`] (T2),
+/// so that our own client can tell a failure (`the tool failed`) from text the tool approved
+/// for the model.
+fn result_of(outcome: &Outcome, output: Option<&OutputSchema>) -> CallToolResult {
     let text = outcome.text();
     let mut result = if outcome.kind() == OutcomeKind::Success {
-        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-        if text.starts_with('{')
-            && let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(text)
-        {
-            result.structured_content = Some(object);
-        }
+        // O3: images go beside the text as image content.
+        let mut content = Vec::with_capacity(1 + outcome.images().len());
+        content.push(ContentBlock::text(text));
+        content.extend(
+            outcome
+                .images()
+                .iter()
+                .map(|image| ContentBlock::image(image.base64(), image.media_type())),
+        );
+        let mut result = CallToolResult::success(content);
+        result.structured_content = match output {
+            Some(output) => output.structured(text),
+            None if text.starts_with('{') => serde_json::from_str::<Value>(text)
+                .ok()
+                .filter(Value::is_object),
+            None => None,
+        };
         result
     } else {
         CallToolResult::error(vec![ContentBlock::text(text)])

@@ -90,8 +90,27 @@ fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (String
                 let mut block = Map::new();
                 block.insert("type".into(), "tool_result".into());
                 block.insert("tool_use_id".into(), result.call_id.clone().into());
-                if !result.text.is_empty() {
-                    block.insert("content".into(), result.text.clone().into());
+                if result.images.is_empty() {
+                    if !result.text.is_empty() {
+                        block.insert("content".into(), result.text.clone().into());
+                    }
+                } else {
+                    // O3: the text and each image as content blocks of the tool result.
+                    let mut content = Vec::with_capacity(result.images.len() + 1);
+                    if !result.text.is_empty() {
+                        content.push(json!({"type": "text", "text": result.text}));
+                    }
+                    content.extend(result.images.iter().map(|image| {
+                        json!({
+                            "type": "image",
+                            "source": {
+                                "type": "base64",
+                                "media_type": image.media_type(),
+                                "data": image.base64(),
+                            },
+                        })
+                    }));
+                    block.insert("content".into(), Value::Array(content));
                 }
                 if result.is_error {
                     block.insert("is_error".into(), true.into());

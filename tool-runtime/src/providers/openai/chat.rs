@@ -171,7 +171,7 @@ fn messages(instructions: Option<&str>, conversation: &[Message]) -> Vec<Value> 
             Message::Tool(result) => json!({
                 "role": "tool",
                 "tool_call_id": result.call_id,
-                "content": result.text,
+                "content": tool_text(result),
             }),
         });
     }
@@ -296,4 +296,20 @@ impl EventMapper for ChatEvents {
     fn set_request_id(&mut self, request_id: Option<String>) {
         self.request_id = request_id;
     }
+}
+/// The text of a tool message (O3): Chat Completions takes no images in tool results, so each
+/// image is named by a line that stands in for it, and the model is told so.
+fn tool_text(result: &crate::model::ToolResult) -> String {
+    if result.images.is_empty() {
+        return result.text.clone();
+    }
+    let mut text = result.text.clone();
+    for image in &result.images {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&image.stand_in());
+    }
+    text.push_str("\n(the images are not shown: this API takes no images in tool results)");
+    text
 }

@@ -148,11 +148,31 @@ fn input(conversation: &[Message]) -> Vec<Value> {
                     }));
                 }
             }
-            Message::Tool(result) => out.push(json!({
+            Message::Tool(result) if result.images.is_empty() => out.push(json!({
                 "type": "function_call_output",
                 "call_id": result.call_id,
                 "output": result.text,
             })),
+            // O3: the output as a list of input content: the text, then each image as a data
+            // URL.
+            Message::Tool(result) => {
+                let mut output = vec![json!({"type": "input_text", "text": result.text})];
+                output.extend(result.images.iter().map(|image| {
+                    json!({
+                        "type": "input_image",
+                        "image_url": format!(
+                            "data:{};base64,{}",
+                            image.media_type(),
+                            image.base64()
+                        ),
+                    })
+                }));
+                out.push(json!({
+                    "type": "function_call_output",
+                    "call_id": result.call_id,
+                    "output": output,
+                }));
+            }
         }
     }
     out

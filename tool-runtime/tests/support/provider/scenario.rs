@@ -103,7 +103,8 @@ pub async fn assert_golden_run(agent: &Agent, server: &Server, name: &str) {
     assert_golden(name, &server.requests()[0].json());
 }
 
-/// A conversation with two calls (one failed) and their results, then a new question.
+/// A conversation with two calls (one failed) and their results (the first with an image),
+/// then a new question.
 pub fn transcript() -> Input {
     Input::from(vec![
         Message::user("When are svc-42 and svc-7 down next?"),
@@ -118,12 +119,16 @@ pub fn transcript() -> Input {
                 ToolCall::new("call_2", "lookup-window", r#"{"service_id":"svc-7"}"#),
             ],
         ),
-        Message::Tool(ToolResult::new(
-            "call_1",
-            "lookup-window",
-            "Tuesday 02:00-04:00 UTC (within 3 days)",
-            false,
-        )),
+        // O3: a result with an image beside its text, in each provider's own form.
+        Message::Tool(
+            ToolResult::new(
+                "call_1",
+                "lookup-window",
+                "Tuesday 02:00-04:00 UTC (within 3 days)",
+                false,
+            )
+            .with_images(vec![tool_runtime::Image::png(vec![0x89, b'P', b'N', b'G'])]),
+        ),
         Message::Tool(ToolResult::new(
             "call_2",
             "lookup-window",
