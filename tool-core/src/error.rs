@@ -203,6 +203,15 @@ pub enum ErrorKind {
     /// The model's final reply was cut off at its output token limit: a partial answer is
     /// not an answer. The run's error keeps the partial text and the usage.
     Truncated,
+    /// An approval predicate failed (H1): the call does not run, and the run ends (it is
+    /// permanent, as a policy failure at a call is).
+    Approval,
+    /// The run paused: some calls wait for approval or for their results (H2, H5). Not a
+    /// failure: the run's error holds the paused run, to resume.
+    Paused,
+    /// A paused run could not be resumed: it was altered, its tools changed, or the decisions
+    /// do not fit its pending calls (H3, H4).
+    Resume,
 }
 
 impl fmt::Display for ErrorKind {
@@ -220,6 +229,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Model => "model",
             ErrorKind::Protocol => "protocol",
             ErrorKind::Truncated => "truncated",
+            ErrorKind::Approval => "approval",
+            ErrorKind::Paused => "paused",
+            ErrorKind::Resume => "resume",
         };
         f.write_str(s)
     }
