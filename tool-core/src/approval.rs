@@ -70,8 +70,11 @@ impl Approval {
 /// `approval_async`) or `#[tool(approval = path)]` rather than by hand.
 pub trait ApprovalPredicate<I>: Send + Sync + 'static {
     /// Whether this call of the tool needs approval.
-    fn check<'a>(&'a self, ctx: &'a Context, input: &'a I)
-    -> BoxFuture<'a, Result<Approval, BoxError>>;
+    fn check<'a>(
+        &'a self,
+        ctx: &'a Context,
+        input: &'a I,
+    ) -> BoxFuture<'a, Result<Approval, BoxError>>;
 }
 
 /// An approval predicate from a plain `fn(&Context, &I) -> Result<Approval, E>`.

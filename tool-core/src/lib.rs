@@ -32,11 +32,11 @@ pub use name::{NameError, ToolName};
 pub use policy::Policy;
 pub use schema::{Invalid, Schema};
 pub use schema::{json, violation};
-pub use tool::{ArgumentValidator, DeclarationError, Site};
 pub use tool::{
     AWAITING_APPROVAL, CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, DEFERRED, FAILED, Limits, Outcome,
     OutcomeKind, TIMED_OUT, UNAVAILABLE,
 };
+pub use tool::{ArgumentValidator, DeclarationError, Site};
 pub use tool::{IntoTool, Tool, ToolBuilder, render_result};
 pub use tool::{NameIndex, index_by_name, registered, registry};
 pub use violation::{Rule, Violation};

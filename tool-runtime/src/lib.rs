@@ -31,9 +31,7 @@
 //! loop, and turns the tools of MCP servers into tools an agent holds beside its own
 //! (`McpToolset`).
 
-pub use tool_core::{
-    AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NOT_APPROVED,
-};
+pub use tool_core::{AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NOT_APPROVED};
 pub use tool_core::{
     BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
     Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy, Relayed,

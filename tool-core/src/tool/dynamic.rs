@@ -114,6 +114,13 @@ impl<V: ArgumentValidator> ErasedInput for DynamicInput<V> {
     fn input_type(&self) -> (TypeId, &'static str) {
         (TypeId::of::<Value>(), type_name::<Value>())
     }
+
+    fn to_json(&self, input: &ParsedInput) -> Value {
+        input
+            .downcast_ref::<Value>()
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
 }
 
 fn check_object_root(schema: Value) -> Result<Value, SchemaError> {
@@ -147,6 +154,13 @@ where
 
     fn input_type(&self) -> (TypeId, &'static str) {
         (TypeId::of::<Value>(), type_name::<Value>())
+    }
+
+    fn to_json(&self, input: &ParsedInput) -> Value {
+        input
+            .downcast_ref::<Value>()
+            .cloned()
+            .unwrap_or(Value::Null)
     }
 }
 

@@ -6,9 +6,9 @@ use std::any::{Any, TypeId, type_name};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use crate::approval::{
-    Approval, ApprovalPredicate, AsyncApproval, AsyncApprovalFn, SyncApproval,
-};
+use serde_json::Value;
+
+use crate::approval::{Approval, ApprovalPredicate, AsyncApproval, AsyncApprovalFn, SyncApproval};
 use crate::context::Context;
 use crate::error::BoxError;
 use crate::json::DecodeError;
@@ -123,6 +123,10 @@ impl<I: Schema + Send + 'static> ErasedInput for TypedInput<I> {
 
     fn input_type(&self) -> (TypeId, &'static str) {
         (TypeId::of::<I>(), type_name::<I>())
+    }
+
+    fn to_json(&self, input: &ParsedInput) -> Value {
+        input.downcast_ref::<I>().map_or(Value::Null, I::to_json)
     }
 }
 

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use serde_json::Value;
+
 use crate::approval::{Approval, NOT_APPROVED};
 use crate::context::Context;
 use crate::error::{Error, ErrorKind, RelayedKind};
@@ -112,7 +114,15 @@ pub struct Outcome {
     text: String,
     violations: Vec<Violation>,
     error: Option<Error>,
-    /// Why the call awaits approval (kind `AwaitingApproval`).
+    /// What a pending call waits with (kinds `AwaitingApproval` and `Deferred`).
+    pending: Option<Box<Pending>>,
+}
+
+/// What a pending call waits with: its validated arguments and, when it awaits approval, the
+/// predicate's reason.
+#[derive(Debug, Clone)]
+struct Pending {
+    arguments: Value,
     reason: Option<String>,
 }
 
@@ -124,7 +134,7 @@ impl Outcome {
             text,
             violations: Vec::new(),
             error: None,
-            reason: None,
+            pending: None,
         }
     }
 
@@ -133,17 +143,26 @@ impl Outcome {
         Self::plain(OutcomeKind::Success, text)
     }
 
-    /// A call that waits for approval, for `reason` (H2).
-    pub fn awaiting_approval(reason: impl Into<String>) -> Self {
+    /// A call that waits for approval, for `reason`, with its validated `arguments` (H2).
+    pub fn awaiting_approval(reason: impl Into<String>, arguments: Value) -> Self {
         Self {
-            reason: Some(reason.into()),
+            pending: Some(Box::new(Pending {
+                arguments,
+                reason: Some(reason.into()),
+            })),
             ..Self::plain(OutcomeKind::AwaitingApproval, AWAITING_APPROVAL.to_owned())
         }
     }
 
-    /// A call of a deferred tool, waiting for its result (H5).
-    pub fn deferred() -> Self {
-        Self::plain(OutcomeKind::Deferred, DEFERRED.to_owned())
+    /// A call of a deferred tool, waiting for its result, with its validated `arguments` (H5).
+    pub fn deferred(arguments: Value) -> Self {
+        Self {
+            pending: Some(Box::new(Pending {
+                arguments,
+                reason: None,
+            })),
+            ..Self::plain(OutcomeKind::Deferred, DEFERRED.to_owned())
+        }
     }
 
     /// A call that was not approved: the model reads `message` (H4), by default
@@ -169,7 +188,7 @@ impl Outcome {
             text: render_violations(&violations, dropped),
             violations,
             error: None,
-            reason: None,
+            pending: None,
         }
     }
 
@@ -259,7 +278,13 @@ impl Outcome {
 
     /// Why the call awaits approval, as its predicate said (kind `AwaitingApproval`, H2).
     pub fn approval_reason(&self) -> Option<&str> {
-        self.reason.as_deref()
+        self.pending.as_ref().and_then(|p| p.reason.as_deref())
+    }
+
+    /// The arguments of a pending call as validated (S2: defaults filled in), rendered as
+    /// JSON: what the handler would receive (kinds `AwaitingApproval` and `Deferred`, H2).
+    pub fn validated_arguments(&self) -> Option<&Value> {
+        self.pending.as_ref().map(|p| &p.arguments)
     }
 }
 
@@ -389,23 +414,23 @@ impl Tool {
             Err(panic) => return self.panicked("while parsing its arguments", &panic),
         };
         let Some(handler) = self.handler() else {
-            return Outcome::deferred();
+            return Outcome::deferred(parser.to_json(&input));
         };
         if !approved {
             match self.gate() {
                 None => {}
                 Some(Gate::Always) => {
-                    return Outcome::awaiting_approval(format!(
-                        "every call of `{}` needs approval",
-                        self.name()
-                    ));
+                    return Outcome::awaiting_approval(
+                        format!("every call of `{}` needs approval", self.name()),
+                        parser.to_json(&input),
+                    );
                 }
                 Some(Gate::Predicate(predicate)) => {
                     let check = predicate.check(ctx, &*input);
                     match CatchUnwind::boxed(check).await {
                         Ok(Ok(Approval::NotRequired)) => {}
                         Ok(Ok(Approval::Required { reason })) => {
-                            return Outcome::awaiting_approval(reason);
+                            return Outcome::awaiting_approval(reason, parser.to_json(&input));
                         }
                         Ok(Err(cause)) => {
                             return Outcome::failure(

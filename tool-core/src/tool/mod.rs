@@ -440,6 +440,9 @@ pub(crate) trait ErasedInput: Send + Sync + 'static {
 
     /// The input type, and its name for diagnostics.
     fn input_type(&self) -> (TypeId, &'static str);
+
+    /// An input that `parse` made, rendered as JSON (`null` for one of another type).
+    fn to_json(&self, input: &ParsedInput) -> Value;
 }
 
 /// A handler with its input type erased: parses the arguments, then runs.
@@ -481,6 +484,10 @@ where
 
     fn input_type(&self) -> (TypeId, &'static str) {
         (TypeId::of::<I>(), type_name::<I>())
+    }
+
+    fn to_json(&self, input: &ParsedInput) -> Value {
+        input.downcast_ref::<I>().map_or(Value::Null, I::to_json)
     }
 }
 

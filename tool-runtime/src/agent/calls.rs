@@ -198,7 +198,8 @@ async fn run_one(
     };
     let call = async {
         if approved {
-            tool.invoke_approved(&ctx, arguments.as_bytes(), &limits).await
+            tool.invoke_approved(&ctx, arguments.as_bytes(), &limits)
+                .await
         } else {
             tool.invoke_with(&ctx, arguments.as_bytes(), &limits).await
         }

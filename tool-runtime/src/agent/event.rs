@@ -167,7 +167,9 @@ impl Stream for RunStream {
                     self.future = None;
                     self.last = Some(match result {
                         Ok(output) => Ok(RunEvent::Finished(output)),
-                        Err(e) => e.into_paused().map(|paused| RunEvent::Paused(Box::new(paused))),
+                        Err(e) => e
+                            .into_paused()
+                            .map(|paused| RunEvent::Paused(Box::new(paused))),
                     });
                     if let Some(event) = self.pop() {
                         return Poll::Ready(Some(Ok(event)));

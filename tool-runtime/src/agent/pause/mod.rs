@@ -102,7 +102,7 @@ pub struct PendingCall {
     index: usize,
     id: String,
     tool: String,
-    arguments: String,
+    arguments: Value,
     kind: PendingKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
@@ -113,7 +113,7 @@ impl PendingCall {
         index: usize,
         id: &str,
         tool: &str,
-        arguments: &str,
+        arguments: Value,
         kind: PendingKind,
         reason: Option<&str>,
     ) -> Self {
@@ -121,7 +121,7 @@ impl PendingCall {
             index,
             id: id.to_owned(),
             tool: tool.to_owned(),
-            arguments: arguments.to_owned(),
+            arguments,
             kind,
             reason: reason.map(str::to_owned),
         }
@@ -137,14 +137,11 @@ impl PendingCall {
         &self.tool
     }
 
-    /// The arguments as the model sent them (JSON text), which passed validation.
-    pub fn arguments(&self) -> &str {
+    /// The arguments as validated (S2: defaults filled in), rendered as JSON: what the
+    /// handler receives if the call is approved. The model's own text is the call's in
+    /// [`PausedRun::transcript`]; at resume that text is validated again and runs.
+    pub fn arguments(&self) -> &Value {
         &self.arguments
-    }
-
-    /// The arguments as a JSON value; `None` if they are not JSON (only in an altered file).
-    pub fn arguments_json(&self) -> Option<Value> {
-        serde_json::from_str(&self.arguments).ok()
     }
 
     /// What the call waits for.
@@ -314,7 +311,7 @@ impl PausedRun {
         }
         for pending in &run.pending {
             let call = claim(pending.index, &pending.id)?;
-            if call.name != pending.tool || call.arguments != pending.arguments {
+            if call.name != pending.tool {
                 return Err(inconsistent(
                     "a pending call differs from the call the model made",
                 ));
@@ -323,9 +320,8 @@ impl PausedRun {
                 .get(&pending.tool)
                 .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
                 .map(|&i| &tools[i]);
-            let fits = tool.is_some_and(|tool| {
-                (pending.kind == PendingKind::Deferred) == tool.is_deferred()
-            });
+            let fits = tool
+                .is_some_and(|tool| (pending.kind == PendingKind::Deferred) == tool.is_deferred());
             if !fits {
                 return Err(inconsistent(
                     "a pending call is not of an advertised tool of its kind",

@@ -148,10 +148,19 @@ mod tests {
         let sealed = Seal::new(b"content", None);
         assert_eq!(sealed.verify(b"content", None), Ok(()));
         assert_eq!(sealed.verify(b"contenT", None), Err(ResumeError::Altered));
-        assert_eq!(sealed.verify(b"content", Some(b"k")), Err(ResumeError::NotKeyed));
+        assert_eq!(
+            sealed.verify(b"content", Some(b"k")),
+            Err(ResumeError::NotKeyed)
+        );
         let keyed = Seal::new(b"content", Some(b"key"));
         assert_eq!(keyed.verify(b"content", Some(b"key")), Ok(()));
-        assert_eq!(keyed.verify(b"content", Some(b"other")), Err(ResumeError::Altered));
-        assert_eq!(keyed.verify(b"content", None), Err(ResumeError::KeyRequired));
+        assert_eq!(
+            keyed.verify(b"content", Some(b"other")),
+            Err(ResumeError::Altered)
+        );
+        assert_eq!(
+            keyed.verify(b"content", None),
+            Err(ResumeError::KeyRequired)
+        );
     }
 }

@@ -18,8 +18,7 @@ use super::error::RunError;
 use super::event::{RunEvent, Sink};
 use super::output::{CallRecord, RunOutput};
 use super::pause::{
-    AdvertisedTool, Answered, Content, Decisions, PausedRun, PendingCall, PendingKind,
-    fingerprint,
+    AdvertisedTool, Answered, Content, Decisions, PausedRun, PendingCall, PendingKind, fingerprint,
 };
 use super::reply::{ReplyError, read_reply};
 use super::shared::Shared;
@@ -285,7 +284,11 @@ impl Run<'_> {
 
     /// Puts a turn's call records in the transcript (in the model's order, R2) and the
     /// run's record; ends the run if the turn did.
-    fn answer(&mut self, records: Vec<CallRecord>, end: CallsEnd) -> Result<Option<String>, RunError> {
+    fn answer(
+        &mut self,
+        records: Vec<CallRecord>,
+        end: CallsEnd,
+    ) -> Result<Option<String>, RunError> {
         let first = self.calls.len();
         for record in records {
             self.transcript.push(Message::Tool(ToolResult::new(
@@ -328,7 +331,11 @@ impl Run<'_> {
                     record.index,
                     &record.id,
                     &record.name,
-                    &record.arguments,
+                    record
+                        .outcome
+                        .validated_arguments()
+                        .cloned()
+                        .unwrap_or_default(),
                     kind,
                     record.outcome.approval_reason(),
                 )),

@@ -175,10 +175,7 @@ impl Run<'_> {
             CallsEnd::Fatal(_) => {
                 let error = match fatal.and_then(|at| self.calls.get(at)) {
                     Some(CallRecord {
-                        name,
-                        id,
-                        outcome,
-                        ..
+                        name, id, outcome, ..
                     }) => match outcome.error() {
                         Some(error) => RunError::from_call(error.clone(), name, id),
                         None => RunError::new(ErrorKind::Permanent, "a call failed fatally")
