@@ -173,11 +173,14 @@ impl PausedRun {
         paused
     }
 
-    /// The canonical bytes the seal covers: the format, the version and the content, as this
-    /// build serializes them (a file's whitespace or key order does not matter).
+    /// The canonical bytes the seal covers: the JSON array `[format, version, content]`,
+    /// compact, every object's keys sorted (a file's whitespace or key order does not
+    /// matter).
     fn sealed_bytes(&self) -> Vec<u8> {
         // Serializing these types cannot fail: every map key is a string.
-        serde_json::to_vec(&(&self.format, self.version, &self.run)).unwrap_or_default()
+        serde_json::to_value((&self.format, self.version, &self.run))
+            .and_then(|value| serde_json::to_vec(&value))
+            .unwrap_or_default()
     }
 
     /// Reads a paused run from JSON text.
