@@ -1,3 +1,4 @@
 //! Examples of tool-runtime; run them with `cargo run --example NAME`.
 
+pub mod approvals;
 pub mod maintenance;
