@@ -109,6 +109,18 @@ pub enum BuildProblem {
     /// `max_turns(0)`: no request could ever be made.
     #[error("max_turns must be at least 1")]
     ZeroTurns,
+    /// An MCP server was given a deferred tool (H5), which has no handler to answer a call
+    /// with.
+    #[error(
+        "tool `{name}` (declared at {site}) is deferred: an MCP server answers each call when \
+         it is made, and this tool has no handler here; serve a tool with a handler instead"
+    )]
+    DeferredOverMcp {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+    },
     /// `state_key` was given an empty key, which would seal nothing.
     #[error("the state key is empty: give a secret of at least 16 bytes, or none")]
     EmptyStateKey,
