@@ -22,7 +22,7 @@ pub struct RestartInput {
 static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 fn log(line: String) {
-    SEEN.lock().unwrap().push(line);
+    SEEN.lock().expect("not poisoned").push(line);
 }
 
 /// Restart a service now.
@@ -51,7 +51,7 @@ pub fn wipe(#[schema(describe = "The disk.", min_len = 1)] disk: String) -> Stri
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .build()
-        .unwrap()
+        .expect("a runtime")
         .block_on(f)
 }
 
@@ -85,7 +85,7 @@ fn h1_generated_tools_ask_their_predicate_with_validated_input() {
     let out = block_on(wipe.invoke_approved(&ctx, br#"{"disk": "sda"}"#, &limits));
     assert_eq!(out.text(), "sda");
     assert_eq!(
-        *SEEN.lock().unwrap(),
+        *SEEN.lock().expect("not poisoned"),
         [
             "asked prod-db 30",
             "asked dev-db 5",

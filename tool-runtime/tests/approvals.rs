@@ -81,15 +81,16 @@ impl Fixture {
             .build();
         let is_admin =
             |ctx: &Context| Ok::<_, std::io::Error>(ctx.get::<Admin>().is_some_and(|a| a.0));
-        let restart = if typed {
-            Tool::builder("restart", "Restarts a service now.")
+        let restart =
+            if typed {
+                Tool::builder("restart", "Restarts a service now.")
                 .handler(move |_ctx: Context, r: Restart| {
-                    runs.lock().unwrap().push(r.service_id.clone());
+                    runs.lock().expect("not poisoned").push(r.service_id.clone());
                     async move { Ok::<_, std::io::Error>(format!("{} restarted", r.service_id)) }
                 })
                 .available_fn(is_admin)
                 .approval_fn(move |_ctx: &Context, r: &Restart| {
-                    seen.lock().unwrap().push((r.service_id.clone(), r.drain));
+                    seen.lock().expect("not poisoned").push((r.service_id.clone(), r.drain));
                     Ok::<_, std::io::Error>(if r.service_id.starts_with("prod-") {
                         Approval::required(format!("{} serves production traffic", r.service_id))
                     } else {
@@ -97,15 +98,15 @@ impl Fixture {
                     })
                 })
                 .build()
-        } else {
-            Tool::builder("restart", "Restarts a service now.")
-                .handler(|_ctx: Context, _args: Args| async move {
-                    Ok::<_, std::io::Error>("restarted")
-                })
-                .available_fn(is_admin)
-                .require_approval()
-                .build()
-        };
+            } else {
+                Tool::builder("restart", "Restarts a service now.")
+                    .handler(|_ctx: Context, _args: Args| async move {
+                        Ok::<_, std::io::Error>("restarted")
+                    })
+                    .available_fn(is_admin)
+                    .require_approval()
+                    .build()
+            };
         let ship = Tool::builder("ship", "Ships an order from the warehouse.")
             .deferred::<Ship>()
             .build();
@@ -133,7 +134,7 @@ impl Fixture {
     }
 
     fn restarted(&self) -> Vec<String> {
-        self.restarted.lock().unwrap().clone()
+        self.restarted.lock().expect("not poisoned").clone()
     }
 }
 
@@ -183,15 +184,15 @@ fn resume_error(result: Result<tool_runtime::RunOutput, RunError>) -> ResumeErro
 /// Re-seals a paused run's JSON after `edit` changed it, as someone without a key could
 /// (SHA-256 over the canonical content): what an unkeyed seal cannot stop.
 fn forge(paused: &PausedRun, edit: impl FnOnce(&mut Value)) -> PausedRun {
-    let mut value = serde_json::to_value(paused).unwrap();
+    let mut value = serde_json::to_value(paused).expect("a paused run serializes");
     edit(&mut value["run"]);
     let canonical = serde_json::to_vec(&json!([value["format"], value["version"], value["run"]]));
-    let digest: String = Sha256::digest(canonical.unwrap())
+    let digest: String = Sha256::digest(canonical.expect("JSON serializes"))
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
     value["seal"]["digest"] = Value::String(digest);
-    serde_json::from_value(value).unwrap()
+    serde_json::from_value(value).expect("still a paused run")
 }
 
 // ─── H1, H2 ──────────────────────────────────────────────────────────────────────────────────
@@ -206,7 +207,7 @@ async fn h2_a_mixed_turn_runs_the_other_calls_then_pauses_with_the_pending_ones(
     assert_eq!(fixture.restarted(), ["dev-db"]);
     // H1: the predicate saw validated input, with the default filled in.
     assert_eq!(
-        *fixture.asked.lock().unwrap(),
+        *fixture.asked.lock().expect("not poisoned"),
         [("prod-db".to_owned(), true), ("dev-db".to_owned(), false)]
     );
     // E3: the application keeps a record of every call, the pending ones included.
@@ -336,7 +337,10 @@ async fn h1_calls_failing_the_availability_recheck_or_validation_are_answered_as
         (out.calls[0].kind(), out.calls[0].text()),
         (OutcomeKind::Unavailable, "tool unavailable")
     );
-    assert!(fixture.asked.lock().unwrap().is_empty(), "never asked");
+    assert!(
+        fixture.asked.lock().expect("not poisoned").is_empty(),
+        "never asked"
+    );
     assert!(fixture.restarted().is_empty());
 }
 
@@ -550,7 +554,8 @@ async fn h3_malformed_truncated_or_inconsistent_files_are_errors_not_panics() {
         Err(ResumeError::Version { version: 99, .. })
     ));
     // Sealed, but its parts do not fit: each is refused, nothing panics or runs.
-    let edits: Vec<(&str, Box<dyn FnOnce(&mut Value)>)> = vec![
+    type Edit = Box<dyn FnOnce(&mut Value)>;
+    let edits: Vec<(&str, Edit)> = vec![
         (
             "index",
             Box::new(|run| run["pending"][0]["index"] = json!(99)),

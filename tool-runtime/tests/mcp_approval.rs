@@ -41,7 +41,10 @@ fn server(seen: &Arc<Seen>) -> McpServer {
     let log = Arc::clone(seen);
     let restart = Tool::builder("restart", "Restarts a service now.")
         .handler(move |_ctx: Context, r: Restart| {
-            runs.restarted.lock().unwrap().push(r.service_id.clone());
+            runs.restarted
+                .lock()
+                .expect("not poisoned")
+                .push(r.service_id.clone());
             async move { Ok::<_, std::io::Error>(format!("{} restarted", r.service_id)) }
         })
         .approval_fn(|_ctx: &Context, r: &Restart| {
@@ -59,7 +62,7 @@ fn server(seen: &Arc<Seen>) -> McpServer {
         .on_outcome(move |call| {
             log.outcomes
                 .lock()
-                .unwrap()
+                .expect("not poisoned")
                 .push((call.tool.to_owned(), call.outcome.kind()));
         })
         .build()
@@ -106,13 +109,13 @@ async fn drive(args: [&str; 2]) -> Arc<Seen> {
 }
 
 fn restarted(seen: &Seen) -> Vec<String> {
-    seen.restarted.lock().unwrap().clone()
+    seen.restarted.lock().expect("not poisoned").clone()
 }
 
 fn kinds(seen: &Seen) -> Vec<OutcomeKind> {
     seen.outcomes
         .lock()
-        .unwrap()
+        .expect("not poisoned")
         .iter()
         .map(|(_, kind)| *kind)
         .collect()

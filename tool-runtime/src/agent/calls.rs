@@ -15,6 +15,32 @@ use super::output::CallRecord;
 use super::shared::Shared;
 use crate::model::{ToolCall, preview};
 
+/// The calls to run: those of a model turn, or at resume the approved calls of the paused
+/// turn, with the position of each in that turn (H4).
+#[derive(Clone, Copy)]
+pub(crate) struct Batch<'a> {
+    calls: &'a [ToolCall],
+    approved: Option<&'a [usize]>,
+}
+
+impl<'a> Batch<'a> {
+    /// The calls of a model turn.
+    pub(crate) fn turn(calls: &'a [ToolCall]) -> Self {
+        Self {
+            calls,
+            approved: None,
+        }
+    }
+
+    /// Approved calls of a paused turn, at these positions in it.
+    pub(crate) fn approved(calls: &'a [ToolCall], positions: &'a [usize]) -> Self {
+        Self {
+            calls,
+            approved: Some(positions),
+        }
+    }
+}
+
 /// How the calls of a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CallsEnd {
@@ -31,9 +57,9 @@ pub(crate) enum CallsEnd {
 /// says, for each tool the agent holds, whether this run advertised it: only those are
 /// callable in the run (A5, A8).
 ///
-/// `approved` is `None` for the calls of a model turn. At resume it gives, for each of
-/// `calls` (the approved calls of the paused turn), its position in that turn: each runs
-/// through [`Tool::invoke_approved`] (H4), and records and a fatal end name those positions.
+/// At resume the batch holds the approved calls of the paused turn: each runs through
+/// [`Tool::invoke_approved`] (H4), and records and a fatal end name their positions in that
+/// turn.
 ///
 /// # Cancel safety
 ///
@@ -41,13 +67,13 @@ pub(crate) enum CallsEnd {
 pub(crate) async fn run_calls(
     shared: &Shared,
     ctx: &Context,
-    calls: &[ToolCall],
+    batch: Batch<'_>,
     advertised: &[bool],
     turn: usize,
     slots: &Arc<Semaphore>,
     sink: &Sink,
-    approved: Option<&[usize]>,
 ) -> (Vec<CallRecord>, CallsEnd) {
+    let Batch { calls, approved } = batch;
     let position = |index: usize| match approved {
         None => index,
         Some(positions) => positions.get(index).copied().unwrap_or(index),

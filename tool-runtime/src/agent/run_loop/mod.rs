@@ -13,7 +13,7 @@ use tool_core::error::find_in_chain;
 use tool_core::{Context, ErrorKind, OutcomeKind, Panicked};
 use tracing::Instrument;
 
-use super::calls::{CallsEnd, run_calls};
+use super::calls::{Batch, CallsEnd, run_calls};
 use super::error::RunError;
 use super::event::{RunEvent, Sink};
 use super::output::{CallRecord, RunOutput};
@@ -260,12 +260,11 @@ impl Run<'_> {
         let (records, end) = run_calls(
             self.shared,
             self.ctx,
-            &reply.calls,
+            Batch::turn(&reply.calls),
             visible,
             turn,
             slots,
             self.sink,
-            None,
         )
         .await;
         // H2: the calls that needed no decision ran; the run pauses with the others. Only an

@@ -9,7 +9,7 @@ use tokio::sync::Semaphore;
 use tool_core::{Error, ErrorKind, Outcome, OutcomeKind};
 
 use super::{Run, cancelled};
-use crate::agent::calls::{CallsEnd, record, run_calls};
+use crate::agent::calls::{Batch, CallsEnd, record, run_calls};
 use crate::agent::error::RunError;
 use crate::agent::event::RunEvent;
 use crate::agent::output::{CallRecord, RunOutput};
@@ -119,12 +119,11 @@ impl Run<'_> {
             let (records, ran) = run_calls(
                 self.shared,
                 self.ctx,
-                &approved,
+                Batch::approved(&approved, &positions),
                 visible,
                 turn,
                 slots,
                 self.sink,
-                Some(&positions),
             )
             .await;
             end = ran;
@@ -202,12 +201,12 @@ fn match_decisions(
                 call_id: call.id().to_owned(),
             });
         };
-        let fits = match (call.kind(), &decision) {
-            (PendingKind::Approval, Decision::Complete(_)) => false,
-            (PendingKind::Deferred, Decision::Approve) => false,
-            _ => true,
-        };
-        if !fits {
+        let misfit = matches!(
+            (call.kind(), &decision),
+            (PendingKind::Approval, Decision::Complete(_))
+                | (PendingKind::Deferred, Decision::Approve)
+        );
+        if misfit {
             return Err(ResumeError::WrongDecision {
                 call_id: call.id().to_owned(),
                 kind: call.kind(),
