@@ -11,7 +11,9 @@
 //! MCP, with the same guarantees: `tools/list` offers only what the principal's policies allow,
 //! every `tools/call` re-checks availability, validates the arguments against the schema and
 //! keeps internal errors from the client (`the tool failed`), while this program prints them,
-//! unredacted, on standard error.
+//! unredacted, on standard error. A restart of a production service needs approval: the
+//! client's user is asked (MCP elicitation), and a client that cannot ask is told so; the
+//! restart never runs unapproved (H6).
 //!
 //! # Who is calling
 //!

@@ -1,5 +1,6 @@
 //! Examples of tool-runtime; run them with `cargo run --example NAME`.
 
+pub mod approvals;
 pub mod maintenance;
 #[cfg(feature = "mcp")]
 pub mod serve;

@@ -4,15 +4,19 @@
 //!
 //! - `lookup-window` ([`LookupWindow`]) finds the authorized maintenance window of a service;
 //!   it is hidden from guests, and the service still checks each lookup's resource.
-//! - `restart-service` ([`RestartService`]) is offered to admins only.
+//! - `restart-service` ([`RestartService`]) is offered to admins only, and a restart of a
+//!   production service waits for someone to approve it ([`restart_needs_ok`], H1): the run
+//!   pauses (`examples/approvals.rs`), or over MCP the client's user is asked (H6).
 //!
-//! The principal and the service are put in the [`Context`] by the application, never by the
+//! The principal and the services are put in the [`Context`] by the application, never by the
 //! model.
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
+use tool_runtime::approval::Approval;
 use tool_runtime::{BoxError, Context, Schema, ToolError, tool};
 
 // ─── The application ────────────────────────────────────────────────────────────────────────
@@ -199,12 +203,84 @@ pub async fn can_view_maintenance(ctx: &Context) -> Result<bool, BoxError> {
     Ok(matches!(principal.role, Role::Operator | Role::Admin))
 }
 
+/// Input of a restart.
+#[derive(Schema)]
+pub struct RestartInput {
+    /// The service to restart.
+    #[schema(
+        min_len = 1,
+        max_len = 64,
+        pattern = "^[a-z0-9-]+$",
+        example = "svc-42"
+    )]
+    pub service_id: String,
+}
+
+/// What a restart reports: the approved fields only.
+#[derive(Debug, Serialize)]
+pub struct Restarted {
+    /// The service restarted.
+    pub service_id: String,
+    /// Its state now.
+    pub state: &'static str,
+}
+
+/// The restarts this process made, in the context when the application wants a record.
+#[derive(Debug, Default)]
+pub struct RestartLog(Mutex<Vec<String>>);
+
+impl RestartLog {
+    /// The services restarted so far, in order.
+    pub fn entries(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn record(&self, service_id: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(service_id.to_owned());
+    }
+}
+
+/// The services that serve production traffic: restarting one needs approval.
+pub const PRODUCTION: &[&str] = &["svc-42", "svc-billing"];
+
 /// Restart a service now.
-#[tool(name = "restart-service", available = is_admin, destructive)]
-pub async fn restart_service(
-    #[schema(describe = "The service to restart.", pattern = "^[a-z0-9-]+$")] service_id: String,
-) -> String {
-    format!("{service_id} restarted")
+#[tool(
+    name = "restart-service",
+    available = is_admin,
+    approval = restart_needs_ok,
+    destructive
+)]
+pub async fn restart_service(ctx: Context, input: RestartInput) -> Result<Restarted, BoxError> {
+    if let Some(log) = ctx.get::<RestartLog>() {
+        log.record(&input.service_id);
+    }
+    Ok(Restarted {
+        service_id: input.service_id,
+        state: "restarting",
+    })
+}
+
+/// Whether a restart waits for a yes (H1): a production service's does. It sees the
+/// validated input only.
+///
+/// # Errors
+///
+/// Never; an error would end the run, as a policy error does.
+pub async fn restart_needs_ok(_ctx: &Context, input: &RestartInput) -> Result<Approval, BoxError> {
+    Ok(if PRODUCTION.contains(&input.service_id.as_str()) {
+        Approval::required(format!(
+            "{} serves production traffic: a restart drops its open connections",
+            input.service_id
+        ))
+    } else {
+        Approval::NotRequired
+    })
 }
 
 /// Only admins are offered restarts.

@@ -428,6 +428,15 @@ fn intended(direct: &Answer, remote: &Answer) -> Option<&'static str> {
         {
             Some("a fatal outcome on the server is `failed` for the client (T2)")
         }
+        // H2 against H6: a call that needs approval pauses the run that made it, for the
+        // application to decide; over MCP the approval is the server's to ask, of the client's
+        // user, by elicitation, and `McpToolset` declares no elicitation (it has no user to
+        // ask): the server answers with its clear error result and the handler never runs.
+        (Answer::RunEnded { kind, .. }, Answer::Call { text, .. })
+            if kind == "Paused" && text == tool_runtime::mcp::NO_ELICITATION =>
+        {
+            Some("approval is the server's over MCP (elicitation), the application's directly")
+        }
         // A float field reads an integer past 2^53 as the nearest `f64` and quotes that
         // (`1.8446744073709552e19`); a schema validator quotes the model's digits. Same rule,
         // same bound, same pointer.

@@ -89,8 +89,9 @@ impl StdError for Permanent {
 #[derive(Debug)]
 pub struct Relayed {
     kind: RelayedKind,
-    /// For [`RelayedKind::InvalidArguments`]: the violations found there and their text.
-    invalid: Option<(Vec<Violation>, String)>,
+    /// What the model read there, for the kinds whose text is not fixed: the violations and
+    /// their text ([`RelayedKind::InvalidArguments`]), or the denial ([`RelayedKind::Denied`]).
+    carried: Option<(Vec<Violation>, String)>,
     source: Option<BoxError>,
 }
 
@@ -106,6 +107,8 @@ pub enum RelayedKind {
     Cancelled,
     /// The arguments broke a rule checked there only (a custom validator, S5).
     InvalidArguments,
+    /// The call was not approved there (H4, H6): the model reads the denial.
+    Denied,
 }
 
 impl Relayed {
@@ -116,7 +119,7 @@ impl Relayed {
     pub fn new(kind: RelayedKind) -> Self {
         Self {
             kind,
-            invalid: None,
+            carried: None,
             source: None,
         }
     }
@@ -126,15 +129,32 @@ impl Relayed {
     pub fn invalid_arguments(violations: Vec<Violation>, text: impl Into<String>) -> Self {
         Self {
             kind: RelayedKind::InvalidArguments,
-            invalid: Some((violations, text.into())),
+            carried: Some((violations, text.into())),
             source: None,
         }
     }
 
+    /// A relayed call that was not approved where it ran; `text` is the denial the model read
+    /// there (H4, H6).
+    pub fn denied(text: impl Into<String>) -> Self {
+        Self {
+            kind: RelayedKind::Denied,
+            carried: Some((Vec::new(), text.into())),
+            source: None,
+        }
+    }
+
+    /// What the model read there, for a kind whose text is not fixed (invalid arguments, a
+    /// denial).
+    pub fn text(&self) -> Option<&str> {
+        self.carried.as_ref().map(|(_, text)| text.as_str())
+    }
+
     /// The violations of a relayed [`RelayedKind::InvalidArguments`], and their text.
     pub fn violations(&self) -> Option<(&[Violation], &str)> {
-        self.invalid
+        self.carried
             .as_ref()
+            .filter(|_| self.kind == RelayedKind::InvalidArguments)
             .map(|(violations, text)| (violations.as_slice(), text.as_str()))
     }
 
@@ -157,6 +177,7 @@ impl fmt::Display for Relayed {
             RelayedKind::TimedOut => "the relayed call timed out",
             RelayedKind::Cancelled => "the relayed call was cancelled",
             RelayedKind::InvalidArguments => "the relayed call's arguments broke its rules",
+            RelayedKind::Denied => "the relayed call was not approved",
         })
     }
 }
@@ -236,6 +257,15 @@ pub enum ErrorKind {
     /// The model's final reply was cut off at its output token limit: a partial answer is
     /// not an answer. The run's error keeps the partial text and the usage.
     Truncated,
+    /// An approval predicate failed (H1): the call does not run, and the run ends (it is
+    /// permanent, as a policy failure at a call is).
+    Approval,
+    /// The run paused: some calls wait for approval or for their results (H2, H5). Not a
+    /// failure: the run's error holds the paused run, to resume.
+    Paused,
+    /// A paused run could not be resumed: it was altered, its tools changed, or the decisions
+    /// do not fit its pending calls (H3, H4).
+    Resume,
 }
 
 impl fmt::Display for ErrorKind {
@@ -253,6 +283,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Model => "model",
             ErrorKind::Protocol => "protocol",
             ErrorKind::Truncated => "truncated",
+            ErrorKind::Approval => "approval",
+            ErrorKind::Paused => "paused",
+            ErrorKind::Resume => "resume",
         };
         f.write_str(s)
     }

@@ -1,6 +1,6 @@
 //! Core types of `tool-runtime`: [`Tool`], the [`Schema`] trait and its parser, [`Context`],
-//! availability [`Policy`], errors, the call pipeline ([`Tool::invoke`]) and the link-time
-//! [`registry`].
+//! availability [`Policy`], [`approval`] of calls, errors, the call pipeline
+//! ([`Tool::invoke`]) and the link-time [`registry`].
 //!
 //! Applications depend on `tool-runtime`, which re-exports everything here together with the
 //! `#[tool]` and `#[derive(Schema)]` macros.
@@ -8,6 +8,7 @@
 //! Descriptions, names and schemas are sent to the model provider (D3): keep secrets out of
 //! them.
 
+pub mod approval;
 pub mod context;
 pub mod error;
 pub mod name {
@@ -24,18 +25,19 @@ mod tool;
 #[doc(hidden)]
 pub mod __private;
 
+pub use approval::{Approval, ApprovalPredicate, NOT_APPROVED};
 pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
 pub use error::{BoxError, Error, ErrorKind, Panicked, Permanent, Relayed, RelayedKind, ToolError};
 pub use name::{NameError, ToolName};
 pub use policy::Policy;
 pub use schema::{Invalid, Schema};
 pub use schema::{json, violation};
+pub use tool::{
+    AWAITING_APPROVAL, CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, DEFERRED, FAILED, Limits, Outcome,
+    OutcomeKind, TIMED_OUT, UNAVAILABLE,
+};
 pub use tool::{Annotations, OutputSchema, WRAPPED_OUTPUT_KEY};
 pub use tool::{ArgumentValidator, DeclarationError, Site};
-pub use tool::{
-    CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, Limits, Outcome, OutcomeKind, TIMED_OUT,
-    UNAVAILABLE,
-};
 pub use tool::{Image, Rendered, WithImages, render_rich};
 pub use tool::{IntoTool, Tool, ToolBuilder, render_result};
 pub use tool::{NameIndex, index_by_name, registered, registry};

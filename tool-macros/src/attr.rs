@@ -139,6 +139,8 @@ pub(crate) struct ToolArgs {
     pub(crate) description: Option<LitStr>,
     /// The availability policy: a fn of `&Context`.
     pub(crate) available: Option<Path>,
+    /// Whether calls need approval (H1): `always`, or a predicate of `&Context` and the input.
+    pub(crate) approval: Option<ApprovalArg>,
     /// The path of the facade crate, `::tool_runtime` by default.
     #[darling(rename = "crate")]
     pub(crate) krate: Option<Path>,
@@ -182,6 +184,7 @@ impl FromMeta for Hint {
 
 /// The keys [`ToolArgs`] accepts, for diagnostics.
 pub(crate) const TOOL_KEYS: &[&str] = &[
+    "approval",
     "available",
     "crate",
     "description",
@@ -192,6 +195,40 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "read_only",
     "title",
 ];
+
+/// `approval = always` or `approval = path` (H1).
+#[derive(Debug, Clone)]
+pub(crate) enum ApprovalArg {
+    /// Every call waits for approval.
+    Always,
+    /// The predicate, a fn of `&Context` and `&Input`, decides.
+    Predicate(Path),
+}
+
+impl FromMeta for ApprovalArg {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        let wrong = || {
+            darling::Error::custom(
+                "write `approval = always` (every call waits for approval) or \
+                 `approval = path::to::predicate` (an `async fn(&Context, &Input) -> \
+                 Result<Approval, E>` that decides call by call)",
+            )
+            .with_span(item)
+        };
+        let Meta::NameValue(nv) = item else {
+            return Err(wrong());
+        };
+        match ungroup(&nv.value) {
+            Expr::Path(path) if path.qself.is_none() && path.path.is_ident("always") => {
+                Ok(ApprovalArg::Always)
+            }
+            Expr::Path(path) if path.qself.is_none() => {
+                Ok(ApprovalArg::Predicate(path.path.clone()))
+            }
+            _ => Err(wrong()),
+        }
+    }
+}
 
 /// `default` (the type's `Default`) or `default = expr`.
 #[derive(Debug, Clone)]

@@ -99,6 +99,14 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 ///
 /// async fn can_view_maintenance(ctx: &Context) -> Result<bool, BoxError> { /* … */ }
 ///
+/// /// Restart a service now.
+/// #[tool(name = "restart-service", available = is_admin, approval = restart_needs_ok)]
+/// async fn restart(ctx: Context, input: RestartInput) -> Result<Restarted, BoxError> { /* … */ }
+///
+/// async fn restart_needs_ok(ctx: &Context, input: &RestartInput) -> Result<Approval, BoxError> {
+///     /* Approval::required("svc-42 serves production traffic"), or Approval::NotRequired */
+/// }
+///
 /// let tool = LookupWindow.into_tool();      // the generated handle
 /// assert_eq!(LookupWindow::NAME, "lookup-window");
 /// ```
@@ -115,6 +123,8 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 /// | `name = "…"` | the tool's name; else the fn's name with `_` → `-`. Checked against N1 at compile time, with a proposed fix |
 /// | `description = "…"` | what the model reads; else the fn's doc comment. One of them is required |
 /// | `available = path` | the availability policy: `async fn(&Context) -> Result<bool, E>` or `fn(&Context) -> Result<bool, E>` (A1) |
+/// | `approval = always` | every call waits for approval: the run pauses with it pending (H1, H2); over MCP the client's user is asked (H6) |
+/// | `approval = path` | the approval predicate: `async fn(&Context, &Input) -> Result<Approval, E>` or the same plain `fn`, over the validated input (H1); the input must be one type that implements `Schema` (a predicate cannot name the hidden input of plain parameters) |
 /// | `crate = path` | the path of `tool-runtime` (default `::tool_runtime`) |
 ///
 /// # The handler

@@ -14,7 +14,7 @@ use syn::spanned::Spanned as _;
 use tool_rules::{Format, name, pattern};
 
 use crate::ast::{self, Body, Container, Field, Param, ToolFn, ToolInput, Variant};
-use crate::attr::{FieldAttrs, Keyed, Num, NumRange, key_of};
+use crate::attr::{ApprovalArg, FieldAttrs, Keyed, Num, NumRange, key_of};
 use crate::error;
 
 /// Checks a `#[derive(Schema)]` input.
@@ -370,6 +370,23 @@ pub(crate) fn tool(tool: &ToolFn, errors: &mut Accumulator) {
     match &tool.input {
         ToolInput::Single { ty } => single_input(ty, errors),
         ToolInput::Params(params) => plain_params(params, errors),
+    }
+    approval(tool, errors);
+}
+
+/// An approval predicate sees the handler's input (H1): a tool whose input is plain
+/// parameters has no input type the predicate could name.
+fn approval(tool: &ToolFn, errors: &mut Accumulator) {
+    if let (Some(ApprovalArg::Predicate(path)), ToolInput::Params(_)) =
+        (&tool.args.approval, &tool.input)
+    {
+        errors.push(error::at(
+            path.span(),
+            "an approval predicate takes the tool's validated input (`fn(&Context, &Input)`), \
+             and this tool's input is plain parameters, which have no type to name: gather \
+             them in one struct that derives `Schema` and take it as the input, or write \
+             `approval = always`",
+        ));
     }
 }
 

@@ -31,6 +31,7 @@
 //! loop, and turns the tools of MCP servers into tools an agent holds beside its own
 //! (`McpToolset`).
 
+pub use tool_core::{AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NOT_APPROVED};
 pub use tool_core::{Annotations, ArgumentValidator, Image, OutputSchema, WithImages};
 pub use tool_core::{
     BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
@@ -39,7 +40,7 @@ pub use tool_core::{
     registry,
 };
 pub use tool_core::{CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, TIMED_OUT, UNAVAILABLE};
-pub use tool_core::{context, error, json, name, policy, schema, violation};
+pub use tool_core::{approval, context, error, json, name, policy, schema, violation};
 pub use tool_macros::{Schema, tool};
 
 // The agent: its handle and builder, the run loop, a turn's calls, the run's events, output
@@ -58,7 +59,8 @@ mod testing;
 
 pub use agent::{
     Agent, AgentBuilder, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_MAX_TURNS, RunError, RunEvent, RunOutput, RunStream,
+    DEFAULT_MAX_TURNS, Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError,
+    RunError, RunEvent, RunOutput, RunStream,
 };
 pub use model::{
     ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent, ModelRequest,

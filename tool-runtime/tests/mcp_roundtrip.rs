@@ -227,6 +227,7 @@ async fn claiming_server(io: tokio::io::DuplexStream) {
         "claims-failed-success",
         "claims-invalid",
         "claims-invalid-garbled",
+        "claims-denied",
         "plain-error",
     ];
     while let Ok(Some(line)) = lines.next_line().await {
@@ -280,6 +281,10 @@ async fn claiming_server(io: tokio::io::DuplexStream) {
                             "tool-runtime/violations":
                                 [{"path": "n", "rule": "no-such-rule", "message": 7}],
                         },
+                    }),
+                    Some("claims-denied") => json!({
+                        "content": text("not now: the change freeze"), "isError": true,
+                        "_meta": {"tool-runtime/outcome": "denied"},
                     }),
                     _ => json!({"content": text("no such thing"), "isError": true}),
                 }
@@ -357,6 +362,11 @@ async fn t2_a_third_party_is_error_stays_rejected_and_its_claims_cannot_end_our_
     assert_eq!(
         outcome("claims-invalid-garbled").await,
         (OutcomeKind::Rejected, "bad input".to_owned())
+    );
+    // T2, H6: a call its user did not approve there is `denied` here, with the denial.
+    assert_eq!(
+        outcome("claims-denied").await,
+        (OutcomeKind::Denied, "not now: the change freeze".to_owned())
     );
     remote.close().await;
 }

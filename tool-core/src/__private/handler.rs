@@ -2,6 +2,7 @@
 //! outputs boxed (A1), and the compile-time checks that point a wrong signature at the user's
 //! code.
 
+use crate::approval::Approval;
 use crate::context::Context;
 use crate::error::BoxError;
 
@@ -63,4 +64,41 @@ where
     F: FnOnce(&'a Context) -> R,
 {
     policy(ctx)
+}
+
+/// What an approval predicate returns: `Result<Approval, E>` with `E: Into<BoxError>` (H1).
+#[diagnostic::on_unimplemented(
+    message = "an approval predicate returns `Result<Approval, E>`, and this one returns `{Self}`",
+    label = "this predicate must be `async fn(&Context, &Input) -> Result<Approval, E>` or `fn(&Context, &Input) -> Result<Approval, E>`",
+    note = "return `Approval::required(\"why\")` to make the call wait for a decision, `Approval::NotRequired` to run it now; `E` is any error that converts into `BoxError`"
+)]
+pub trait ApprovalOutput {
+    /// The output with its error boxed.
+    fn into_approval_result(self) -> Result<Approval, BoxError>;
+}
+
+impl<E: Into<BoxError>> ApprovalOutput for Result<Approval, E> {
+    fn into_approval_result(self) -> Result<Approval, BoxError> {
+        self.map_err(Into::into)
+    }
+}
+
+/// The boxed output of an approval predicate. Generated code calls this at the span of the
+/// predicate's path, so that a predicate of the wrong signature is reported there.
+///
+/// # Errors
+///
+/// Returns the predicate's error, boxed.
+pub fn approval_result<T: ApprovalOutput>(out: T) -> Result<Approval, BoxError> {
+    out.into_approval_result()
+}
+
+/// Calls an approval predicate, a fn of `&Context` and the tool's `&Input` (H1). Generated
+/// code calls this at the span of the predicate's path, with the input type given, so a
+/// predicate that takes anything else is reported there, with the signature it should have.
+pub fn call_approval<'a, I, F, R>(predicate: F, ctx: &'a Context, input: &'a I) -> R
+where
+    F: FnOnce(&'a Context, &'a I) -> R,
+{
+    predicate(ctx, input)
 }

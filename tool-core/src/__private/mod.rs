@@ -15,6 +15,7 @@ pub use inventory;
 pub use serde;
 pub use serde_json;
 
+pub use crate::approval::{Approval, ApprovalPredicate};
 pub use crate::context::Context;
 pub use crate::error::BoxError;
 pub use crate::json::DecodeError;

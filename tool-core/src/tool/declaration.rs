@@ -59,8 +59,11 @@ pub enum DeclarationError {
         /// Where the tool was declared.
         site: Site,
     },
-    /// The tool has no handler.
-    #[error("tool `{name}` (declared at {site}) has no handler")]
+    /// The tool has no handler, and is not declared deferred (H5).
+    #[error(
+        "tool `{name}` (declared at {site}) has no handler: give it one, or declare it \
+         deferred if its calls are run elsewhere"
+    )]
     MissingHandler {
         /// The tool's name.
         name: String,
@@ -86,6 +89,33 @@ pub enum DeclarationError {
         site: Site,
         /// Why the schema cannot be rendered.
         source: SchemaError,
+    },
+    /// A deferred tool declares an approval: its calls pause the run anyway, and are decided
+    /// by whoever gives their result (H5).
+    #[error(
+        "tool `{name}` (declared at {site}) is deferred and also requires approval: a deferred \
+         call always pauses the run, and whoever gives its result decides it; drop the approval"
+    )]
+    ApprovalOnDeferred {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+    },
+    /// The approval predicate takes another input type than the handler (H1).
+    #[error(
+        "tool `{name}` (declared at {site}): its approval predicate takes `&{found}`, but its \
+         handler's input is `{expected}`; the predicate sees the handler's validated input"
+    )]
+    ApprovalInputMismatch {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+        /// The handler's input type.
+        expected: &'static str,
+        /// The predicate's input type.
+        found: &'static str,
     },
     /// Two tools share one name (N3).
     #[error("two tools are named `{name}`: one declared at {first}, one at {second}")]

@@ -2,6 +2,7 @@
 //! server): the schema is a JSON value and an [`ArgumentValidator`] enforces it, so such a tool
 //! gives the same guarantees as a typed one, checked at run time (S2, R5).
 
+use std::any::{TypeId, type_name};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -12,7 +13,9 @@ use crate::context::Context;
 use crate::error::BoxError;
 use crate::json::{DecodeError, decode};
 use crate::schema::SchemaError;
-use crate::tool::{ErasedHandler, HandlerFuture, ToolBuilder, render_rich};
+use crate::tool::{
+    ErasedHandler, ErasedInput, HandlerFuture, ParsedInput, ToolBuilder, render_rich,
+};
 use crate::violation::ParseCx;
 
 /// Checks arguments against a schema known only at run time.
@@ -76,6 +79,48 @@ impl ToolBuilder {
         let handler: Arc<dyn ErasedHandler> = Arc::new(DynamicHandler { validator, f });
         self.with_handler(handler, checked)
     }
+
+    /// Declares the tool deferred (H5), with the JSON value `schema` (an object root) as its
+    /// input schema, enforced by `validator`: a call is validated as any other, then the run
+    /// pauses with it pending, to be resumed with its result. An approval predicate of such a
+    /// tool's sibling takes `serde_json::Value`.
+    pub fn deferred_dynamic<V: ArgumentValidator>(self, schema: Value, validator: V) -> Self {
+        let checked = check_object_root(schema);
+        self.with_deferred(Arc::new(DynamicInput { validator }), checked)
+    }
+}
+
+/// Decodes `args` and runs `validator` over them.
+fn validated<V: ArgumentValidator>(
+    validator: &V,
+    args: &[u8],
+    cx: &mut ParseCx,
+) -> Result<Option<Value>, DecodeError> {
+    let value = decode(args)?.into_value();
+    validator.validate(&value, cx);
+    Ok(cx.is_clean().then_some(value))
+}
+
+/// The input parser of a deferred tool whose schema is a JSON value.
+struct DynamicInput<V> {
+    validator: V,
+}
+
+impl<V: ArgumentValidator> ErasedInput for DynamicInput<V> {
+    fn parse(&self, args: &[u8], cx: &mut ParseCx) -> Result<Option<ParsedInput>, DecodeError> {
+        Ok(validated(&self.validator, args, cx)?.map(|value| Box::new(value) as ParsedInput))
+    }
+
+    fn input_type(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<Value>(), type_name::<Value>())
+    }
+
+    fn to_json(&self, input: &ParsedInput) -> Value {
+        input
+            .downcast_ref::<Value>()
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
 }
 
 fn check_object_root(schema: Value) -> Result<Value, SchemaError> {
@@ -95,6 +140,46 @@ struct DynamicHandler<V, F> {
     f: F,
 }
 
+impl<V, F, Fut, T, E> ErasedInput for DynamicHandler<V, F>
+where
+    V: ArgumentValidator,
+    F: Fn(Context, Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, E>> + Send + 'static,
+    T: Serialize,
+    E: Into<BoxError>,
+{
+    fn parse(&self, args: &[u8], cx: &mut ParseCx) -> Result<Option<ParsedInput>, DecodeError> {
+        Ok(validated(&self.validator, args, cx)?.map(|value| Box::new(value) as ParsedInput))
+    }
+
+    fn input_type(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<Value>(), type_name::<Value>())
+    }
+
+    fn to_json(&self, input: &ParsedInput) -> Value {
+        input
+            .downcast_ref::<Value>()
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+}
+
+impl<V, F, Fut, T, E> DynamicHandler<V, F>
+where
+    F: Fn(Context, Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, E>> + Send + 'static,
+    T: Serialize,
+    E: Into<BoxError>,
+{
+    fn start(&self, ctx: Context, value: Value) -> HandlerFuture {
+        let fut = (self.f)(ctx, value);
+        Box::pin(async move {
+            let output = fut.await.map_err(Into::into)?;
+            render_rich(&output)
+        })
+    }
+}
+
 impl<V, F, Fut, T, E> ErasedHandler for DynamicHandler<V, F>
 where
     V: ArgumentValidator,
@@ -109,15 +194,11 @@ where
         args: &[u8],
         cx: &mut ParseCx,
     ) -> Result<Option<HandlerFuture>, DecodeError> {
-        let value = decode(args)?.into_value();
-        self.validator.validate(&value, cx);
-        if !cx.is_clean() {
-            return Ok(None);
-        }
-        let fut = (self.f)(ctx, value);
-        Ok(Some(Box::pin(async move {
-            let output = fut.await.map_err(Into::into)?;
-            render_rich(&output)
-        })))
+        Ok(validated(&self.validator, args, cx)?.map(|value| self.start(ctx, value)))
+    }
+
+    fn run(&self, ctx: Context, input: ParsedInput) -> Option<HandlerFuture> {
+        let value = input.downcast::<Value>().ok()?;
+        Some(self.start(ctx, *value))
     }
 }

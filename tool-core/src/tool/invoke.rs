@@ -1,13 +1,17 @@
-//! The transport-neutral call pipeline (DESIGN §2): availability → decode → parse → handler →
-//! render, with failures mapped for the model and kept for the application.
+//! The transport-neutral call pipeline (DESIGN §2): availability → decode → parse → (approval)
+//! → handler → render, with failures mapped for the model and kept for the application.
 
 use std::fmt;
 
+use serde_json::Value;
+
+use crate::approval::{Approval, NOT_APPROVED};
 use crate::context::Context;
 use crate::error::{Error, ErrorKind, RelayedKind};
 use crate::json::DecodeError;
 use crate::panic::{CatchUnwind, catch};
-use crate::tool::{Image, Rendered, Tool};
+use crate::tool::gate::Gate;
+use crate::tool::{ErasedInput, HandlerFuture, Image, Rendered, Tool};
 use crate::violation::{ParseCx, Rule, Violation, render_violations};
 
 /// What the model is told when a tool is hidden, or does not exist (A4, A5).
@@ -18,6 +22,12 @@ pub const FAILED: &str = "the tool failed";
 pub const TIMED_OUT: &str = "the tool timed out";
 /// What the model is told when a call was cancelled.
 pub const CANCELLED: &str = "the tool call was cancelled";
+/// The text of a call that awaits approval (H2). The agent loop never sends it to the model:
+/// the run pauses instead, and the call's result is decided at resume.
+pub const AWAITING_APPROVAL: &str = "the call awaits approval";
+/// The text of a call of a deferred tool (H5). The agent loop never sends it to the model:
+/// the run pauses instead, and the call's result is given at resume.
+pub const DEFERRED: &str = "the call awaits its result from elsewhere";
 
 /// The largest arguments accepted by default: 1 MiB.
 pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 1 << 20;
@@ -58,6 +68,23 @@ pub enum OutcomeKind {
     /// The call failed in a way that ends the run: a permanent failure, a policy error or a
     /// panic (P1, A6, E4).
     Fatal,
+    /// The call passed the availability re-check and validation, and waits for approval; its
+    /// handler has not run (H1, H2). [`Outcome::approval_reason`] says why.
+    AwaitingApproval,
+    /// The call of a deferred tool passed the availability re-check and validation, and waits
+    /// for its result from elsewhere (H5).
+    Deferred,
+    /// The call was not approved; its handler never ran. The model got the denial's message
+    /// (H4, H6).
+    Denied,
+}
+
+impl OutcomeKind {
+    /// Whether a call that ended so waits for a decision or a result: the run pauses (H2,
+    /// H5).
+    pub fn is_pending(self) -> bool {
+        matches!(self, OutcomeKind::AwaitingApproval | OutcomeKind::Deferred)
+    }
 }
 
 impl fmt::Display for OutcomeKind {
@@ -71,6 +98,9 @@ impl fmt::Display for OutcomeKind {
             OutcomeKind::TimedOut => "timed_out",
             OutcomeKind::Cancelled => "cancelled",
             OutcomeKind::Fatal => "fatal",
+            OutcomeKind::AwaitingApproval => "awaiting_approval",
+            OutcomeKind::Deferred => "deferred",
+            OutcomeKind::Denied => "denied",
         };
         f.write_str(s)
     }
@@ -86,17 +116,28 @@ pub struct Outcome {
     /// The images of a successful result (O3).
     images: Vec<Image>,
     error: Option<Error>,
+    /// What a pending call waits with (kinds `AwaitingApproval` and `Deferred`).
+    pending: Option<Box<Pending>>,
+}
+
+/// What a pending call waits with: its validated arguments and, when it awaits approval, the
+/// predicate's reason.
+#[derive(Debug, Clone)]
+struct Pending {
+    arguments: Value,
+    reason: Option<String>,
 }
 
 impl Outcome {
-    /// A successful call whose result renders as `text`.
-    pub fn success(text: String) -> Self {
+    /// An outcome of `kind` with `text` and nothing else.
+    fn plain(kind: OutcomeKind, text: String) -> Self {
         Self {
-            kind: OutcomeKind::Success,
+            kind,
             text,
             violations: Vec::new(),
             images: Vec::new(),
             error: None,
+            pending: None,
         }
     }
 
@@ -109,18 +150,51 @@ impl Outcome {
             violations: Vec::new(),
             images: rendered.images,
             error: None,
+            pending: None,
         }
+    }
+
+    /// A successful call whose result renders as `text`.
+    pub fn success(text: String) -> Self {
+        Self::plain(OutcomeKind::Success, text)
+    }
+
+    /// A call that waits for approval, for `reason`, with its validated `arguments` (H2).
+    pub fn awaiting_approval(reason: impl Into<String>, arguments: Value) -> Self {
+        Self {
+            pending: Some(Box::new(Pending {
+                arguments,
+                reason: Some(reason.into()),
+            })),
+            ..Self::plain(OutcomeKind::AwaitingApproval, AWAITING_APPROVAL.to_owned())
+        }
+    }
+
+    /// A call of a deferred tool, waiting for its result, with its validated `arguments` (H5).
+    pub fn deferred(arguments: Value) -> Self {
+        Self {
+            pending: Some(Box::new(Pending {
+                arguments,
+                reason: None,
+            })),
+            ..Self::plain(OutcomeKind::Deferred, DEFERRED.to_owned())
+        }
+    }
+
+    /// A call that was not approved: the model reads `message` (H4), by default
+    /// [`NOT_APPROVED`].
+    pub fn denied(message: impl Into<String>) -> Self {
+        Self::plain(OutcomeKind::Denied, message.into())
+    }
+
+    /// A call that was not approved, with the default message [`NOT_APPROVED`].
+    pub fn not_approved() -> Self {
+        Self::denied(NOT_APPROVED)
     }
 
     /// The answer to a hidden or unknown tool (A4, A5).
     pub fn unavailable() -> Self {
-        Self {
-            kind: OutcomeKind::Unavailable,
-            text: UNAVAILABLE.to_owned(),
-            violations: Vec::new(),
-            images: Vec::new(),
-            error: None,
-        }
+        Self::plain(OutcomeKind::Unavailable, UNAVAILABLE.to_owned())
     }
 
     /// Arguments that broke the schema.
@@ -131,28 +205,23 @@ impl Outcome {
             violations,
             images: Vec::new(),
             error: None,
+            pending: None,
         }
     }
 
     /// A call that ran past its timeout.
     pub fn timed_out(error: Error) -> Self {
         Self {
-            kind: OutcomeKind::TimedOut,
-            text: TIMED_OUT.to_owned(),
-            violations: Vec::new(),
-            images: Vec::new(),
             error: Some(error),
+            ..Self::plain(OutcomeKind::TimedOut, TIMED_OUT.to_owned())
         }
     }
 
     /// A call that was cancelled.
     pub fn cancelled(error: Error) -> Self {
         Self {
-            kind: OutcomeKind::Cancelled,
-            text: CANCELLED.to_owned(),
-            violations: Vec::new(),
-            images: Vec::new(),
             error: Some(error),
+            ..Self::plain(OutcomeKind::Cancelled, CANCELLED.to_owned())
         }
     }
 
@@ -176,6 +245,10 @@ impl Outcome {
                     (OutcomeKind::InvalidArguments, text.to_owned())
                 }
                 RelayedKind::Cancelled => (OutcomeKind::Cancelled, CANCELLED.to_owned()),
+                RelayedKind::Denied => (
+                    OutcomeKind::Denied,
+                    relayed.text().unwrap_or(NOT_APPROVED).to_owned(),
+                ),
             }
         } else if let Some(approved) = error
             .tool_error()
@@ -194,11 +267,9 @@ impl Outcome {
             );
         }
         Self {
-            kind,
-            text,
-            violations,
-            images: Vec::new(),
             error: Some(error),
+            violations,
+            ..Self::plain(kind, text)
         }
     }
 
@@ -231,6 +302,22 @@ impl Outcome {
     pub fn is_fatal(&self) -> bool {
         self.kind == OutcomeKind::Fatal
     }
+
+    /// Whether the call waits for a decision or a result (H2, H5).
+    pub fn is_pending(&self) -> bool {
+        self.kind.is_pending()
+    }
+
+    /// Why the call awaits approval, as its predicate said (kind `AwaitingApproval`, H2).
+    pub fn approval_reason(&self) -> Option<&str> {
+        self.pending.as_ref().and_then(|p| p.reason.as_deref())
+    }
+
+    /// The arguments of a pending call as validated (S2: defaults filled in), rendered as
+    /// JSON: what the handler would receive (kinds `AwaitingApproval` and `Deferred`, H2).
+    pub fn validated_arguments(&self) -> Option<&Value> {
+        self.pending.as_ref().map(|p| &p.arguments)
+    }
 }
 
 impl Tool {
@@ -249,10 +336,31 @@ impl Tool {
     /// 4. The result is rendered (E1) or the failure mapped (E2), with the unredacted error
     ///    kept in the outcome (E3).
     ///
+    /// A tool that requires approval answers a call that passed 1 and 2 with kind
+    /// `AwaitingApproval` when its predicate says so (H1), and a deferred tool with kind
+    /// `Deferred` (H5); the handler does not run. [`Tool::invoke_approved`] runs a call that
+    /// was approved.
+    ///
     /// # Cancel safety
     ///
     /// Dropping the future drops the handler's future at its current await point.
     pub async fn invoke_with(&self, ctx: &Context, args: &[u8], limits: &Limits) -> Outcome {
+        self.call(ctx, args, limits, false).await
+    }
+
+    /// Runs one call that was approved (H4, H6): the same pipeline as
+    /// [`Tool::invoke_with`], availability re-check and validation included, without asking
+    /// the approval predicate again. A deferred tool still answers kind `Deferred`: it has
+    /// no handler here.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future drops the handler's future at its current await point.
+    pub async fn invoke_approved(&self, ctx: &Context, args: &[u8], limits: &Limits) -> Outcome {
+        self.call(ctx, args, limits, true).await
+    }
+
+    async fn call(&self, ctx: &Context, args: &[u8], limits: &Limits, approved: bool) -> Outcome {
         if let Some(error) = self.declaration_error() {
             return Outcome::failure(Error::with_source(
                 ErrorKind::Declaration,
@@ -292,6 +400,10 @@ impl Tool {
             };
             return Outcome::invalid(vec![root_violation(Rule::Size, e.to_string())], 0);
         }
+        if self.can_pause() {
+            // Boxed: the calls of every other tool keep a future of their own size.
+            return Box::pin(self.gated(ctx, args, approved)).await;
+        }
         let Some(handler) = self.handler() else {
             return Outcome::failure(Error::new(
                 ErrorKind::Declaration,
@@ -308,6 +420,92 @@ impl Tool {
             }
             Err(panic) => return self.panicked("while parsing its arguments", &panic),
         };
+        self.finish(future).await
+    }
+
+    /// The rest of a call of a tool that can pause, after the availability re-check: parse
+    /// and validate, then ask for approval (H1) or pause a deferred call (H5), then run.
+    async fn gated(&self, ctx: &Context, args: &[u8], approved: bool) -> Outcome {
+        let parser: &dyn ErasedInput = match (self.handler(), self.deferred_input()) {
+            (Some(handler), _) => &**handler,
+            (None, Some(input)) => &**input,
+            (None, None) => {
+                return Outcome::failure(Error::new(
+                    ErrorKind::Declaration,
+                    format!("tool `{}` has no handler", self.name()),
+                ));
+            }
+        };
+        let mut cx = ParseCx::new();
+        let input = match catch(|| parser.parse(args, &mut cx)) {
+            Ok(Ok(Some(input))) => input,
+            Ok(Ok(None)) => return self.parse_failure(cx),
+            Ok(Err(e)) => {
+                return Outcome::invalid(vec![root_violation(Rule::Syntax, e.to_string())], 0);
+            }
+            Err(panic) => return self.panicked("while parsing its arguments", &panic),
+        };
+        let Some(handler) = self.handler() else {
+            return Outcome::deferred(parser.to_json(&input));
+        };
+        if !approved {
+            match self.gate() {
+                None => {}
+                Some(Gate::Always) => {
+                    return Outcome::awaiting_approval(
+                        format!("every call of `{}` needs approval", self.name()),
+                        parser.to_json(&input),
+                    );
+                }
+                Some(Gate::Predicate(predicate)) => {
+                    let check = predicate.check(ctx, &*input);
+                    match CatchUnwind::boxed(check).await {
+                        Ok(Ok(Approval::NotRequired)) => {}
+                        Ok(Ok(Approval::Required { reason })) => {
+                            return Outcome::awaiting_approval(reason, parser.to_json(&input));
+                        }
+                        Ok(Err(cause)) => {
+                            return Outcome::failure(
+                                Error::with_source(
+                                    ErrorKind::Approval,
+                                    format!("the approval predicate of `{}` failed", self.name()),
+                                    cause,
+                                )
+                                .into_permanent(),
+                            );
+                        }
+                        Err(panic) => {
+                            return Outcome::failure(Error::new(
+                                ErrorKind::Panic,
+                                format!(
+                                    "the approval predicate of `{}` panicked: {panic}",
+                                    self.name()
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let future = match catch(|| handler.run(ctx.clone(), input)) {
+            Ok(Some(future)) => future,
+            Ok(None) => {
+                return Outcome::failure(Error::new(
+                    ErrorKind::Declaration,
+                    format!(
+                        "tool `{}` parsed its arguments into a type its handler does not take",
+                        self.name()
+                    ),
+                ));
+            }
+            Err(panic) => return self.panicked("", &panic),
+        };
+        self.finish(future).await
+    }
+
+    /// Runs the handler's future to the outcome: the rendered result (E1) or the mapped
+    /// failure (E2), a panic contained (E4).
+    async fn finish(&self, future: HandlerFuture) -> Outcome {
         match CatchUnwind::boxed(future).await {
             Ok(Ok(rendered)) => self.checked_output(rendered),
             Ok(Err(cause)) => Outcome::failure(Error::with_source(

@@ -4,6 +4,7 @@
 mod content;
 mod declaration;
 mod dynamic;
+mod gate;
 mod invoke;
 mod metadata;
 mod registry;
@@ -12,12 +13,13 @@ pub use content::{Image, Rendered, WithImages, render_rich};
 pub use declaration::{DeclarationError, Site};
 pub use dynamic::ArgumentValidator;
 pub use invoke::{
-    CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, Limits, Outcome, OutcomeKind, TIMED_OUT,
-    UNAVAILABLE,
+    AWAITING_APPROVAL, CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, DEFERRED, FAILED, Limits, Outcome,
+    OutcomeKind, TIMED_OUT, UNAVAILABLE,
 };
 pub use metadata::{Annotations, OutputSchema, WRAPPED_OUTPUT_KEY};
 pub use registry::{NameIndex, Registration, index_by_name, registered, registry};
 
+use std::any::{Any, TypeId, type_name};
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -33,6 +35,7 @@ use crate::name::check_name;
 use crate::policy::{AsyncPolicy, AsyncPolicyFn, BoxFuture, Policy, SyncPolicy};
 use crate::schema::{Schema, SchemaError, parse_arguments, render_root};
 use crate::violation::ParseCx;
+use gate::{Gate, GateSpec};
 
 /// A tool the model can call.
 ///
@@ -52,6 +55,13 @@ struct Inner {
     schema: Arc<Value>,
     schema_text: Arc<str>,
     handler: Option<Arc<dyn ErasedHandler>>,
+    /// The input parser of a deferred tool, which has no handler here (H5).
+    deferred: Option<Arc<dyn ErasedInput>>,
+    /// Whether calls need approval (H1).
+    gate: Option<Gate>,
+    /// Whether a call can pause (`gate` or `deferred` is set): the one branch the calls of
+    /// every other tool pay for the feature.
+    pauses: bool,
     policy: Option<Arc<dyn Policy>>,
     site: Site,
     error: Option<DeclarationError>,
@@ -103,7 +113,8 @@ impl Tool {
         ToolBuilder {
             name: name.into(),
             description: description.into(),
-            handler: None,
+            body: None,
+            gate: None,
             policy: None,
             site: Site::caller(),
             annotations: Annotations::default(),
@@ -162,6 +173,23 @@ impl Tool {
         self.inner.policy.is_some()
     }
 
+    /// Whether some calls of this tool wait for approval before they run (H1): always, or
+    /// when its predicate says so.
+    pub fn requires_approval(&self) -> bool {
+        self.inner.gate.is_some()
+    }
+
+    /// Whether this tool is deferred: it has no handler here, and its calls pause the run
+    /// until their results are given (H5).
+    pub fn is_deferred(&self) -> bool {
+        self.inner.deferred.is_some()
+    }
+
+    /// Whether a call of this tool can pause a run: it requires approval or is deferred.
+    pub fn can_pause(&self) -> bool {
+        self.inner.pauses
+    }
+
     /// The declaration problem that makes this tool unusable, if any (D2).
     pub fn declaration_error(&self) -> Option<&DeclarationError> {
         self.inner.error.as_ref()
@@ -193,6 +221,14 @@ impl Tool {
     pub(crate) fn handler(&self) -> Option<&Arc<dyn ErasedHandler>> {
         self.inner.handler.as_ref()
     }
+
+    pub(crate) fn deferred_input(&self) -> Option<&Arc<dyn ErasedInput>> {
+        self.inner.deferred.as_ref()
+    }
+
+    pub(crate) fn gate(&self) -> Option<&Gate> {
+        self.inner.gate.as_ref()
+    }
 }
 
 impl fmt::Debug for Tool {
@@ -201,6 +237,8 @@ impl fmt::Debug for Tool {
             .field("name", &self.inner.name)
             .field("site", &self.inner.site)
             .field("policy", &self.inner.policy.is_some())
+            .field("approval", &self.inner.gate.is_some())
+            .field("deferred", &self.inner.deferred.is_some())
             .field("error", &self.inner.error)
             .finish_non_exhaustive()
     }
@@ -211,11 +249,28 @@ impl fmt::Debug for Tool {
 pub struct ToolBuilder {
     name: String,
     description: String,
-    handler: Option<(Arc<dyn ErasedHandler>, Result<Value, SchemaError>)>,
+    body: Option<(Body, Result<Value, SchemaError>)>,
+    gate: Option<GateSpec>,
     policy: Option<Arc<dyn Policy>>,
     site: Site,
     annotations: Annotations,
     output: Option<OutputSchema>,
+}
+
+/// What runs a call: a handler, or nothing here (a deferred tool, H5).
+enum Body {
+    Handler(Arc<dyn ErasedHandler>),
+    Deferred(Arc<dyn ErasedInput>),
+}
+
+impl Body {
+    /// The input type the body parses arguments into.
+    fn input_type(&self) -> (TypeId, &'static str) {
+        match self {
+            Body::Handler(handler) => handler.input_type(),
+            Body::Deferred(input) => input.input_type(),
+        }
+    }
 }
 
 impl ToolBuilder {
@@ -324,7 +379,16 @@ impl ToolBuilder {
         handler: Arc<dyn ErasedHandler>,
         schema: Result<Value, SchemaError>,
     ) -> Self {
-        self.handler = Some((handler, schema));
+        self.body = Some((Body::Handler(handler), schema));
+        self
+    }
+
+    pub(crate) fn with_deferred(
+        mut self,
+        input: Arc<dyn ErasedInput>,
+        schema: Result<Value, SchemaError>,
+    ) -> Self {
+        self.body = Some((Body::Deferred(input), schema));
         self
     }
 
@@ -362,7 +426,8 @@ impl ToolBuilder {
         let Self {
             name,
             description,
-            handler,
+            body,
+            gate,
             policy,
             site,
             annotations,
@@ -390,24 +455,34 @@ impl ToolBuilder {
                 reason,
             });
         }
-        let (handler, schema) = match handler {
-            Some((h, Ok(schema))) => (Some(h), schema),
+        if let (Some((body, _)), Some(gate)) = (&body, &gate)
+            && error.is_none()
+        {
+            error = gate::check(&name, site, body, gate);
+        }
+        let (handler, deferred, schema) = match body {
+            Some((body, Ok(schema))) => match body {
+                Body::Handler(handler) => (Some(handler), None, schema),
+                Body::Deferred(input) => (None, Some(input), schema),
+            },
             Some((_, Err(source))) => {
                 error.get_or_insert(DeclarationError::Schema {
                     name: name.clone(),
                     site,
                     source,
                 });
-                (None, Value::Null)
+                (None, None, Value::Null)
             }
             None => {
                 error.get_or_insert(DeclarationError::MissingHandler {
                     name: name.clone(),
                     site,
                 });
-                (None, Value::Null)
+                (None, None, Value::Null)
             }
         };
+        let gate = gate.map(GateSpec::into_gate);
+        let pauses = gate.is_some() || deferred.is_some();
         let schema_text = Arc::from(schema.to_string());
         Tool {
             inner: Arc::new(Inner {
@@ -416,6 +491,9 @@ impl ToolBuilder {
                 schema: Arc::new(schema),
                 schema_text,
                 handler,
+                deferred,
+                gate,
+                pauses,
                 policy,
                 site,
                 error,
@@ -439,10 +517,32 @@ impl fmt::Debug for ToolBuilder {
 /// handler's error.
 pub(crate) type HandlerFuture = BoxFuture<'static, Result<Rendered, BoxError>>;
 
+/// Arguments parsed into the tool's input type, with the type erased: what a call that can
+/// pause holds between validation, the approval predicate and the handler.
+pub(crate) type ParsedInput = Box<dyn Any + Send>;
+
+/// A tool's input parser with its input type erased.
+pub(crate) trait ErasedInput: Send + Sync + 'static {
+    /// Decodes and parses the argument bytes `args` into the input. Returns `None` when `cx`
+    /// holds violations or a failure.
+    ///
+    /// # Errors
+    ///
+    /// Returns the decode error when `args` is not one JSON value or holds a key twice.
+    fn parse(&self, args: &[u8], cx: &mut ParseCx) -> Result<Option<ParsedInput>, DecodeError>;
+
+    /// The input type, and its name for diagnostics.
+    fn input_type(&self) -> (TypeId, &'static str);
+
+    /// An input that `parse` made, rendered as JSON (`null` for one of another type).
+    fn to_json(&self, input: &ParsedInput) -> Value;
+}
+
 /// A handler with its input type erased: parses the arguments, then runs.
-pub(crate) trait ErasedHandler: Send + Sync + 'static {
+pub(crate) trait ErasedHandler: ErasedInput {
     /// Decodes and parses the argument bytes `args`; on success returns the handler's future.
-    /// Returns `None` when `cx` holds violations or a failure.
+    /// Returns `None` when `cx` holds violations or a failure. The path of every call that
+    /// cannot pause: no box for the input.
     ///
     /// # Errors
     ///
@@ -453,11 +553,35 @@ pub(crate) trait ErasedHandler: Send + Sync + 'static {
         args: &[u8],
         cx: &mut ParseCx,
     ) -> Result<Option<HandlerFuture>, DecodeError>;
+
+    /// The handler's future for an input that [`ErasedInput::parse`] made; `None` for an
+    /// input of another type (which `parse` never makes).
+    fn run(&self, ctx: Context, input: ParsedInput) -> Option<HandlerFuture>;
 }
 
 struct TypedHandler<I, F> {
     f: F,
     _input: PhantomData<fn(I)>,
+}
+
+impl<I, F, Fut> ErasedInput for TypedHandler<I, F>
+where
+    I: Schema + Send + 'static,
+    F: Fn(Context, I) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Rendered, BoxError>> + Send + 'static,
+{
+    fn parse(&self, args: &[u8], cx: &mut ParseCx) -> Result<Option<ParsedInput>, DecodeError> {
+        let input = parse_arguments::<I>(args, cx)?;
+        Ok(input.map(|input| Box::new(input) as ParsedInput))
+    }
+
+    fn input_type(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<I>(), type_name::<I>())
+    }
+
+    fn to_json(&self, input: &ParsedInput) -> Value {
+        input.downcast_ref::<I>().map_or(Value::Null, I::to_json)
+    }
 }
 
 impl<I, F, Fut> ErasedHandler for TypedHandler<I, F>
@@ -474,6 +598,11 @@ where
     ) -> Result<Option<HandlerFuture>, DecodeError> {
         let input = parse_arguments::<I>(args, cx)?;
         Ok(input.map(|input| Box::pin((self.f)(ctx, input)) as HandlerFuture))
+    }
+
+    fn run(&self, ctx: Context, input: ParsedInput) -> Option<HandlerFuture> {
+        let input = input.downcast::<I>().ok()?;
+        Some(Box::pin((self.f)(ctx, *input)))
     }
 }
 

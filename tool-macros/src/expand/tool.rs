@@ -8,6 +8,7 @@ use syn::{Ident, Type};
 
 use super::{hidden, respan, schema};
 use crate::ast::{self, ToolFn, ToolInput};
+use crate::attr::ApprovalArg;
 
 /// The generated code of `#[tool]`.
 pub(super) fn expand(tool: &ToolFn) -> TokenStream {
@@ -27,6 +28,11 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
     };
     let hints = hints(tool, &private);
     let output = output_schema(tool, &private);
+    let (approval_items, approval) = match &tool.args.approval {
+        Some(ApprovalArg::Always) => (TokenStream::new(), quote!(.require_approval())),
+        Some(ApprovalArg::Predicate(path)) => approval_predicate(&private, path, input_ty),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
     let tool_static = hidden("TOOL");
     let site = hidden("SITE");
     let make = hidden("__make_tool");
@@ -39,6 +45,7 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
         const _: () = {
             #input_items
             #policy_items
+            #approval_items
 
             const #site: #private::Site = #private::Site {
                 file: ::core::file!(),
@@ -58,6 +65,7 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
                             #available
                             #hints
                             #output
+                            #approval
                             .build()
                     }))
                 }
@@ -295,4 +303,48 @@ fn policy(private: &TokenStream, path: &syn::Path) -> (TokenStream, TokenStream)
         }
     };
     (items, quote!(.available(#policy)))
+}
+
+/// The approval predicate `approval = path` (H1): an `ApprovalPredicate` of the input type
+/// that calls it, sync or async, spanned at the path; and the builder call that installs it.
+fn approval_predicate(
+    private: &TokenStream,
+    path: &syn::Path,
+    input_ty: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let predicate = hidden("__ToolApproval");
+    let out = hidden("out");
+    let tag = hidden("tag");
+    let span = syn::spanned::Spanned::span(path);
+    let ctx_at = Ident::new("ctx", Span::mixed_site().located_at(span));
+    let input_at = Ident::new("input", Span::mixed_site().located_at(span));
+    let call = respan(
+        quote!(#private::call_approval::<#input_ty, _, _>(#path, #ctx_at, #input_at)),
+        span,
+    );
+    let finish = respan(
+        quote!(#private::approval_result(#tag.into_future(#out).await)),
+        span,
+    );
+    let items = quote! {
+        struct #predicate;
+
+        #[automatically_derived]
+        impl #private::ApprovalPredicate<#input_ty> for #predicate {
+            fn check<'a>(
+                &'a self,
+                #ctx_at: &'a #private::Context,
+                #input_at: &'a #input_ty,
+            ) -> #private::BoxFuture<'a, ::core::result::Result<#private::Approval, #private::BoxError>> {
+                ::std::boxed::Box::pin(async move {
+                    #[allow(unused_imports)]
+                    use #private::{ViaFuture as _, ViaReady as _};
+                    let #out = #call;
+                    let #tag = (&#private::Probe(&#out)).tag();
+                    #finish
+                })
+            }
+        }
+    };
+    (items, quote!(.approval::<#input_ty>(#predicate)))
 }

@@ -28,6 +28,7 @@ pub struct AgentBuilder {
     call_timeout: Option<Duration>,
     tool_timeouts: Vec<(String, Duration)>,
     limits: Limits,
+    state_key: Option<Arc<[u8]>>,
 }
 
 impl AgentBuilder {
@@ -41,6 +42,7 @@ impl AgentBuilder {
             call_timeout: None,
             tool_timeouts: Vec::new(),
             limits: Limits::default(),
+            state_key: None,
         }
     }
 
@@ -96,6 +98,16 @@ impl AgentBuilder {
         self
     }
 
+    /// Seals paused runs with HMAC-SHA256 under `key` (H3), instead of a plain SHA-256
+    /// digest: a paused run then resumes only in an agent that holds the same key, and one
+    /// sealed without a key is refused. Without a key the digest detects accidental and
+    /// unkeyed edits, not someone who rewrites the file and its digest. Keep the key secret
+    /// (at least 16 random bytes); the paused run itself is not encrypted.
+    pub fn state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.state_key = Some(Arc::from(key.into()));
+        self
+    }
+
     /// Builds the agent, checking everything before any model I/O.
     ///
     /// Each tool's spec is rendered once, here, by the model's driver
@@ -106,7 +118,8 @@ impl AgentBuilder {
     /// Returns a [`BuildError`] (kind `Declaration`) listing every problem found: each tool
     /// declared wrong (its [`Tool::declaration_error`], D2), each pair of tools sharing a name, naming both
     /// declaration sites (N3), each schema the driver cannot express (V1), each timeout for a
-    /// tool the agent does not hold, and a zero `max_concurrency` or `max_turns`.
+    /// tool the agent does not hold, a zero `max_concurrency` or `max_turns`, and an empty
+    /// [`AgentBuilder::state_key`].
     pub fn build(self) -> Result<Agent, BuildError> {
         let mut problems = Vec::new();
         let mut specs = Vec::with_capacity(self.tools.len());
@@ -142,9 +155,13 @@ impl AgentBuilder {
         if self.max_turns == 0 {
             problems.push(BuildProblem::ZeroTurns);
         }
+        if self.state_key.as_ref().is_some_and(|key| key.is_empty()) {
+            problems.push(BuildProblem::EmptyStateKey);
+        }
         if !problems.is_empty() {
             return Err(BuildError::new(problems));
         }
+        let pauses = self.tools.iter().any(Tool::can_pause);
         Ok(Agent::from_shared(Arc::new(Shared {
             model: self.model,
             instructions: self.instructions,
@@ -155,6 +172,8 @@ impl AgentBuilder {
             max_concurrency: self.max_concurrency,
             max_turns: self.max_turns,
             limits: self.limits,
+            pauses,
+            state_key: self.state_key,
         })))
     }
 }

@@ -15,6 +15,32 @@ use super::output::CallRecord;
 use super::shared::Shared;
 use crate::model::{ToolCall, preview};
 
+/// The calls to run: those of a model turn, or at resume the approved calls of the paused
+/// turn, with the position of each in that turn (H4).
+#[derive(Clone, Copy)]
+pub(crate) struct Batch<'a> {
+    calls: &'a [ToolCall],
+    approved: Option<&'a [usize]>,
+}
+
+impl<'a> Batch<'a> {
+    /// The calls of a model turn.
+    pub(crate) fn turn(calls: &'a [ToolCall]) -> Self {
+        Self {
+            calls,
+            approved: None,
+        }
+    }
+
+    /// Approved calls of a paused turn, at these positions in it.
+    pub(crate) fn approved(calls: &'a [ToolCall], positions: &'a [usize]) -> Self {
+        Self {
+            calls,
+            approved: Some(positions),
+        }
+    }
+}
+
 /// How the calls of a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CallsEnd {
@@ -31,18 +57,27 @@ pub(crate) enum CallsEnd {
 /// says, for each tool the agent holds, whether this run advertised it: only those are
 /// callable in the run (A5, A8).
 ///
+/// At resume the batch holds the approved calls of the paused turn: each runs through
+/// [`Tool::invoke_approved`] (H4), and records and a fatal end name their positions in that
+/// turn.
+///
 /// # Cancel safety
 ///
 /// Dropping the future aborts the calls in flight (their futures are dropped).
 pub(crate) async fn run_calls(
     shared: &Shared,
     ctx: &Context,
-    calls: &[ToolCall],
+    batch: Batch<'_>,
     advertised: &[bool],
     turn: usize,
     slots: &Arc<Semaphore>,
     sink: &Sink,
 ) -> (Vec<CallRecord>, CallsEnd) {
+    let Batch { calls, approved } = batch;
+    let position = |index: usize| match approved {
+        None => index,
+        Some(positions) => positions.get(index).copied().unwrap_or(index),
+    };
     let turn_ctx = ctx.child();
     let mut set = JoinSet::new();
     // The task ids, in call order: a task that did not return is found by its id (a linear
@@ -69,6 +104,7 @@ pub(crate) async fn run_calls(
             call.arguments.clone(),
             shared.limits,
             Arc::clone(slots),
+            approved.is_some(),
         );
         let handle = set.spawn(async move {
             let outcome = work.instrument(span.clone()).await;
@@ -104,11 +140,11 @@ pub(crate) async fn run_calls(
         let Some(index) = index else { continue };
         if outcome.is_fatal() && end == CallsEnd::Done {
             // P2: the first fatal outcome cancels the siblings, which are still joined.
-            end = CallsEnd::Fatal(index);
+            end = CallsEnd::Fatal(position(index));
             turn_ctx.cancellation().cancel();
         }
         if sink.is_active() {
-            let record = record(turn, index, &calls[index], outcome.clone());
+            let record = record(turn, position(index), &calls[index], outcome.clone());
             sink.emit(|| RunEvent::CallFinished(record));
         }
         outcomes[index] = Some(outcome);
@@ -125,13 +161,14 @@ pub(crate) async fn run_calls(
                     "the call was dropped before it ended",
                 ))
             });
-            record(turn, index, call, outcome)
+            record(turn, position(index), call, outcome)
         })
         .collect();
     (records, end)
 }
 
-fn record(turn: usize, index: usize, call: &ToolCall, outcome: Outcome) -> CallRecord {
+/// The record of call `call`, at position `index` of turn `turn`.
+pub(crate) fn record(turn: usize, index: usize, call: &ToolCall, outcome: Outcome) -> CallRecord {
     CallRecord {
         turn,
         index,
@@ -165,6 +202,7 @@ async fn run_one(
     arguments: String,
     limits: Limits,
     slots: Arc<Semaphore>,
+    approved: bool,
 ) -> Outcome {
     let permit = tokio::select! {
         biased;
@@ -184,7 +222,14 @@ async fn run_one(
         tracing::debug!("the model called a tool this run did not advertise");
         return Outcome::unavailable();
     };
-    let call = tool.invoke_with(&ctx, arguments.as_bytes(), &limits);
+    let call = async {
+        if approved {
+            tool.invoke_approved(&ctx, arguments.as_bytes(), &limits)
+                .await
+        } else {
+            tool.invoke_with(&ctx, arguments.as_bytes(), &limits).await
+        }
+    };
     let outcome = match timeout {
         None => call.await,
         Some(limit) => match tokio::time::timeout(limit, call).await {

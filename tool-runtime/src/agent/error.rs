@@ -9,6 +9,7 @@ use std::fmt;
 use tool_core::{BoxError, DeclarationError, Error, ErrorKind, Site};
 
 use super::output::CallRecord;
+use super::pause::{PausedRun, ResumeError};
 use crate::model::{Message, ModelError, ProtocolError, SchemaUnsupported, Usage, preview};
 
 /// Every problem that keeps an agent from being built, found before any model I/O (D2, N3,
@@ -108,9 +109,30 @@ pub enum BuildProblem {
     /// `max_turns(0)`: no request could ever be made.
     #[error("max_turns must be at least 1")]
     ZeroTurns,
+    /// An MCP server was given a deferred tool (H5), which has no handler to answer a call
+    /// with.
+    #[error(
+        "tool `{name}` (declared at {site}) is deferred: an MCP server answers each call when \
+         it is made, and this tool has no handler here; serve a tool with a handler instead"
+    )]
+    DeferredOverMcp {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+    },
+    /// `state_key` was given an empty key, which would seal nothing.
+    #[error("the state key is empty: give a secret of at least 16 bytes, or none")]
+    EmptyStateKey,
 }
 
-/// Why a run ended without a final answer.
+/// Why a run ended without a final answer: a failure, or a pause.
+///
+/// A run whose calls wait for approval or for their results (H2, H5) ends with kind
+/// [`ErrorKind::Paused`]: not a failure, but not an answer either, so that a caller that does
+/// not expect a pause cannot take it for one. [`RunError::into_paused`] gives the
+/// [`PausedRun`] to keep and resume; [`RunError::calls`] keeps the records of the calls made
+/// (E3), which the paused run does not hold.
 ///
 /// Match on [`RunError::kind`], or ask [`RunError::is`], which follows
 /// [`tool_core::Error::is`]: a policy failure during a call is of kind `Availability` and also
@@ -139,6 +161,8 @@ struct Inner {
     usage: Vec<Usage>,
     /// The text of a final reply that was cut off (kind `Truncated`).
     partial_text: Option<String>,
+    /// The paused run (kind `Paused`); it holds the transcript and the usage.
+    paused: Option<Box<PausedRun>>,
 }
 
 impl RunError {
@@ -170,8 +194,21 @@ impl RunError {
                 calls: Vec::new(),
                 usage: Vec::new(),
                 partial_text: None,
+                paused: None,
             }),
         }
+    }
+
+    /// A run that paused (H2, H5), with the records of the calls this process made (E3).
+    pub(crate) fn pause(paused: PausedRun, calls: Vec<CallRecord>) -> Self {
+        let pending = paused.pending().len();
+        let mut e = Self::new(
+            ErrorKind::Paused,
+            format!("the run paused: {pending} call(s) await a decision or a result"),
+        );
+        e.inner.calls = calls;
+        e.inner.paused = Some(Box::new(paused));
+        e
     }
 
     /// The failure of a call that ends the run (P1, A6, E4): of the call error's kind.
@@ -269,6 +306,29 @@ impl RunError {
         self.source_as()
     }
 
+    /// The paused run, when the run paused (kind [`ErrorKind::Paused`], H2).
+    pub fn paused(&self) -> Option<&PausedRun> {
+        self.inner.paused.as_deref()
+    }
+
+    /// The paused run, to keep (serialize it) and resume with [`crate::Agent::resume`]; or
+    /// this error, when the run did not pause.
+    ///
+    /// # Errors
+    ///
+    /// Returns `self` when the run ended in a failure rather than a pause.
+    pub fn into_paused(mut self) -> Result<PausedRun, RunError> {
+        match self.inner.paused.take() {
+            Some(paused) => Ok(*paused),
+            None => Err(self),
+        }
+    }
+
+    /// Why a paused run was refused (kind [`ErrorKind::Resume`], H3, H4).
+    pub fn resume_error(&self) -> Option<&ResumeError> {
+        self.source_as()
+    }
+
     /// The direct cause, if it is a `T`.
     fn source_as<T: StdError + 'static>(&self) -> Option<&T> {
         self.inner.error.source().and_then(|s| s.downcast_ref())
@@ -276,13 +336,22 @@ impl RunError {
 
     /// The conversation up to the failure: the input, then every complete turn, each call
     /// with its result (a call that never ran has the result `the tool call was cancelled`).
+    ///
+    /// For a paused run: the conversation up to the turn that paused, which ends with the
+    /// calls that wait ([`PausedRun::transcript`]).
     pub fn transcript(&self) -> &[Message] {
-        &self.inner.transcript
+        match &self.inner.paused {
+            Some(paused) => paused.transcript(),
+            None => &self.inner.transcript,
+        }
     }
 
     /// The conversation up to the failure, owned.
     pub fn into_transcript(self) -> Vec<Message> {
-        self.inner.transcript
+        match self.inner.paused {
+            Some(paused) => paused.into_transcript(),
+            None => self.inner.transcript,
+        }
     }
 
     /// The record of every call made, in call order (E3).
@@ -292,7 +361,10 @@ impl RunError {
 
     /// Token usage of each turn that completed, from turn 1.
     pub fn usage(&self) -> &[Usage] {
-        &self.inner.usage
+        match &self.inner.paused {
+            Some(paused) => paused.usage(),
+            None => &self.inner.usage,
+        }
     }
 }
 

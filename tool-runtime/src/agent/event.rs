@@ -11,6 +11,7 @@ use futures_core::Stream;
 
 use super::error::RunError;
 use super::output::{CallRecord, RunOutput};
+use super::pause::PausedRun;
 use crate::model::{FinishReason, ToolCall, Usage};
 
 /// One step of a run, as [`crate::Agent::run_stream`] yields it (R4).
@@ -52,6 +53,10 @@ pub enum RunEvent {
     },
     /// The run reached its final answer. The last event of a successful run.
     Finished(RunOutput),
+    /// The run paused: some calls wait for approval or for their results (H2, H5). The last
+    /// event of a paused run; resume it with [`crate::Agent::resume`] or
+    /// [`crate::Agent::resume_stream`].
+    Paused(Box<PausedRun>),
 }
 
 type Queue = Arc<Mutex<VecDeque<RunEvent>>>;
@@ -95,7 +100,8 @@ type RunFuture = Pin<Box<dyn Future<Output = Result<RunOutput, RunError>> + Send
 /// A run as a [`Stream`] of events (R4), made by [`crate::Agent::run_stream`].
 ///
 /// It yields `Ok` events as the run makes progress, then either
-/// `Ok(RunEvent::Finished(output))` or one `Err(RunError)`, then ends. The run makes
+/// `Ok(RunEvent::Finished(output))`, `Ok(RunEvent::Paused(paused))` (H2) or one
+/// `Err(RunError)`, then ends. The run makes
 /// progress only while the stream is polled, and it is the same engine as
 /// [`crate::Agent::run`]'s: both give the same transcript for the same model replies.
 ///
@@ -159,7 +165,12 @@ impl Stream for RunStream {
                 }
                 Poll::Ready(result) => {
                     self.future = None;
-                    self.last = Some(result.map(RunEvent::Finished));
+                    self.last = Some(match result {
+                        Ok(output) => Ok(RunEvent::Finished(output)),
+                        Err(e) => e
+                            .into_paused()
+                            .map(|paused| RunEvent::Paused(Box::new(paused))),
+                    });
                     if let Some(event) = self.pop() {
                         return Poll::Ready(Some(Ok(event)));
                     }

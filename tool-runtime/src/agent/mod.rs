@@ -9,6 +9,8 @@
 //! - `calls`: the tool calls of one turn, run concurrently, each to its outcome.
 //! - `event`: a run as a stream ([`RunEvent`], [`RunStream`]).
 //! - `output`: what a run gives back ([`RunOutput`], [`CallRecord`]).
+//! - `pause`: a run paused for approval or for deferred results ([`PausedRun`],
+//!   [`PendingCall`]), the [`Decisions`] that resume it, and [`ResumeError`].
 //! - `error`: why an agent cannot be built ([`BuildError`]) or a run ended without an answer
 //!   ([`RunError`]).
 
@@ -17,6 +19,7 @@ mod calls;
 mod error;
 mod event;
 mod output;
+mod pause;
 mod reply;
 mod run_loop;
 mod shared;
@@ -28,12 +31,14 @@ use tool_core::{Context, Tool};
 
 use crate::model::{Input, Model, ToolSpec};
 use event::Sink;
+use run_loop::Start;
 use shared::Shared;
 
 pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS};
 pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
 pub use output::{CallRecord, RunOutput};
+pub use pause::{Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError};
 
 /// A model with instructions and tools, ready to run. Cheap to clone; one agent may run many
 /// conversations at once.
@@ -91,6 +96,11 @@ impl Agent {
     ///    in the model's call order.
     /// 3. The run ends at a reply without tool calls (the final answer), or with an error.
     ///
+    /// A call that needs approval (H1) or of a deferred tool (H5) does not run: the turn's
+    /// other calls run as usual, then the run pauses (H2), returning a [`RunError`] of kind
+    /// `Paused` whose [`RunError::into_paused`] is the [`PausedRun`]: plain data to keep
+    /// (serialize it) and resume with [`Agent::resume`], here or in another process.
+    ///
     /// A name the agent does not hold gets `tool unavailable` without running anything (A5).
     /// A tool the agent holds but did not advertise (hidden at discovery) still goes through
     /// [`Tool::invoke_with`]: its policy's re-check decides, so guessing the name never
@@ -108,6 +118,7 @@ impl Agent {
     /// - `MaxTurns`: the run needed more than `max_turns` requests (R3).
     /// - `Model` or `Protocol`: the model failed, or sent a reply that cannot be a turn
     ///   (two calls with one id, say), or the input transcript is not well formed.
+    /// - `Paused`: not a failure; calls wait for a decision or a result (H2, H5).
     ///
     /// # Cancel safety
     ///
@@ -120,11 +131,85 @@ impl Agent {
         run_loop::run(
             Arc::clone(&self.shared),
             ctx.clone(),
-            input.into(),
+            Start::Fresh(input.into()),
             Sink::none(),
             span,
         )
         .await
+    }
+
+    /// Resumes a paused run with one decision per pending call (H3, H4, H5), in this process
+    /// or another whose agent holds the same tools.
+    ///
+    /// Before anything runs, the paused run is checked ([`Agent::verify`]: its format, its
+    /// seal, each advertised tool held with the same schema) and the decisions against its
+    /// pending calls. Then the paused turn is finished: an approved call goes through
+    /// [`Tool::invoke_approved`] on a fresh call context (its availability re-checked and
+    /// its arguments validated again, so a principal who lost the right meanwhile gets
+    /// `tool unavailable`; the approval predicate is not asked again), a denied one answers
+    /// the denial's message, a deferred one its result (E1, E2); the results go to the model
+    /// in the model's order with those of the calls that ran before the pause. The run goes
+    /// on with the tools it advertised when it started (A8), to an answer, another pause, or
+    /// an error.
+    ///
+    /// `ctx` is the resuming caller's: the paused run holds no context.
+    ///
+    /// # Errors
+    ///
+    /// A [`RunError`] of kind `Resume` ([`RunError::resume_error`]) when the paused run or
+    /// the decisions are refused; nothing ran. Otherwise as [`Agent::run`].
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`Agent::run`].
+    pub async fn resume(
+        &self,
+        ctx: &Context,
+        paused: PausedRun,
+        decisions: Decisions,
+    ) -> Result<RunOutput, RunError> {
+        let span = run_span(&self.shared);
+        run_loop::run(
+            Arc::clone(&self.shared),
+            ctx.clone(),
+            Start::Resume(Box::new(paused), decisions),
+            Sink::none(),
+            span,
+        )
+        .await
+    }
+
+    /// Resumes a paused run as a stream of events (R4): [`Agent::resume`]'s run, starting
+    /// with [`RunEvent::Started`], then each decided call's [`RunEvent::CallFinished`].
+    pub fn resume_stream(
+        &self,
+        ctx: &Context,
+        paused: PausedRun,
+        decisions: Decisions,
+    ) -> RunStream {
+        let shared = Arc::clone(&self.shared);
+        let ctx = ctx.clone();
+        let span = run_span(&self.shared);
+        let start = Start::Resume(Box::new(paused), decisions);
+        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
+    }
+
+    /// Checks a paused run against this agent without resuming it (H3): its format, its seal
+    /// (and key, [`AgentBuilder::state_key`]), each tool it advertised held with the same
+    /// schema, and that its parts fit together. Use it before showing a paused run read from
+    /// a file to whoever decides.
+    ///
+    /// # Errors
+    ///
+    /// The [`ResumeError`] that [`Agent::resume`] would refuse it with.
+    pub fn verify(&self, paused: &PausedRun) -> Result<(), ResumeError> {
+        paused
+            .verify(
+                &self.shared.tools,
+                &self.shared.by_name,
+                self.shared.state_key.as_deref(),
+            )
+            .map(|_| ())
     }
 
     /// Runs a conversation as a stream of [`crate::RunEvent`]s (R4): the same engine as
@@ -135,9 +220,9 @@ impl Agent {
     pub fn run_stream(&self, ctx: &Context, input: impl Into<Input>) -> RunStream {
         let shared = Arc::clone(&self.shared);
         let ctx = ctx.clone();
-        let input = input.into();
+        let start = Start::Fresh(input.into());
         let span = run_span(&self.shared);
-        RunStream::new(move |sink| run_loop::run(shared, ctx, input, sink, span))
+        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
     }
 
     /// The tools a run in `ctx` would advertise: discovery alone, with no model I/O, no

@@ -2,6 +2,7 @@
 //! by the run loop and the calls of each turn.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tool_core::{Limits, Tool};
@@ -22,4 +23,9 @@ pub(crate) struct Shared {
     pub(crate) max_concurrency: usize,
     pub(crate) max_turns: usize,
     pub(crate) limits: Limits,
+    /// Whether some tool can pause a run (H1, H5): only then does a turn look for pending
+    /// calls.
+    pub(crate) pauses: bool,
+    /// The key that seals paused runs with HMAC-SHA256 (H3); without one, SHA-256.
+    pub(crate) state_key: Option<Arc<[u8]>>,
 }

@@ -28,7 +28,7 @@ mod server;
 
 /// The `_meta` key of a `tools/call` result under which our server names the call's outcome
 /// kind (`success`, `unavailable`, `invalid_arguments`, `rejected`, `failed`, `timed_out`,
-/// `cancelled`, `fatal`: the [`OutcomeKind`](tool_core::OutcomeKind) display names), so that
+/// `cancelled`, `fatal`, `denied`: the [`OutcomeKind`](tool_core::OutcomeKind) display names), so that
 /// the kind survives the transport between our server and our client (T2).
 const OUTCOME_META_KEY: &str = "tool-runtime/outcome";
 
@@ -43,7 +43,7 @@ pub use client::{
 };
 pub use server::{
     HttpOptions, HttpServer, McpCall, McpRequest, McpServer, McpServerBuilder, McpTransport,
-    ServeError,
+    NO_ELICITATION, ServeError,
 };
 
 /// The JSON type of `value`, with its article ("a string"), as the messages of both sides

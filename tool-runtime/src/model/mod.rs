@@ -275,7 +275,9 @@ pub enum FinishReason {
 }
 
 /// Tokens used by one request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Usage {
     /// Tokens read: instructions, conversation and tool specs.
     pub input_tokens: u64,

@@ -149,6 +149,8 @@ impl Connection {
                     Some(RemoteKind::Invalid(violations)) => {
                         Err(Relayed::invalid_arguments(violations, text).into())
                     }
+                    // T2: a call the server's user did not approve (H6) is `denied` here too.
+                    Some(RemoteKind::Denied) => Err(Relayed::denied(text).into()),
                     // Anything else with `isError` is text for the model, as a third-party
                     // server's `isError` result is (T2): `rejected`, with the remote text.
                     None => {
@@ -232,6 +234,8 @@ enum RemoteKind {
     Relayed(RelayedKind),
     /// The arguments broke these rules there.
     Invalid(Vec<Violation>),
+    /// The call was not approved there (H6).
+    Denied,
 }
 
 impl RemoteKind {
@@ -244,6 +248,7 @@ impl RemoteKind {
             RemoteKind::Relayed(RelayedKind::InvalidArguments) | RemoteKind::Invalid(_) => {
                 "invalid_arguments"
             }
+            RemoteKind::Relayed(RelayedKind::Denied) | RemoteKind::Denied => "denied",
             RemoteKind::Relayed(_) => "cancelled",
         }
     }
@@ -272,6 +277,7 @@ fn claimed_kind(result: &CallToolResult) -> Option<RemoteKind> {
         "timed_out" => Some(RemoteKind::Relayed(RelayedKind::TimedOut)),
         "cancelled" => Some(RemoteKind::Relayed(RelayedKind::Cancelled)),
         "invalid_arguments" => claimed_violations(meta).map(RemoteKind::Invalid),
+        "denied" => Some(RemoteKind::Denied),
         _ => None,
     }
 }

@@ -114,8 +114,9 @@ impl McpServerBuilder {
     /// # Errors
     ///
     /// Returns a [`BuildError`] (kind `Declaration`) listing every problem: each tool
-    /// declared wrong (its [`Tool::declaration_error`], D2) and each pair of tools sharing a name, naming
-    /// both declaration sites (N3).
+    /// declared wrong (its [`Tool::declaration_error`], D2), each pair of tools sharing a name,
+    /// naming both declaration sites (N3), and each deferred tool (H5: a server answers each
+    /// call when it is made, and a deferred tool has no handler here to answer it).
     pub fn build(self) -> Result<McpServer, BuildError> {
         let mut problems = Vec::new();
         let mut listed = Vec::with_capacity(self.tools.len());
@@ -127,6 +128,10 @@ impl McpServerBuilder {
         for (tool, problem) in self.tools.iter().zip(index.problems) {
             match problem {
                 Some(error) => problems.push(BuildProblem::Tool(error)),
+                None if tool.is_deferred() => problems.push(BuildProblem::DeferredOverMcp {
+                    name: tool.name().to_owned(),
+                    site: tool.site(),
+                }),
                 None => listed.push(list_entry(tool)),
             }
         }

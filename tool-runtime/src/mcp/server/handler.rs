@@ -12,6 +12,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tool_core::{Context, Outcome, OutcomeKind, OutputSchema, Tool};
 
+use super::approval::{Asked, NO_ELICITATION, ask};
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
 use super::shared::Shared;
@@ -109,13 +110,35 @@ impl ServerHandler for Handler {
         let ctx = self.request_context(&cx).await?;
         let call_id = cx.id.to_string();
         let name = request.name.as_ref();
-        let args = Value::Object(request.arguments.unwrap_or_default());
+        let args = Value::Object(request.arguments.clone().unwrap_or_default());
         let bytes = serde_json::to_vec(&args).unwrap_or_default();
         let call_ctx = ctx.for_call(call_id.clone(), name);
         let outcome = match self.shared.by_name.get(name) {
             // A5: a name the server does not hold gets the same answer as a hidden tool.
             None => Outcome::unavailable(),
-            Some(&i) => run(&self.shared.tools[i], &call_ctx, &bytes, &self.shared, &cx).await,
+            Some(&i) => {
+                let tool = &self.shared.tools[i];
+                let outcome = run(tool, &call_ctx, &bytes, &self.shared, &cx, false).await;
+                if outcome.kind() == OutcomeKind::AwaitingApproval {
+                    // H6: the client's user decides; an unapproved call never runs.
+                    match ask(tool, &outcome, &request, &bytes, &cx).await {
+                        Asked::Approved => {
+                            run(tool, &call_ctx, &bytes, &self.shared, &cx, true).await
+                        }
+                        Asked::NotApproved => Outcome::not_approved(),
+                        Asked::Unsupported => Outcome::denied(NO_ELICITATION),
+                        Asked::Cancelled => Outcome::cancelled(tool_core::Error::new(
+                            tool_core::ErrorKind::Cancelled,
+                            "the client cancelled the call while its user was asked for approval",
+                        )),
+                        Asked::InputRequired(input) => {
+                            return Ok(CallToolResponse::InputRequired(input));
+                        }
+                    }
+                } else {
+                    outcome
+                }
+            }
         };
         if outcome.is_fatal() {
             let error = outcome
@@ -164,16 +187,24 @@ impl ServerHandler for Handler {
     }
 }
 
-/// Runs one call through the shared pipeline; `notifications/cancelled` cancels the call's
-/// context, and the handler is still awaited (cancellation kills nothing, P2).
+/// Runs one call through the shared pipeline (`approved`: without asking for approval again,
+/// H6); `notifications/cancelled` cancels the call's context, and the handler is still
+/// awaited (cancellation kills nothing, P2).
 async fn run(
     tool: &Tool,
     ctx: &Context,
     args: &[u8],
     shared: &Shared,
     cx: &RequestContext<RoleServer>,
+    approved: bool,
 ) -> Outcome {
-    let call = tool.invoke_with(ctx, args, &shared.limits);
+    let call = async {
+        if approved {
+            tool.invoke_approved(ctx, args, &shared.limits).await
+        } else {
+            tool.invoke_with(ctx, args, &shared.limits).await
+        }
+    };
     tokio::pin!(call);
     tokio::select! {
         outcome = &mut call => outcome,

@@ -7,10 +7,12 @@
 //! - `request`: what the application's functions are given: [`McpRequest`] (what the
 //!   transport authenticated) and [`McpCall`] (one call answered).
 //! - `handler`: the MCP requests of a session, `tools/list` and `tools/call`.
+//! - `approval`: a call awaiting approval, asked of the client's user by elicitation (H6).
 //! - `malformed`: the answers to requests the SDK cannot parse.
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
 
+mod approval;
 mod builder;
 mod error;
 mod handler;
@@ -31,6 +33,7 @@ use tool_core::Tool;
 use handler::Handler;
 use shared::Shared;
 
+pub use approval::NO_ELICITATION;
 pub use builder::McpServerBuilder;
 pub use error::ServeError;
 pub use http_server::{HttpOptions, HttpServer};
@@ -52,6 +55,14 @@ pub use request::{McpCall, McpRequest, McpTransport};
 ///   correct itself. A permanent failure, a panic or a policy error is logged (`tracing`) and
 ///   answered `the tool failed`; the server goes on (E4).
 /// - `notifications/cancelled` cancels the call's [`Context`] (a child of the request's).
+/// - A call of a tool that requires approval (H1) asks the client's user by elicitation when
+///   the client declared that capability (H6): an `elicitation/create` request while the
+///   call waits (protocols up to 2025-11-25), or an `input_required` result the client
+///   answers by calling again (2026-07-28 on). Accepted, the call runs (availability and
+///   validation checked again, the predicate not asked again); declined or cancelled, it
+///   answers `the call was not approved`; a client without the capability gets
+///   [`NO_ELICITATION`]. A call that was not approved never runs. A deferred tool (H5) cannot
+///   be served: it has no handler here.
 ///
 /// Each request's [`Context`] comes from the application's context function
 /// ([`McpServerBuilder::context`]), given only what the transport authenticated

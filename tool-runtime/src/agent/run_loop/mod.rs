@@ -1,5 +1,10 @@
 //! The run loop that [`crate::Agent::run`] and [`crate::Agent::run_stream`] both drive:
-//! discovery, then turns of one model request and its calls, to a final answer or an error.
+//! discovery, then turns of one model request and its calls, to a final answer, a pause or an
+//! error. `resume` continues a paused run ([`crate::Agent::resume`]).
+
+mod resume;
+
+use resume::PausedTurn;
 
 use std::sync::Arc;
 
@@ -8,22 +13,34 @@ use tool_core::error::find_in_chain;
 use tool_core::{Context, ErrorKind, OutcomeKind, Panicked};
 use tracing::Instrument;
 
-use super::calls::{CallsEnd, run_calls};
+use super::calls::{Batch, CallsEnd, run_calls};
 use super::error::RunError;
 use super::event::{RunEvent, Sink};
 use super::output::{CallRecord, RunOutput};
+use super::pause::{
+    AdvertisedTool, Answered, Content, Decisions, PausedRun, PendingCall, PendingKind, fingerprint,
+};
 use super::reply::{ReplyError, read_reply};
 use super::shared::Shared;
 use crate::model::{
     FinishReason, Input, Message, ModelRequest, ToolResult, ToolSpec, Usage, check_transcript,
 };
 
+/// Where a run starts: a conversation, or a paused run with the decisions for its pending
+/// calls.
+pub(crate) enum Start {
+    /// A new run of this conversation.
+    Fresh(Input),
+    /// A paused run, resumed (H3, H4).
+    Resume(Box<PausedRun>, Decisions),
+}
+
 /// Runs one conversation to its end, inside `span` (the run's span, which gets the number of
 /// turns and the outcome recorded).
 pub(crate) async fn run(
     shared: Arc<Shared>,
     ctx: Context,
-    input: Input,
+    start: Start,
     sink: Sink,
     span: tracing::Span,
 ) -> Result<RunOutput, RunError> {
@@ -31,11 +48,21 @@ pub(crate) async fn run(
         shared: &shared,
         ctx: &ctx,
         sink: &sink,
-        transcript: input.into_messages(),
+        transcript: Vec::new(),
         calls: Vec::new(),
         usage: Vec::new(),
     };
-    let result = run.drive().instrument(span.clone()).await;
+    let result = match start {
+        Start::Fresh(input) => {
+            run.transcript = input.into_messages();
+            run.drive().instrument(span.clone()).await
+        }
+        Start::Resume(paused, decisions) => {
+            run.resume(*paused, decisions)
+                .instrument(span.clone())
+                .await
+        }
+    };
     match &result {
         Ok(out) => {
             span.record("turns", out.turns());
@@ -129,6 +156,17 @@ impl Run<'_> {
             Ok(visible) => visible,
             Err(e) => return Err(self.fail(e)),
         };
+        self.turns(1, visible, None).await
+    }
+
+    /// Turns from `first` on, with the tools `visible` says were advertised: to the final
+    /// answer, a pause, or an error. A resumed run first finishes its `paused` turn.
+    async fn turns(
+        &mut self,
+        first: usize,
+        visible: Vec<bool>,
+        paused: Option<PausedTurn>,
+    ) -> Result<RunOutput, RunError> {
         // A8: the advertised list is fixed here, for the whole run.
         let advertised: Vec<ToolSpec> = self
             .shared
@@ -143,7 +181,11 @@ impl Run<'_> {
             advertised: names.clone(),
         });
         let slots = Arc::new(Semaphore::new(self.shared.max_concurrency));
-        for turn in 1..=self.shared.max_turns {
+        if let Some(paused) = paused {
+            // A resumed run: the paused turn's decided calls first (H4, H5).
+            self.finish_paused_turn(paused, &visible, &slots).await?;
+        }
+        for turn in first..=self.shared.max_turns {
             let span = tracing::info_span!("agent.turn", turn, calls = tracing::field::Empty);
             let step = self.turn(turn, &advertised, &visible, &slots, &span);
             if let Some(text) = step.instrument(span.clone()).await? {
@@ -218,13 +260,34 @@ impl Run<'_> {
         let (records, end) = run_calls(
             self.shared,
             self.ctx,
-            &reply.calls,
+            Batch::turn(&reply.calls),
             visible,
             turn,
             slots,
             self.sink,
         )
         .await;
+        // H2: the calls that needed no decision ran; the run pauses with the others. Only an
+        // agent holding a tool that can pause looks.
+        if self.shared.pauses
+            && end == CallsEnd::Done
+            && records.iter().any(|record| record.outcome.is_pending())
+        {
+            self.sink.emit(turn_end);
+            return Err(self.pause(turn, visible, records));
+        }
+        let answered = self.answer(records, end);
+        self.sink.emit(turn_end);
+        answered
+    }
+
+    /// Puts a turn's call records in the transcript (in the model's order, R2) and the
+    /// run's record; ends the run if the turn did.
+    fn answer(
+        &mut self,
+        records: Vec<CallRecord>,
+        end: CallsEnd,
+    ) -> Result<Option<String>, RunError> {
         let first = self.calls.len();
         for record in records {
             self.transcript.push(Message::Tool(
@@ -238,7 +301,6 @@ impl Run<'_> {
             ));
             self.calls.push(record);
         }
-        self.sink.emit(turn_end);
         match end {
             CallsEnd::Done => Ok(None),
             CallsEnd::Cancelled => Err(self.fail(cancelled())),
@@ -252,6 +314,70 @@ impl Run<'_> {
                 Err(self.fail(error))
             }
         }
+    }
+
+    /// Pauses the run at `turn` (H2, H5): the results of the calls that ran and the pending
+    /// calls go into a sealed [`PausedRun`] with the transcript, the advertised tools and the
+    /// usage; the records of every call stay with the application (E3), never in the state.
+    fn pause(&mut self, turn: usize, visible: &[bool], records: Vec<CallRecord>) -> RunError {
+        let mut results = Vec::new();
+        let mut pending = Vec::new();
+        for record in records {
+            let kind = match record.kind() {
+                OutcomeKind::AwaitingApproval => Some(PendingKind::Approval),
+                OutcomeKind::Deferred => Some(PendingKind::Deferred),
+                _ => None,
+            };
+            match kind {
+                Some(kind) => pending.push(PendingCall::new(
+                    record.index,
+                    &record.id,
+                    &record.name,
+                    record
+                        .outcome
+                        .validated_arguments()
+                        .cloned()
+                        .unwrap_or_default(),
+                    kind,
+                    record.outcome.approval_reason(),
+                )),
+                None => results.push(Answered {
+                    index: record.index,
+                    result: ToolResult::new(
+                        record.id.clone(),
+                        record.name.clone(),
+                        record.text(),
+                        record.kind() != OutcomeKind::Success,
+                    ),
+                }),
+            }
+            self.calls.push(record);
+        }
+        let tools = self
+            .shared
+            .tools
+            .iter()
+            .zip(visible)
+            .filter(|(_, shown)| **shown)
+            .map(|(tool, _)| AdvertisedTool {
+                name: tool.name().to_owned(),
+                fingerprint: fingerprint(tool),
+            })
+            .collect();
+        tracing::info!(
+            pending = pending.len(),
+            "the run paused: calls await a decision or a result"
+        );
+        let content = Content {
+            tools,
+            turn,
+            usage: std::mem::take(&mut self.usage),
+            transcript: std::mem::take(&mut self.transcript),
+            results,
+            pending,
+        };
+        let paused = PausedRun::seal(content, self.shared.state_key.as_deref());
+        RunError::pause(paused, std::mem::take(&mut self.calls))
     }
 
     /// `error`, with the transcript, calls and usage so far.

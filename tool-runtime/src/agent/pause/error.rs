@@ -1,0 +1,106 @@
+//! [`ResumeError`]: why a paused run cannot be resumed (H3, H4).
+
+use super::PendingKind;
+
+/// Why a paused run was refused: it cannot be read, it was altered, the agent's tools are not
+/// the ones it paused with, or the decisions do not fit its pending calls (H3, H4). Match on
+/// it: each variant says which.
+///
+/// [`crate::Agent::resume`] returns it as a [`crate::RunError`] of kind
+/// [`tool_core::ErrorKind::Resume`] ([`crate::RunError::resume_error`]); nothing ran.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResumeError {
+    /// The text is not a paused run (not JSON, or not of its shape).
+    #[error("this is not a paused run: {reason}")]
+    Malformed {
+        /// What the reader found wrong.
+        reason: String,
+    },
+    /// The paused run was written in another format or version than this build reads.
+    #[error(
+        "the paused run is in format `{format}` version {version}; this build reads `{}` \
+         version {}",
+        super::FORMAT,
+        super::VERSION
+    )]
+    Version {
+        /// The format it names.
+        format: String,
+        /// The version it names.
+        version: u32,
+    },
+    /// The content does not match its digest: the paused run was altered after it was
+    /// written (or, with a key, sealed under another key).
+    #[error("the paused run was altered after it was written: its content does not match its seal")]
+    Altered,
+    /// The paused run is sealed with a key, and this agent has none.
+    #[error(
+        "the paused run is sealed with a key, and this agent has none: set the same key with \
+         `AgentBuilder::state_key`"
+    )]
+    KeyRequired,
+    /// This agent has a key, and the paused run is sealed without one: anyone could have
+    /// written it.
+    #[error(
+        "the paused run is sealed without a key, and this agent requires one: anyone could \
+         have written it"
+    )]
+    NotKeyed,
+    /// A tool advertised when the run paused is not held by this agent.
+    #[error("tool `{tool}` was advertised when the run paused, and this agent does not hold it")]
+    ToolMissing {
+        /// The tool's name.
+        tool: String,
+    },
+    /// A tool advertised when the run paused changed since: its schema, or whether it has a
+    /// handler here.
+    #[error(
+        "tool `{tool}` changed since the run paused (its input schema, or whether it has a \
+         handler here)"
+    )]
+    ToolChanged {
+        /// The tool's name.
+        tool: String,
+    },
+    /// The paused run's parts do not fit together (a pending call that is not a call of its
+    /// last turn, say).
+    #[error("the paused run is inconsistent: {reason}")]
+    Inconsistent {
+        /// What does not fit.
+        reason: String,
+    },
+    /// A pending call has no decision.
+    #[error("pending call `{call_id}` has no decision: approve or deny every pending call")]
+    Undecided {
+        /// The call's id.
+        call_id: String,
+    },
+    /// A decision names a call that is not pending.
+    #[error("a decision names call `{call_id}`, which is not a pending call of this run")]
+    UnknownCall {
+        /// The id the decision names.
+        call_id: String,
+    },
+    /// A decision does not fit its call: an approval for a deferred call (which needs its
+    /// result), or a result for a call awaiting approval.
+    #[error("{}", wrong_decision(call_id, *kind))]
+    WrongDecision {
+        /// The call's id.
+        call_id: String,
+        /// What the call waits for.
+        kind: PendingKind,
+    },
+}
+
+fn wrong_decision(call_id: &str, kind: PendingKind) -> String {
+    match kind {
+        PendingKind::Approval => format!(
+            "call `{call_id}` awaits approval: approve or deny it (a result is for deferred calls)"
+        ),
+        PendingKind::Deferred => format!(
+            "call `{call_id}` is deferred: give its result or deny it (there is no handler here to \
+             approve)"
+        ),
+    }
+}

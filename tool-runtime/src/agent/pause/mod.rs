@@ -1,0 +1,344 @@
+//! A paused run (H2–H5): the plain data a run leaves when calls wait for approval or for
+//! their results, how it is sealed and checked, and the decisions that resume it.
+//!
+//! - `seal`: the digest (or HMAC) over a paused run's content, and tools' fingerprints.
+//! - `decision`: [`Decision`] and [`Decisions`], one per pending call.
+//! - `error`: [`ResumeError`], why a paused run is refused.
+
+mod decision;
+mod error;
+mod seal;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tool_core::Tool;
+
+use crate::model::{Message, ToolCall, ToolResult, Usage, check_transcript};
+use seal::Seal;
+
+pub use decision::{Decision, Decisions};
+pub use error::ResumeError;
+pub(crate) use seal::fingerprint;
+
+/// The format a paused run names, so that a reader knows what it holds.
+pub(crate) const FORMAT: &str = "tool-runtime/paused-run";
+/// The version of the format this build writes and reads.
+pub(crate) const VERSION: u32 = 1;
+
+/// A run that paused because some calls wait for approval (H1, H2) or for their results
+/// (H5): plain data, with no closure, no [`tool_core::Context`] and no unredacted error (H3).
+///
+/// It holds the transcript up to the turn that paused, the results of that turn's calls that
+/// ran, the pending calls, the tools advertised (each name with a fingerprint of its schema)
+/// and the usage so far, sealed with a digest. Serialize it (serde, JSON: [`PausedRun::to_json`])
+/// to keep it while someone decides, then give it with [`Decisions`] to
+/// [`crate::Agent::resume`] in any process whose agent holds the same tools. A paused run
+/// whose tools changed, or whose content was altered, is refused with a [`ResumeError`].
+///
+/// The seal is SHA-256 over the content by default: it detects accidental and unkeyed edits,
+/// but anyone who can write the file can recompute it. Give the agent a key
+/// ([`crate::AgentBuilder::state_key`]) to seal with HMAC-SHA256 instead: then only holders of
+/// the key can make a paused run that resumes. Either way the content is not encrypted: it
+/// holds what the model saw and the pending calls' arguments.
+///
+/// What a reader of a file sees ([`PausedRun::pending`], …) is checked only when the run is
+/// resumed; check it first with [`crate::Agent::verify`] before showing it to an approver.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PausedRun {
+    format: String,
+    version: u32,
+    run: Content,
+    seal: Seal,
+}
+
+/// What a paused run holds, sealed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Content {
+    /// The tools advertised in the run (A8), in declaration order.
+    pub(crate) tools: Vec<AdvertisedTool>,
+    /// The turn that paused, from 1.
+    pub(crate) turn: usize,
+    /// Token usage of each turn, from turn 1.
+    pub(crate) usage: Vec<Usage>,
+    /// The conversation, ending with the assistant message whose calls paused.
+    pub(crate) transcript: Vec<Message>,
+    /// The results of that message's calls that ran (model-facing text only).
+    pub(crate) results: Vec<Answered>,
+    /// That message's calls that wait.
+    pub(crate) pending: Vec<PendingCall>,
+}
+
+/// A tool advertised in a paused run: its name and fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AdvertisedTool {
+    pub(crate) name: String,
+    pub(crate) fingerprint: String,
+}
+
+/// The result of a call of the paused turn that ran, at its position in the turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Answered {
+    pub(crate) index: usize,
+    pub(crate) result: ToolResult,
+}
+
+/// What a pending call waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PendingKind {
+    /// Approval (H1): approve or deny it.
+    Approval,
+    /// Its result, from elsewhere: the tool is deferred (H5). Give its result, or deny it.
+    Deferred,
+}
+
+/// A call that waits (H2, H5): it passed the availability re-check and validation, and
+/// nothing of it ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingCall {
+    index: usize,
+    id: String,
+    tool: String,
+    arguments: Value,
+    kind: PendingKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+impl PendingCall {
+    pub(crate) fn new(
+        index: usize,
+        id: &str,
+        tool: &str,
+        arguments: Value,
+        kind: PendingKind,
+        reason: Option<&str>,
+    ) -> Self {
+        Self {
+            index,
+            id: id.to_owned(),
+            tool: tool.to_owned(),
+            arguments,
+            kind,
+            reason: reason.map(str::to_owned),
+        }
+    }
+
+    /// The call id the model gave: decide the call by it.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The arguments as validated (S2: defaults filled in), rendered as JSON: what the
+    /// handler receives if the call is approved. The model's own text is the call's in
+    /// [`PausedRun::transcript`]; at resume that text is validated again and runs.
+    pub fn arguments(&self) -> &Value {
+        &self.arguments
+    }
+
+    /// What the call waits for.
+    pub fn kind(&self) -> PendingKind {
+        self.kind
+    }
+
+    /// Why the call needs approval, as the predicate said (H2); `None` for a deferred call.
+    pub fn reason(&self) -> Option<&str> {
+        self.reason.as_deref()
+    }
+
+    /// The call's position in its turn, from 0 (the model's order).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+}
+
+impl PausedRun {
+    /// Seals `content`, with `key` when there is one.
+    pub(crate) fn seal(content: Content, key: Option<&[u8]>) -> Self {
+        let mut paused = Self {
+            format: FORMAT.to_owned(),
+            version: VERSION,
+            run: content,
+            seal: Seal::new(&[], None),
+        };
+        paused.seal = Seal::new(&paused.sealed_bytes(), key);
+        paused
+    }
+
+    /// The canonical bytes the seal covers: the JSON array `[format, version, content]`,
+    /// compact, every object's keys sorted (a file's whitespace or key order does not
+    /// matter).
+    fn sealed_bytes(&self) -> Vec<u8> {
+        // Serializing these types cannot fail: every map key is a string.
+        serde_json::to_value((&self.format, self.version, &self.run))
+            .and_then(|value| serde_json::to_vec(&value))
+            .unwrap_or_default()
+    }
+
+    /// Reads a paused run from JSON text.
+    ///
+    /// # Errors
+    ///
+    /// [`ResumeError::Malformed`] when the text is not a paused run. Whether it is intact is
+    /// checked at resume ([`crate::Agent::verify`]).
+    pub fn from_json(text: &str) -> Result<Self, ResumeError> {
+        serde_json::from_str(text).map_err(|e| ResumeError::Malformed {
+            reason: e.to_string(),
+        })
+    }
+
+    /// The paused run as JSON text.
+    ///
+    /// # Errors
+    ///
+    /// None in practice (every map key is a string); serde's error otherwise.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string_pretty(self)
+    }
+
+    /// The calls that wait for a decision or a result, in the model's order.
+    pub fn pending(&self) -> &[PendingCall] {
+        &self.run.pending
+    }
+
+    /// The conversation up to the turn that paused: it ends with the assistant message whose
+    /// calls are pending (their results, and those of its other calls, are added at resume).
+    pub fn transcript(&self) -> &[Message] {
+        &self.run.transcript
+    }
+
+    /// The conversation, owned.
+    pub(crate) fn into_transcript(self) -> Vec<Message> {
+        self.run.transcript
+    }
+
+    /// Token usage of each turn so far, from turn 1.
+    pub fn usage(&self) -> &[Usage] {
+        &self.run.usage
+    }
+
+    /// The turn that paused, from 1 (the number of model requests so far).
+    pub fn turns(&self) -> usize {
+        self.run.turn
+    }
+
+    /// The names of the tools advertised in the run, in declaration order.
+    pub fn advertised(&self) -> impl Iterator<Item = &str> {
+        self.run.tools.iter().map(|t| t.name.as_str())
+    }
+
+    /// Checks the paused run against an agent's tools and key: its format, its seal, its
+    /// tools (each held, with the same fingerprint) and that its parts fit together.
+    /// Returns, for each tool the agent holds, whether the run advertised it.
+    pub(crate) fn verify(
+        &self,
+        tools: &[Tool],
+        by_name: &HashMap<String, usize>,
+        key: Option<&[u8]>,
+    ) -> Result<Vec<bool>, ResumeError> {
+        if self.format != FORMAT || self.version != VERSION {
+            return Err(ResumeError::Version {
+                format: self.format.clone(),
+                version: self.version,
+            });
+        }
+        self.seal.verify(&self.sealed_bytes(), key)?;
+        let mut advertised = vec![false; tools.len()];
+        for entry in &self.run.tools {
+            let Some(&i) = by_name.get(&entry.name) else {
+                return Err(ResumeError::ToolMissing {
+                    tool: entry.name.clone(),
+                });
+            };
+            if fingerprint(&tools[i]) != entry.fingerprint {
+                return Err(ResumeError::ToolChanged {
+                    tool: entry.name.clone(),
+                });
+            }
+            advertised[i] = true;
+        }
+        self.check_parts(tools, by_name, &advertised)?;
+        Ok(advertised)
+    }
+
+    /// The parts fit: the transcript ends with the assistant message whose calls are exactly
+    /// the answered and the pending ones, each pending call is of an advertised tool of the
+    /// right kind, and the usage covers every turn.
+    fn check_parts(
+        &self,
+        tools: &[Tool],
+        by_name: &HashMap<String, usize>,
+        advertised: &[bool],
+    ) -> Result<(), ResumeError> {
+        let inconsistent = |reason: &str| ResumeError::Inconsistent {
+            reason: reason.to_owned(),
+        };
+        let run = &self.run;
+        if run.pending.is_empty() {
+            return Err(inconsistent("it has no pending call"));
+        }
+        if run.turn == 0 || run.usage.len() != run.turn {
+            return Err(inconsistent("its usage does not cover its turns"));
+        }
+        let Some((Message::Assistant { tool_calls, .. }, before)) = run.transcript.split_last()
+        else {
+            return Err(inconsistent(
+                "its transcript does not end with the calls that paused",
+            ));
+        };
+        check_transcript(before).map_err(|e| ResumeError::Inconsistent {
+            reason: format!("its transcript is not a conversation: {e}"),
+        })?;
+        let mut seen = vec![false; tool_calls.len()];
+        let mut claim = |index: usize, id: &str| -> Result<&ToolCall, ResumeError> {
+            match (tool_calls.get(index), seen.get_mut(index)) {
+                (Some(call), Some(seen)) if !*seen && call.id == id => {
+                    *seen = true;
+                    Ok(call)
+                }
+                _ => Err(inconsistent(
+                    "a result or pending call does not match a call of its last turn",
+                )),
+            }
+        };
+        for answered in &run.results {
+            claim(answered.index, &answered.result.call_id)?;
+        }
+        for pending in &run.pending {
+            let call = claim(pending.index, &pending.id)?;
+            if call.name != pending.tool {
+                return Err(inconsistent(
+                    "a pending call differs from the call the model made",
+                ));
+            }
+            let tool = by_name
+                .get(&pending.tool)
+                .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
+                .map(|&i| &tools[i]);
+            let fits = tool
+                .is_some_and(|tool| (pending.kind == PendingKind::Deferred) == tool.is_deferred());
+            if !fits {
+                return Err(inconsistent(
+                    "a pending call is not of an advertised tool of its kind",
+                ));
+            }
+        }
+        if seen.iter().any(|seen| !seen) {
+            return Err(inconsistent("a call of its last turn has no result"));
+        }
+        Ok(())
+    }
+
+    /// The turn's answered results and pending calls, taken apart for resuming.
+    pub(crate) fn into_parts(self) -> Content {
+        self.run
+    }
+}
