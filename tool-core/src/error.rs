@@ -21,17 +21,35 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
     text: Cow<'static, str>,
+    retry: bool,
 }
 
 impl ToolError {
     /// A failure the model may read, with this text.
     pub fn new(text: impl Into<Cow<'static, str>>) -> Self {
-        Self { text: text.into() }
+        Self {
+            text: text.into(),
+            retry: false,
+        }
+    }
+
+    /// A failure the model may read that asks it to try again, differently (L1): it counts
+    /// toward the tool's retry budget, as invalid arguments do.
+    pub fn retry(text: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            text: text.into(),
+            retry: true,
+        }
     }
 
     /// The text the model receives.
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// Whether it asks the model to try again (L1).
+    pub fn asks_retry(&self) -> bool {
+        self.retry
     }
 }
 

@@ -154,6 +154,36 @@ pub(crate) struct ToolArgs {
     pub(crate) idempotent: Option<Keyed<Hint>>,
     /// It reaches entities outside a closed set (O4).
     pub(crate) open_world: Option<Keyed<Hint>>,
+    /// Its retry budget (L1): failed calls in a row a run allows.
+    pub(crate) retries: Option<Keyed<Retries>>,
+    /// Its calls run with no other call of the run in flight (L4).
+    pub(crate) sequential: Option<Keyed<Hint>>,
+}
+
+/// `retries = n` of `#[tool]` (L1): a whole number of failed calls in a row.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Retries(pub(crate) u32);
+
+impl FromMeta for Retries {
+    fn from_value(value: &Lit) -> darling::Result<Self> {
+        let wrong = || {
+            darling::Error::custom(
+                "write `retries = 3`: how many failed calls of this tool in a row a run allows \
+                 (a whole number, 0 to end the run at the first)",
+            )
+            .with_span(value)
+        };
+        match value {
+            Lit::Int(n) => n.base10_parse::<u32>().map(Retries).map_err(|_| wrong()),
+            _ => Err(wrong()),
+        }
+    }
+
+    fn from_word() -> darling::Result<Self> {
+        Err(darling::Error::custom(
+            "write `retries = 3`: how many failed calls of this tool in a row a run allows",
+        ))
+    }
 }
 
 /// A hint of `#[tool]` (O4): written bare (`read_only`, true) or with a boolean
@@ -193,6 +223,8 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "name",
     "open_world",
     "read_only",
+    "retries",
+    "sequential",
     "title",
 ];
 

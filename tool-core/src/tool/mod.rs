@@ -67,6 +67,10 @@ struct Inner {
     error: Option<DeclarationError>,
     annotations: Annotations,
     output: Option<OutputSchema>,
+    /// Its own retry budget (L1), where it sets one.
+    retries: Option<u32>,
+    /// Whether its calls run alone (L4).
+    sequential: bool,
 }
 
 /// Anything that becomes a [`Tool`]: a `Tool`, or the handle `#[tool]` generates.
@@ -119,6 +123,8 @@ impl Tool {
             site: Site::caller(),
             annotations: Annotations::default(),
             output: None,
+            retries: None,
+            sequential: false,
         }
     }
 
@@ -151,6 +157,18 @@ impl Tool {
     /// The input schema's JSON text, shared rather than copied.
     pub fn schema_json_shared(&self) -> Arc<str> {
         Arc::clone(&self.inner.schema_text)
+    }
+
+    /// The tool's own retry budget (L1): how many failed calls in a row (invalid arguments,
+    /// or a [`ToolError::retry`](crate::ToolError::retry)) a run allows before it ends; `None`
+    /// takes the agent's.
+    pub fn retries(&self) -> Option<u32> {
+        self.inner.retries
+    }
+
+    /// Whether a call of this tool runs with no other call of the run in flight (L4).
+    pub fn is_sequential(&self) -> bool {
+        self.inner.sequential
     }
 
     /// The hints the tool declares (O4).
@@ -255,6 +273,8 @@ pub struct ToolBuilder {
     site: Site,
     annotations: Annotations,
     output: Option<OutputSchema>,
+    retries: Option<u32>,
+    sequential: bool,
 }
 
 /// What runs a call: a handler, or nothing here (a deferred tool, H5).
@@ -316,6 +336,21 @@ impl ToolBuilder {
     #[doc(hidden)]
     pub fn output_schema(mut self, output: Option<OutputSchema>) -> Self {
         self.output = output;
+        self
+    }
+
+    /// Sets this tool's retry budget (L1): a run ends when more than `n` calls of it in a row
+    /// fail (invalid arguments, or a [`ToolError::retry`](crate::ToolError::retry)); a
+    /// success resets the count. Without it the agent's budget applies (3 by default).
+    pub fn retries(mut self, n: u32) -> Self {
+        self.retries = Some(n);
+        self
+    }
+
+    /// Runs each call of this tool with no other call of the run in flight (L4); results
+    /// still go back in the model's order.
+    pub fn sequential(mut self) -> Self {
+        self.sequential = true;
         self
     }
 
@@ -432,6 +467,8 @@ impl ToolBuilder {
             site,
             annotations,
             output,
+            retries,
+            sequential,
         } = self;
         let mut error = check_name(&name)
             .err()
@@ -499,6 +536,8 @@ impl ToolBuilder {
                 error,
                 annotations,
                 output,
+                retries,
+                sequential,
             }),
         }
     }

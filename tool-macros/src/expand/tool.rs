@@ -27,6 +27,7 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
         None => (TokenStream::new(), TokenStream::new()),
     };
     let hints = hints(tool, &private);
+    let control = control(tool);
     let output = output_schema(tool, &private);
     let (approval_items, approval) = match &tool.args.approval {
         Some(ApprovalArg::Always) => (TokenStream::new(), quote!(.require_approval())),
@@ -65,6 +66,7 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
                             #available
                             #hints
                             #output
+                            #control
                             #approval
                             .build()
                     }))
@@ -80,6 +82,22 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
             }
         };
     }
+}
+
+/// The builder calls of the tool's run control: its retry budget (L1) and whether its calls
+/// run alone (L4).
+fn control(tool: &ToolFn) -> TokenStream {
+    let retries = tool.args.retries.as_ref().map(|keyed| {
+        let n = keyed.value.0;
+        quote!(.retries(#n))
+    });
+    let sequential = tool
+        .args
+        .sequential
+        .as_ref()
+        .filter(|keyed| keyed.value.0)
+        .map(|_| quote!(.sequential()));
+    quote!(#retries #sequential)
 }
 
 /// The builder calls of the tool's hints (O4).
