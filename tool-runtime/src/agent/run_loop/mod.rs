@@ -348,7 +348,8 @@ impl Run<'_> {
                         record.name.clone(),
                         record.text(),
                         record.kind() != OutcomeKind::Success,
-                    ),
+                    )
+                    .with_images(record.outcome.images().to_vec()),
                 }),
             }
             self.calls.push(record);
