@@ -49,6 +49,8 @@ mod agent;
 pub mod mcp;
 // The model interface every driver implements, the conversation, the model's errors.
 mod model;
+// What the spans of the agent and of MCP share (K2): fields named as OpenTelemetry names them.
+mod telemetry;
 // The provider drivers: OpenAI, Anthropic, OpenAI-compatible servers, over HTTP and SSE.
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub mod providers;
@@ -61,7 +63,8 @@ pub use agent::{
 };
 pub use model::{
     ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent, ModelRequest,
-    ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolResult, ToolSpec, Usage,
+    ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolResult, ToolSpec,
+    UNKNOWN_PROVIDER, Usage,
 };
 pub use testing::generate;
 pub use testing::{Arguments, OfflineModel, RecordedRequest, ScriptedModel, ScriptedTurn};

@@ -13,7 +13,8 @@ use tracing::Instrument;
 use super::event::{RunEvent, Sink};
 use super::output::CallRecord;
 use super::shared::Shared;
-use crate::model::{ToolCall, preview};
+use super::spans;
+use crate::model::ToolCall;
 
 /// How the calls of a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,12 +58,8 @@ pub(crate) async fn run_calls(
             .get(&call.name)
             .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
             .map(|&i| (shared.tools[i].clone(), shared.timeouts[i]));
-        let span = tracing::info_span!(
-            "agent.call",
-            tool = %preview(&call.name),
-            call_id = %preview(&call.id),
-            outcome = tracing::field::Empty,
-        );
+        let content = shared.record_tool_content;
+        let span = spans::call(call, content);
         let work = run_one(
             call_ctx,
             target,
@@ -72,7 +69,7 @@ pub(crate) async fn run_calls(
         );
         let handle = set.spawn(async move {
             let outcome = work.instrument(span.clone()).await;
-            span.record("outcome", tracing::field::display(outcome.kind()));
+            spans::record_call(&span, &outcome, content);
             (index, outcome)
         });
         ids.push(handle.id());

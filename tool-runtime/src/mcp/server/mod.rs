@@ -8,6 +8,7 @@
 //!   transport authenticated) and [`McpCall`] (one call answered).
 //! - `handler`: the MCP requests of a session, `tools/list` and `tools/call`.
 //! - `malformed`: the answers to requests the SDK cannot parse.
+//! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
 
@@ -18,6 +19,7 @@ mod http_server;
 mod malformed;
 mod request;
 mod shared;
+mod spans;
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -52,6 +54,9 @@ pub use request::{McpCall, McpRequest, McpTransport};
 ///   correct itself. A permanent failure, a panic or a policy error is logged (`tracing`) and
 ///   answered `the tool failed`; the server goes on (E4).
 /// - `notifications/cancelled` cancels the call's [`Context`] (a child of the request's).
+/// - Each call has a `tools/call {tool}` span (kind server), with the attributes of the
+///   OpenTelemetry semantic conventions for MCP (K2); see
+///   [`McpServerBuilder::record_tool_content`] to record arguments and results.
 ///
 /// Each request's [`Context`] comes from the application's context function
 /// ([`McpServerBuilder::context`]), given only what the transport authenticated
