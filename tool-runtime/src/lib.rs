@@ -33,12 +33,12 @@
 
 pub use tool_core::{
     BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
-    Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy, Relayed,
-    RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError, ToolName, Violation, registered,
-    registry,
+    Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy,
+    Progress, Relayed, RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError, ToolName,
+    Violation, registered, registry,
 };
 pub use tool_core::{CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, TIMED_OUT, UNAVAILABLE};
-pub use tool_core::{context, error, json, name, policy, schema, violation};
+pub use tool_core::{context, error, json, name, policy, progress, schema, violation};
 pub use tool_macros::{Schema, tool};
 
 // The agent: its handle and builder, the run loop, a turn's calls, the run's events, output

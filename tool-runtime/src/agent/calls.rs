@@ -13,7 +13,7 @@ use tracing::Instrument;
 use super::event::{RunEvent, Sink};
 use super::output::CallRecord;
 use super::shared::Shared;
-use super::spans;
+use super::{progress, spans};
 use crate::model::ToolCall;
 
 /// How the calls of a turn ended.
@@ -51,6 +51,8 @@ pub(crate) async fn run_calls(
     let mut ids: Vec<task::Id> = Vec::with_capacity(calls.len());
     for (index, call) in calls.iter().enumerate() {
         let call_ctx = turn_ctx.for_call(call.id.clone(), call.name.clone());
+        // K3: a handler's progress goes to the run's stream, if it has one.
+        let call_ctx = progress::listen(call_ctx, sink, turn, index, call);
         // A5, A8: a tool this run did not advertise is not callable in it, whatever its
         // policy says now; its policy is not consulted.
         let target = shared

@@ -8,6 +8,7 @@
 //! - `reply`: one model reply, read from its stream of deltas into text and tool calls.
 //! - `calls`: the tool calls of one turn, run concurrently, each to its outcome.
 //! - `spans`: the run's spans, as the OpenTelemetry GenAI semantic conventions name them (K2).
+//! - `progress`: the progress a call's handler reports, as stream events (K3).
 //! - `event`: a run as a stream ([`RunEvent`], [`RunStream`]).
 //! - `output`: what a run gives back ([`RunOutput`], [`CallRecord`]).
 //! - `error`: why an agent cannot be built ([`BuildError`]) or a run ended without an answer
@@ -18,6 +19,7 @@ mod calls;
 mod error;
 mod event;
 mod output;
+mod progress;
 mod reply;
 mod run_loop;
 mod shared;

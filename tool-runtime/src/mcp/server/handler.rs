@@ -16,7 +16,7 @@ use tracing::Instrument;
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
 use super::shared::Shared;
-use super::spans;
+use super::{progress, spans};
 use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
@@ -119,6 +119,8 @@ impl ServerHandler for Handler {
         let bytes = serde_json::to_vec(&args).unwrap_or_default();
         spans::record_arguments(&span, &bytes, content);
         let call_ctx = ctx.for_call(call_id.clone(), name);
+        // K3: progress goes to the client when it gave a progress token.
+        let (call_ctx, progress) = progress::relay(call_ctx, request.meta.as_ref(), &cx);
         let outcome = match self.shared.by_name.get(name) {
             // A5: a name the server does not hold gets the same answer as a hidden tool.
             None => Outcome::unavailable(),
@@ -128,6 +130,7 @@ impl ServerHandler for Handler {
                     .await
             }
         };
+        progress.finish().await;
         spans::record_outcome(&span, &outcome, content);
         if outcome.is_fatal() {
             let error = outcome

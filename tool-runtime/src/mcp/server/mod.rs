@@ -9,6 +9,7 @@
 //! - `handler`: the MCP requests of a session, `tools/list` and `tools/call`.
 //! - `malformed`: the answers to requests the SDK cannot parse.
 //! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
+//! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
 
@@ -17,6 +18,7 @@ mod error;
 mod handler;
 mod http_server;
 mod malformed;
+mod progress;
 mod request;
 mod shared;
 mod spans;
@@ -54,6 +56,9 @@ pub use request::{McpCall, McpRequest, McpTransport};
 ///   correct itself. A permanent failure, a panic or a policy error is logged (`tracing`) and
 ///   answered `the tool failed`; the server goes on (E4).
 /// - `notifications/cancelled` cancels the call's [`Context`] (a child of the request's).
+/// - A `tools/call` with a progress token (`_meta.progressToken`) gets the handler's
+///   progress ([`Context::progress`]) as `notifications/progress`, all sent before the
+///   result (K3).
 /// - Each call has a `tools/call {tool}` span (kind server), with the attributes of the
 ///   OpenTelemetry semantic conventions for MCP (K2); see
 ///   [`McpServerBuilder::record_tool_content`] to record arguments and results.
@@ -85,6 +90,7 @@ pub use request::{McpCall, McpRequest, McpTransport};
 /// ```
 ///
 /// [`Context`]: tool_core::Context
+/// [`Context::progress`]: tool_core::Context::progress
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,
