@@ -43,8 +43,8 @@ pub(crate) fn run(shared: &Shared) -> Span {
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
         "error.type" = Empty,
-        tools = shared.tools.len(),
-        max_turns = shared.max_turns,
+        tools = int(shared.tools.len()),
+        max_turns = int(shared.max_turns),
         turns = Empty,
         outcome = Empty,
     )
@@ -59,7 +59,7 @@ pub(crate) fn record_run(span: &Span, result: &Result<RunOutput, RunError>) {
         Ok(out) => &out.usage,
         Err(e) => e.usage(),
     };
-    span.record("turns", usage.len());
+    span.record("turns", int(usage.len()));
     record_usage(span, usage.iter().copied().sum());
     match result {
         Ok(_) => {
@@ -87,7 +87,7 @@ pub(crate) fn chat(shared: &Shared, turn: usize) -> Span {
         gen_ai.usage.output_tokens = Empty,
         gen_ai.response.finish_reasons = Empty,
         "error.type" = Empty,
-        turn,
+        turn = int(turn),
         calls = Empty,
     )
 }
@@ -97,7 +97,7 @@ pub(crate) fn chat(shared: &Shared, turn: usize) -> Span {
 pub(crate) fn record_reply(span: &Span, reply: &Result<Reply, ReplyError>) {
     match reply {
         Ok(reply) => {
-            span.record("calls", reply.calls.len());
+            span.record("calls", int(reply.calls.len()));
             record_usage(span, reply.usage);
             if let Some(finish) = &reply.finish {
                 span.record("gen_ai.response.finish_reasons", finish_reason(finish));
@@ -136,8 +136,8 @@ pub(crate) fn record_call(span: &Span, outcome: &Outcome, content: bool) {
 /// The token counts, unless the driver reported none.
 fn record_usage(span: &Span, usage: Usage) {
     if usage != Usage::default() {
-        span.record("gen_ai.usage.input_tokens", usage.input_tokens);
-        span.record("gen_ai.usage.output_tokens", usage.output_tokens);
+        span.record("gen_ai.usage.input_tokens", int(usage.input_tokens));
+        span.record("gen_ai.usage.output_tokens", int(usage.output_tokens));
     }
 }
 
@@ -164,6 +164,12 @@ fn model_error_type(error: &ModelError) -> &'static str {
         ModelError::Timeout { .. } => "timeout",
         ModelError::Other(_) => "_OTHER",
     }
+}
+
+/// A count as a signed integer: OpenTelemetry's integer attributes are `i64`, and
+/// `tracing-opentelemetry` records an unsigned field as text.
+fn int(n: impl TryInto<i64>) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
 }
 
 fn non_empty(text: &str) -> Option<&str> {
