@@ -24,6 +24,16 @@
 //! default features `openai` and `anthropic`; [`providers::from_env`] picks one from
 //! `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `ANTHROPIC_API_KEY`.
 //!
+//! # Telemetry
+//!
+//! Runs, model requests and calls are `tracing` spans named and filled as the OpenTelemetry
+//! GenAI semantic conventions say (K2): `invoke_agent {agent}`, `chat {model}` and
+//! `execute_tool {tool}`, with `gen_ai.*` attributes, their kinds in `otel.kind` and failures
+//! in `error.type`, ready for the `tracing-opentelemetry` layer (see `examples/telemetry.rs`).
+//! [`AgentBuilder::name`] names the run's span; [`AgentBuilder::record_tool_content`] opts in
+//! to arguments and results. A handler reports progress with [`Context::progress`] (K3):
+//! [`Agent::run_stream`] yields it as [`RunEvent::Progress`].
+//!
 //! # The Model Context Protocol
 //!
 //! With the feature `mcp` (off by default), the module `mcp` serves tools to MCP clients over
