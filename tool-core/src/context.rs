@@ -8,9 +8,11 @@ use std::sync::Arc;
 pub use tokio_util::sync::CancellationToken;
 use tokio_util::sync::WaitForCancellationFuture;
 
+use crate::progress::{Listener, Progress};
+
 /// What the application gives a run, and what a call's handler and policy see: typed
-/// extensions (the principal, services), a cancellation signal, and inside a call its id and
-/// tool name.
+/// extensions (the principal, services), a cancellation signal, and inside a call its id,
+/// tool name and where its progress goes ([`Context::progress`], K3).
 ///
 /// Extensions are put in by the application with [`Context::with`] and are never reachable
 /// from model input. Cloning is cheap. A context made for a call ([`Context::for_call`]) has a
@@ -20,6 +22,7 @@ pub struct Context {
     extensions: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     cancel: CancellationToken,
     call: Option<Arc<CallInfo>>,
+    progress: Option<Listener>,
 }
 
 /// The call a context belongs to.
@@ -98,18 +101,21 @@ impl Context {
         self.cancel.cancelled()
     }
 
-    /// A context with the same extensions and a child cancellation token.
+    /// A context with the same extensions and a child cancellation token (and, inside a
+    /// call, the same call and progress listener).
     #[must_use]
     pub fn child(&self) -> Self {
         Self {
             extensions: Arc::clone(&self.extensions),
             cancel: self.cancel.child_token(),
             call: self.call.clone(),
+            progress: self.progress.clone(),
         }
     }
 
     /// The context of one call: the same extensions, a child cancellation token, and the
-    /// call's id and tool name. Transports call this; handlers read [`Context::call`].
+    /// call's id and tool name, with nobody listening to its progress yet. Transports call
+    /// this; handlers read [`Context::call`].
     #[must_use]
     pub fn for_call(&self, id: impl Into<String>, tool: impl Into<String>) -> Self {
         Self {
@@ -119,7 +125,54 @@ impl Context {
                 id: id.into(),
                 tool: tool.into(),
             })),
+            progress: None,
         }
+    }
+
+    /// Reports the progress of the call this context belongs to (K3): `done` so far, out of
+    /// `total` when known, with an optional `message` for a person to read.
+    ///
+    /// Where the report goes is the transport's choice: tool-runtime's `Agent::run_stream`
+    /// yields it as an event, an MCP server sends it as `notifications/progress` when the
+    /// client asked for progress. When nobody listens (a plain `Agent::run`, a client without
+    /// a progress token) this does nothing and allocates nothing, so a handler may call it
+    /// freely. A report whose `done` or `total` is not finite is dropped.
+    ///
+    /// ```
+    /// use tool_core::Context;
+    ///
+    /// fn scan(ctx: &Context, files: &[&str]) {
+    ///     for (i, file) in files.iter().enumerate() {
+    ///         // … read `file` …
+    ///         ctx.progress((i + 1) as f64, files.len() as f64, *file);
+    ///     }
+    ///     ctx.progress(files.len() as f64, None, None);
+    /// }
+    /// # scan(&Context::new(), &["a", "b"]);
+    /// ```
+    pub fn progress<'m>(
+        &self,
+        done: f64,
+        total: impl Into<Option<f64>>,
+        message: impl Into<Option<&'m str>>,
+    ) {
+        if let Some(listener) = &self.progress {
+            listener.report(done, total.into(), message.into());
+        }
+    }
+
+    /// Whether anyone listens to [`Context::progress`]: a handler may skip building costly
+    /// progress messages when nobody does.
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    /// The same context, sending its progress reports ([`Context::progress`]) to `listener`,
+    /// replacing any listener it had. Transports call this on a call's context (K3).
+    #[must_use]
+    pub fn with_progress(mut self, listener: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Listener::new(listener));
+        self
     }
 
     /// The call this context belongs to, inside a handler or policy run for a call.
@@ -134,6 +187,7 @@ impl fmt::Debug for Context {
             .field("extensions", &self.extensions.len())
             .field("cancelled", &self.cancel.is_cancelled())
             .field("call", &self.call)
+            .field("progress", &self.progress.is_some())
             .finish()
     }
 }
@@ -166,5 +220,37 @@ mod tests {
         run.cancellation().cancel();
         assert!(b.is_cancelled());
         assert_eq!(b.call().map(|c| c.id.as_str()), Some("c2"));
+    }
+
+    #[test]
+    fn k3_progress_goes_to_the_listener_of_the_call_only() {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        let call = Context::new()
+            .for_call("c1", "t")
+            .with_progress(move |p| log.lock().expect("not poisoned").push(p));
+        assert!(call.wants_progress());
+        call.progress(1.0, 4.0, "reading");
+        call.progress(2.0, None, None);
+        // Not finite: dropped.
+        call.progress(f64::NAN, None, None);
+        call.progress(3.0, f64::INFINITY, None);
+        // A child of the call reports to the same listener; a new call does not.
+        call.child().progress(3.0, 4.0, None);
+        let other = call.for_call("c2", "t");
+        assert!(!other.wants_progress());
+        other.progress(9.0, None, None);
+        // Nobody listens: nothing happens.
+        Context::new().progress(1.0, None, "ignored");
+
+        let seen = seen.lock().expect("not poisoned");
+        assert_eq!(
+            *seen,
+            vec![
+                Progress::new(1.0).with_total(4.0).with_message("reading"),
+                Progress::new(2.0),
+                Progress::new(3.0).with_total(4.0),
+            ]
+        );
     }
 }

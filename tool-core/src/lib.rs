@@ -19,6 +19,7 @@ pub mod name {
 pub mod panic;
 pub mod policy;
 pub mod preview;
+pub mod progress;
 pub mod schema;
 mod tool;
 
@@ -30,6 +31,7 @@ pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
 pub use error::{BoxError, Error, ErrorKind, Panicked, Permanent, Relayed, RelayedKind, ToolError};
 pub use name::{NameError, ToolName};
 pub use policy::Policy;
+pub use progress::Progress;
 pub use schema::{Invalid, Schema};
 pub use schema::{json, violation};
 pub use tool::{

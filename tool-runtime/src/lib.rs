@@ -24,6 +24,16 @@
 //! default features `openai` and `anthropic`; [`providers::from_env`] picks one from
 //! `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `ANTHROPIC_API_KEY`.
 //!
+//! # Telemetry
+//!
+//! Runs, model requests and calls are `tracing` spans named and filled as the OpenTelemetry
+//! GenAI semantic conventions say (K2): `invoke_agent {agent}`, `chat {model}` and
+//! `execute_tool {tool}`, with `gen_ai.*` attributes, their kinds in `otel.kind` and failures
+//! in `error.type`, ready for the `tracing-opentelemetry` layer (see `examples/telemetry.rs`).
+//! [`AgentBuilder::name`] names the run's span; [`AgentBuilder::record_tool_content`] opts in
+//! to arguments and results. A handler reports progress with [`Context::progress`] (K3):
+//! [`Agent::run_stream`] yields it as [`RunEvent::Progress`].
+//!
 //! # The Model Context Protocol
 //!
 //! With the feature `mcp` (off by default), the module `mcp` serves tools to MCP clients over
@@ -35,12 +45,12 @@ pub use tool_core::{AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NO
 pub use tool_core::{Annotations, ArgumentValidator, Image, OutputSchema, WithImages};
 pub use tool_core::{
     BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
-    Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy, Relayed,
-    RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError, ToolName, Violation, registered,
-    registry,
+    Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy,
+    Progress, Relayed, RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError, ToolName,
+    Violation, registered, registry,
 };
 pub use tool_core::{CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, TIMED_OUT, UNAVAILABLE};
-pub use tool_core::{approval, context, error, json, name, policy, schema, violation};
+pub use tool_core::{approval, context, error, json, name, policy, progress, schema, violation};
 pub use tool_macros::{Schema, tool};
 
 // The agent: its handle and builder, the run loop, a turn's calls, the run's events, output
@@ -51,6 +61,8 @@ mod agent;
 pub mod mcp;
 // The model interface every driver implements, the conversation, the model's errors.
 mod model;
+// What the spans of the agent and of MCP share (K2): fields named as OpenTelemetry names them.
+mod telemetry;
 // The provider drivers: OpenAI, Anthropic, OpenAI-compatible servers, over HTTP and SSE.
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub mod providers;
@@ -64,7 +76,8 @@ pub use agent::{
 };
 pub use model::{
     ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent, ModelRequest,
-    ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolResult, ToolSpec, Usage,
+    ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolResult, ToolSpec,
+    UNKNOWN_PROVIDER, Usage,
 };
 pub use testing::generate;
 pub use testing::{Arguments, OfflineModel, RecordedRequest, ScriptedModel, ScriptedTurn};

@@ -1,6 +1,6 @@
 //! E3 through `tracing`: what is redacted from the model is logged for the application (at
-//! `warn`), every run, turn and call has a span naming the tool and call id with its outcome,
-//! and no span or event carries the arguments' values.
+//! `warn`), every run, model request and call has a span (named as K2 says) naming the tool
+//! and call id with its outcome, and no span or event carries the arguments' values.
 
 mod support {
     pub mod agent;
@@ -124,13 +124,14 @@ async fn e3_redacted_failures_are_logged_with_spans_for_each_call_and_no_argumen
 
     let spans = capture.0.spans.lock().unwrap();
     let named = |name: &str| spans.iter().filter(|(_, n, _)| *n == name).count();
-    assert_eq!(named("agent.run"), 1);
-    assert_eq!(named("agent.turn"), 2);
-    let (_, _, call) = spans.iter().find(|(_, n, _)| *n == "agent.call").unwrap();
-    assert_eq!(field(call, "tool"), Some("failing"));
-    assert_eq!(field(call, "call_id"), Some("c1"));
+    // The spans are named as the OpenTelemetry GenAI conventions name them (K2).
+    assert_eq!(named("invoke_agent"), 1);
+    assert_eq!(named("chat"), 2);
+    let (_, _, call) = spans.iter().find(|(_, n, _)| *n == "execute_tool").unwrap();
+    assert_eq!(field(call, "gen_ai.tool.name"), Some("failing"));
+    assert_eq!(field(call, "gen_ai.tool.call.id"), Some("c1"));
     assert_eq!(field(call, "outcome"), Some("failed"));
-    let (_, _, run) = spans.iter().find(|(_, n, _)| *n == "agent.run").unwrap();
+    let (_, _, run) = spans.iter().find(|(_, n, _)| *n == "invoke_agent").unwrap();
     assert_eq!(field(run, "outcome"), Some("answered"));
 
     // Argument values never reach a span or an event.

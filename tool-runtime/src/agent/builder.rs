@@ -21,6 +21,8 @@ pub const DEFAULT_MAX_TURNS: usize = 16;
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct AgentBuilder {
     model: Box<dyn Model>,
+    name: Option<String>,
+    record_tool_content: bool,
     instructions: Option<String>,
     tools: Vec<Tool>,
     max_concurrency: usize,
@@ -35,6 +37,8 @@ impl AgentBuilder {
     pub(crate) fn new(model: Box<dyn Model>) -> Self {
         Self {
             model,
+            name: None,
+            record_tool_content: false,
             instructions: None,
             tools: Vec::new(),
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
@@ -44,6 +48,24 @@ impl AgentBuilder {
             limits: Limits::default(),
             state_key: None,
         }
+    }
+
+    /// Names the agent, for telemetry (K2): each run's span is named `invoke_agent {name}`
+    /// and carries `gen_ai.agent.name`. Without a name it is `invoke_agent`. The name is not
+    /// sent to the model.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Records each call's arguments (as the model sent them) and the text the model got
+    /// back on the call's `execute_tool` span, as `gen_ai.tool.call.arguments` and
+    /// `gen_ai.tool.call.result` (K2). Off by default: arguments and results may hold
+    /// personal or secret data, and whoever reads the traces sees them. The result recorded
+    /// is the model's text, so an error redacted from the model (E2) stays out of the span.
+    pub fn record_tool_content(mut self, record: bool) -> Self {
+        self.record_tool_content = record;
+        self
     }
 
     /// Sets the instructions (the system prompt) sent with every request.
@@ -164,6 +186,8 @@ impl AgentBuilder {
         let pauses = self.tools.iter().any(Tool::can_pause);
         Ok(Agent::from_shared(Arc::new(Shared {
             model: self.model,
+            name: self.name,
+            record_tool_content: self.record_tool_content,
             instructions: self.instructions,
             tools: self.tools,
             specs,
@@ -181,6 +205,7 @@ impl AgentBuilder {
 impl fmt::Debug for AgentBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentBuilder")
+            .field("name", &self.name)
             .field("tools", &self.tools)
             .field("max_concurrency", &self.max_concurrency)
             .field("max_turns", &self.max_turns)

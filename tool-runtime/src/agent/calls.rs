@@ -13,7 +13,8 @@ use tracing::Instrument;
 use super::event::{RunEvent, Sink};
 use super::output::CallRecord;
 use super::shared::Shared;
-use crate::model::{ToolCall, preview};
+use super::{progress, spans};
+use crate::model::ToolCall;
 
 /// The calls to run: those of a model turn, or at resume the approved calls of the paused
 /// turn, with the position of each in that turn (H4).
@@ -85,6 +86,8 @@ pub(crate) async fn run_calls(
     let mut ids: Vec<task::Id> = Vec::with_capacity(calls.len());
     for (index, call) in calls.iter().enumerate() {
         let call_ctx = turn_ctx.for_call(call.id.clone(), call.name.clone());
+        // K3: a handler's progress goes to the run's stream, if it has one.
+        let call_ctx = progress::listen(call_ctx, sink, turn, index, call);
         // A5, A8: a tool this run did not advertise is not callable in it, whatever its
         // policy says now; its policy is not consulted.
         let target = shared
@@ -92,12 +95,8 @@ pub(crate) async fn run_calls(
             .get(&call.name)
             .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
             .map(|&i| (shared.tools[i].clone(), shared.timeouts[i]));
-        let span = tracing::info_span!(
-            "agent.call",
-            tool = %preview(&call.name),
-            call_id = %preview(&call.id),
-            outcome = tracing::field::Empty,
-        );
+        let content = shared.record_tool_content;
+        let span = spans::call(call, content);
         let work = run_one(
             call_ctx,
             target,
@@ -108,7 +107,7 @@ pub(crate) async fn run_calls(
         );
         let handle = set.spawn(async move {
             let outcome = work.instrument(span.clone()).await;
-            span.record("outcome", tracing::field::display(outcome.kind()));
+            spans::record_call(&span, &outcome, content);
             (index, outcome)
         });
         ids.push(handle.id());

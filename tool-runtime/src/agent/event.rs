@@ -5,9 +5,10 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context as TaskContext, Poll};
+use std::task::{Context as TaskContext, Poll, Waker};
 
 use futures_core::Stream;
+use tool_core::Progress;
 
 use super::error::RunError;
 use super::output::{CallRecord, RunOutput};
@@ -39,6 +40,20 @@ pub enum RunEvent {
         /// The call.
         call: ToolCall,
     },
+    /// A call reported progress through its context (K3), while it runs. Reports come in
+    /// the order the handler made them.
+    Progress {
+        /// The turn, from 1.
+        turn: usize,
+        /// The call's position in its turn, from 0.
+        index: usize,
+        /// The call id.
+        id: String,
+        /// The tool's name, as the model wrote it.
+        tool: String,
+        /// What the handler reported.
+        progress: Progress,
+    },
     /// A call ended: the model-facing text and, for the application, the unredacted error
     /// (E3). Calls of one turn end in any order; `record.index` gives the model's order.
     CallFinished(CallRecord),
@@ -59,7 +74,15 @@ pub enum RunEvent {
     Paused(Box<PausedRun>),
 }
 
-type Queue = Arc<Mutex<VecDeque<RunEvent>>>;
+/// The events not yet yielded, and the waker of a stream waiting for one: a call's progress
+/// (K3) is emitted from the call's task, outside the run's future, and must wake the stream.
+#[derive(Default)]
+struct Pending {
+    events: VecDeque<RunEvent>,
+    waker: Option<Waker>,
+}
+
+type Queue = Arc<Mutex<Pending>>;
 
 /// Where the run loop puts events: nowhere for [`crate::Agent::run`], a queue for
 /// [`crate::Agent::run_stream`].
@@ -87,10 +110,14 @@ impl Sink {
     pub(crate) fn emit(&self, make: impl FnOnce() -> RunEvent) {
         if let Some(queue) = &self.queue {
             let event = make();
-            queue
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push_back(event);
+            let waker = {
+                let mut pending = queue.lock().unwrap_or_else(PoisonError::into_inner);
+                pending.events.push_back(event);
+                pending.waker.take()
+            };
+            if let Some(waker) = waker {
+                waker.wake();
+            }
         }
     }
 }
@@ -140,11 +167,16 @@ impl RunStream {
         std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
     }
 
-    fn pop(&self) -> Option<RunEvent> {
-        self.queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop_front()
+    /// The next event; and, when there is none and `waker` is given, the waker to wake when
+    /// one comes (set under the same lock, so no event is missed).
+    fn pop(&self, waker: Option<&Waker>) -> Option<RunEvent> {
+        let mut pending = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let event = pending.events.pop_front();
+        pending.waker = match (&event, waker) {
+            (None, Some(waker)) => Some(waker.clone()),
+            _ => None,
+        };
+        event
     }
 }
 
@@ -152,13 +184,13 @@ impl Stream for RunStream {
     type Item = Result<RunEvent, RunError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
-        if let Some(event) = self.pop() {
+        if let Some(event) = self.pop(None) {
             return Poll::Ready(Some(Ok(event)));
         }
         if let Some(future) = self.future.as_mut() {
             match future.as_mut().poll(cx) {
                 Poll::Pending => {
-                    return match self.pop() {
+                    return match self.pop(Some(cx.waker())) {
                         Some(event) => Poll::Ready(Some(Ok(event))),
                         None => Poll::Pending,
                     };
@@ -171,7 +203,7 @@ impl Stream for RunStream {
                             .into_paused()
                             .map(|paused| RunEvent::Paused(Box::new(paused))),
                     });
-                    if let Some(event) = self.pop() {
+                    if let Some(event) = self.pop(None) {
                         return Poll::Ready(Some(Ok(event)));
                     }
                 }

@@ -7,6 +7,8 @@
 //! - `run_loop`: a run, turn by turn: discovery, the model request, the end of a run.
 //! - `reply`: one model reply, read from its stream of deltas into text and tool calls.
 //! - `calls`: the tool calls of one turn, run concurrently, each to its outcome.
+//! - `spans`: the run's spans, as the OpenTelemetry GenAI semantic conventions name them (K2).
+//! - `progress`: the progress a call's handler reports, as stream events (K3).
 //! - `event`: a run as a stream ([`RunEvent`], [`RunStream`]).
 //! - `output`: what a run gives back ([`RunOutput`], [`CallRecord`]).
 //! - `pause`: a run paused for approval or for deferred results ([`PausedRun`],
@@ -20,9 +22,11 @@ mod error;
 mod event;
 mod output;
 mod pause;
+mod progress;
 mod reply;
 mod run_loop;
 mod shared;
+mod spans;
 
 use std::fmt;
 use std::sync::Arc;
@@ -127,7 +131,7 @@ impl Agent {
     /// it, cancel `ctx` instead (P4): each call's context is cancelled, the run drops what is
     /// still in flight and returns kind `Cancelled`.
     pub async fn run(&self, ctx: &Context, input: impl Into<Input>) -> Result<RunOutput, RunError> {
-        let span = run_span(&self.shared);
+        let span = spans::run(&self.shared);
         run_loop::run(
             Arc::clone(&self.shared),
             ctx.clone(),
@@ -168,7 +172,7 @@ impl Agent {
         paused: PausedRun,
         decisions: Decisions,
     ) -> Result<RunOutput, RunError> {
-        let span = run_span(&self.shared);
+        let span = spans::run(&self.shared);
         run_loop::run(
             Arc::clone(&self.shared),
             ctx.clone(),
@@ -189,7 +193,7 @@ impl Agent {
     ) -> RunStream {
         let shared = Arc::clone(&self.shared);
         let ctx = ctx.clone();
-        let span = run_span(&self.shared);
+        let span = spans::run(&self.shared);
         let start = Start::Resume(Box::new(paused), decisions);
         RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
     }
@@ -221,7 +225,7 @@ impl Agent {
         let shared = Arc::clone(&self.shared);
         let ctx = ctx.clone();
         let start = Start::Fresh(input.into());
-        let span = run_span(&self.shared);
+        let span = spans::run(&self.shared);
         RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
     }
 
@@ -259,6 +263,11 @@ impl Agent {
         &self.shared.specs
     }
 
+    /// The agent's name ([`AgentBuilder::name`]), if it has one.
+    pub fn name(&self) -> Option<&str> {
+        self.shared.name.as_deref()
+    }
+
     /// The instructions sent with every request.
     pub fn instructions(&self) -> Option<&str> {
         self.shared.instructions.as_deref()
@@ -275,19 +284,10 @@ impl Agent {
     }
 }
 
-fn run_span(shared: &Shared) -> tracing::Span {
-    tracing::info_span!(
-        "agent.run",
-        tools = shared.tools.len(),
-        max_turns = shared.max_turns,
-        turns = tracing::field::Empty,
-        outcome = tracing::field::Empty,
-    )
-}
-
 impl fmt::Debug for Agent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Agent")
+            .field("name", &self.shared.name)
             .field("tools", &self.shared.specs)
             .field("max_concurrency", &self.shared.max_concurrency)
             .field("max_turns", &self.shared.max_turns)

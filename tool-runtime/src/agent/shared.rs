@@ -12,6 +12,10 @@ use crate::model::{Model, ToolSpec};
 /// What every run of an agent shares.
 pub(crate) struct Shared {
     pub(crate) model: Box<dyn Model>,
+    /// The agent's name, for telemetry (K2).
+    pub(crate) name: Option<String>,
+    /// Whether each call's span records its arguments and result (K2, opt-in).
+    pub(crate) record_tool_content: bool,
     pub(crate) instructions: Option<String>,
     /// The tools, in declaration order.
     pub(crate) tools: Vec<Tool>,

@@ -49,6 +49,11 @@ pub use message::{Input, Message, ToolCall, ToolResult};
 ///
 /// The agent drops the stream to cancel the request (P4): a stream must stop its I/O when
 /// dropped.
+///
+/// - [`Model::provider_name`] and [`Model::model_name`] name the provider and the model for
+///   telemetry (K2): each request's `chat {model}` span carries them as
+///   `gen_ai.provider.name` and `gen_ai.request.model`. Return the OpenTelemetry name of the
+///   provider where it has one (`openai`, `anthropic`, `aws.bedrock`, …).
 pub trait Model: Send + Sync + 'static {
     /// Adapts one tool for this model, once, when the agent is built.
     ///
@@ -64,7 +69,24 @@ pub trait Model: Send + Sync + 'static {
 
     /// Sends one request and streams the reply.
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a>;
+
+    /// The provider that serves the model, as telemetry names it (`gen_ai.provider.name`,
+    /// K2): `openai`, `anthropic`, … The default is [`UNKNOWN_PROVIDER`].
+    fn provider_name(&self) -> &str {
+        UNKNOWN_PROVIDER
+    }
+
+    /// The name of the model that requests ask for (`gen_ai.request.model`, K2), or `""`
+    /// when the driver does not know it (the default): the request's span is then named
+    /// `chat`, without a model.
+    fn model_name(&self) -> &str {
+        ""
+    }
 }
+
+/// The provider name of a [`Model`] that does not name its own
+/// ([`Model::provider_name`]'s default).
+pub const UNKNOWN_PROVIDER: &str = "unknown";
 
 impl<M: Model + ?Sized> Model for Arc<M> {
     fn tool_spec(&self, tool: &Tool) -> Result<ToolSpec, SchemaUnsupported> {
@@ -73,6 +95,14 @@ impl<M: Model + ?Sized> Model for Arc<M> {
 
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
         (**self).stream(request)
+    }
+
+    fn provider_name(&self) -> &str {
+        (**self).provider_name()
+    }
+
+    fn model_name(&self) -> &str {
+        (**self).model_name()
     }
 }
 
@@ -83,6 +113,14 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
         (**self).stream(request)
+    }
+
+    fn provider_name(&self) -> &str {
+        (**self).provider_name()
+    }
+
+    fn model_name(&self) -> &str {
+        (**self).model_name()
     }
 }
 

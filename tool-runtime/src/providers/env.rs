@@ -67,6 +67,14 @@ impl Model for EnvModel {
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
         self.model().stream(request)
     }
+
+    fn provider_name(&self) -> &str {
+        self.model().provider_name()
+    }
+
+    fn model_name(&self) -> &str {
+        self.model().model_name()
+    }
 }
 
 /// The provider the process environment names, or `None` when it names none.

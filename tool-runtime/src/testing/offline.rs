@@ -225,6 +225,16 @@ impl Model for OfflineModel {
         let events = reply_events(&text, &calls, Some(usage));
         Box::pin(Ready(events.into_iter().map(Ok).collect()))
     }
+
+    /// `offline`, for telemetry (K2): no provider serves it.
+    fn provider_name(&self) -> &str {
+        "offline"
+    }
+
+    /// `offline`, for telemetry (K2).
+    fn model_name(&self) -> &str {
+        "offline"
+    }
 }
 
 /// A stream of events already at hand.

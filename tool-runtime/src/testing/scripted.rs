@@ -122,6 +122,16 @@ impl Model for ScriptedModel {
         };
         Box::pin(stream)
     }
+
+    /// `scripted`, for telemetry (K2): no provider serves it.
+    fn provider_name(&self) -> &str {
+        "scripted"
+    }
+
+    /// `scripted`, for telemetry (K2).
+    fn model_name(&self) -> &str {
+        "scripted"
+    }
 }
 
 /// One request as a [`ScriptedModel`] received it.

@@ -22,6 +22,7 @@ use super::pause::{
 };
 use super::reply::{ReplyError, read_reply};
 use super::shared::Shared;
+use super::spans;
 use crate::model::{
     FinishReason, Input, Message, ModelRequest, ToolResult, ToolSpec, Usage, check_transcript,
 };
@@ -36,7 +37,7 @@ pub(crate) enum Start {
 }
 
 /// Runs one conversation to its end, inside `span` (the run's span, which gets the number of
-/// turns and the outcome recorded).
+/// turns, the usage and the outcome recorded, K2).
 pub(crate) async fn run(
     shared: Arc<Shared>,
     ctx: Context,
@@ -63,22 +64,15 @@ pub(crate) async fn run(
                 .await
         }
     };
-    match &result {
-        Ok(out) => {
-            span.record("turns", out.turns());
-            span.record("outcome", "answered");
-        }
-        Err(e) => {
-            span.record("turns", e.usage().len());
-            span.record("outcome", tracing::field::display(e.kind()));
-            span.in_scope(|| {
-                tracing::debug!(
-                    kind = %e.kind(),
-                    error = %format_args!("{e:#}"),
-                    "run ended without an answer"
-                );
-            });
-        }
+    spans::record_run(&span, &result);
+    if let Err(e) = &result {
+        span.in_scope(|| {
+            tracing::debug!(
+                kind = %e.kind(),
+                error = %format_args!("{e:#}"),
+                "run ended without an answer"
+            );
+        });
     }
     result
 }
@@ -186,9 +180,8 @@ impl Run<'_> {
             self.finish_paused_turn(paused, &visible, &slots).await?;
         }
         for turn in first..=self.shared.max_turns {
-            let span = tracing::info_span!("agent.turn", turn, calls = tracing::field::Empty);
-            let step = self.turn(turn, &advertised, &visible, &slots, &span);
-            if let Some(text) = step.instrument(span.clone()).await? {
+            let step = self.turn(turn, &advertised, &visible, &slots);
+            if let Some(text) = step.await? {
                 return Ok(RunOutput {
                     text,
                     transcript: std::mem::take(&mut self.transcript),
@@ -212,11 +205,16 @@ impl Run<'_> {
         advertised: &[ToolSpec],
         visible: &[bool],
         slots: &Arc<Semaphore>,
-        span: &tracing::Span,
     ) -> Result<Option<String>, RunError> {
         let request = ModelRequest::new(&self.transcript, advertised)
             .with_instructions(self.shared.instructions.as_deref());
-        let reply = read_reply(self.shared.model.stream(request), self.ctx, self.sink, turn).await;
+        // K2: the request has a `chat` span of its own; the calls are its siblings.
+        let chat = spans::chat(self.shared, turn);
+        let stream = chat.in_scope(|| self.shared.model.stream(request));
+        let reply = read_reply(stream, self.ctx, self.sink, turn)
+            .instrument(chat.clone())
+            .await;
+        spans::record_reply(&chat, &reply);
         let reply = match reply {
             Ok(reply) => reply,
             Err(ReplyError::Cancelled) => return Err(self.fail(cancelled())),
@@ -224,7 +222,6 @@ impl Run<'_> {
             Err(ReplyError::Protocol(e)) => return Err(self.fail(e.into())),
         };
         self.usage.push(reply.usage);
-        span.record("calls", reply.calls.len());
         for (index, call) in reply.calls.iter().enumerate() {
             self.sink.emit(|| RunEvent::ToolCall {
                 turn,

@@ -25,6 +25,7 @@ pub struct McpServerBuilder {
     instructions: Option<String>,
     limits: Limits,
     on_outcome: Option<OutcomeFn>,
+    record_tool_content: bool,
 }
 
 impl McpServerBuilder {
@@ -39,6 +40,7 @@ impl McpServerBuilder {
             instructions: None,
             limits: Limits::default(),
             on_outcome: None,
+            record_tool_content: false,
         }
     }
 
@@ -109,6 +111,16 @@ impl McpServerBuilder {
         self
     }
 
+    /// Records each call's arguments and the result text the client got on the call's
+    /// `tools/call` span, as `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`
+    /// (K2). Off by default: arguments and results may hold personal or secret data, and
+    /// whoever reads the traces sees them. The result recorded is the client's text, so an
+    /// error redacted from the client (E2) stays out of the span.
+    pub fn record_tool_content(mut self, record: bool) -> Self {
+        self.record_tool_content = record;
+        self
+    }
+
     /// Builds the server, checking every tool before anything is served.
     ///
     /// # Errors
@@ -153,6 +165,7 @@ impl McpServerBuilder {
                 info,
                 limits: self.limits,
                 on_outcome: self.on_outcome,
+                record_tool_content: self.record_tool_content,
             }),
         })
     }

@@ -11,11 +11,13 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tool_core::{Context, Outcome, OutcomeKind, OutputSchema, Tool};
+use tracing::Instrument;
 
 use super::approval::{Asked, NO_ELICITATION, ask};
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
 use super::shared::Shared;
+use super::{progress, spans};
 use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
@@ -107,23 +109,34 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let ctx = self.request_context(&cx).await?;
+        // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
+        let span = spans::tools_call(&request, &cx, self.transport);
+        let content = self.shared.record_tool_content;
+        let ctx = (self.request_context(&cx).instrument(span.clone()).await)
+            .inspect_err(|error| spans::record_refused(&span, error))?;
         let call_id = cx.id.to_string();
         let name = request.name.as_ref();
         let args = Value::Object(request.arguments.clone().unwrap_or_default());
         let bytes = serde_json::to_vec(&args).unwrap_or_default();
+        spans::record_arguments(&span, &bytes, content);
         let call_ctx = ctx.for_call(call_id.clone(), name);
+        // K3: progress goes to the client when it gave a progress token.
+        let (call_ctx, progress) = progress::relay(call_ctx, request.meta.as_ref(), &cx);
         let outcome = match self.shared.by_name.get(name) {
             // A5: a name the server does not hold gets the same answer as a hidden tool.
             None => Outcome::unavailable(),
             Some(&i) => {
                 let tool = &self.shared.tools[i];
-                let outcome = run(tool, &call_ctx, &bytes, &self.shared, &cx, false).await;
+                let outcome = run(tool, &call_ctx, &bytes, &self.shared, &cx, false)
+                    .instrument(span.clone())
+                    .await;
                 if outcome.kind() == OutcomeKind::AwaitingApproval {
                     // H6: the client's user decides; an unapproved call never runs.
                     match ask(tool, &outcome, &request, &bytes, &cx).await {
                         Asked::Approved => {
-                            run(tool, &call_ctx, &bytes, &self.shared, &cx, true).await
+                            run(tool, &call_ctx, &bytes, &self.shared, &cx, true)
+                                .instrument(span.clone())
+                                .await
                         }
                         Asked::NotApproved => Outcome::not_approved(),
                         Asked::Unsupported => Outcome::denied(NO_ELICITATION),
@@ -140,12 +153,15 @@ impl ServerHandler for Handler {
                 }
             }
         };
+        progress.finish().await;
+        spans::record_outcome(&span, &outcome, content);
         if outcome.is_fatal() {
             let error = outcome
                 .error()
                 .map(|e| format!("{e:#}"))
                 .unwrap_or_default();
             tracing::error!(
+                parent: &span,
                 tool = %tool_core::violation::preview_str(name),
                 call_id = %call_id,
                 error = %error,

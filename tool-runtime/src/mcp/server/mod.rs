@@ -9,6 +9,8 @@
 //! - `handler`: the MCP requests of a session, `tools/list` and `tools/call`.
 //! - `approval`: a call awaiting approval, asked of the client's user by elicitation (H6).
 //! - `malformed`: the answers to requests the SDK cannot parse.
+//! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
+//! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
 
@@ -18,8 +20,10 @@ mod error;
 mod handler;
 mod http_server;
 mod malformed;
+mod progress;
 mod request;
 mod shared;
+mod spans;
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -63,6 +67,12 @@ pub use request::{McpCall, McpRequest, McpTransport};
 ///   answers `the call was not approved`; a client without the capability gets
 ///   [`NO_ELICITATION`]. A call that was not approved never runs. A deferred tool (H5) cannot
 ///   be served: it has no handler here.
+/// - A `tools/call` with a progress token (`_meta.progressToken`) gets the handler's
+///   progress ([`Context::progress`]) as `notifications/progress`, all sent before the
+///   result (K3).
+/// - Each call has a `tools/call {tool}` span (kind server), with the attributes of the
+///   OpenTelemetry semantic conventions for MCP (K2); see
+///   [`McpServerBuilder::record_tool_content`] to record arguments and results.
 ///
 /// Each request's [`Context`] comes from the application's context function
 /// ([`McpServerBuilder::context`]), given only what the transport authenticated
@@ -91,6 +101,7 @@ pub use request::{McpCall, McpRequest, McpTransport};
 /// ```
 ///
 /// [`Context`]: tool_core::Context
+/// [`Context::progress`]: tool_core::Context::progress
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,

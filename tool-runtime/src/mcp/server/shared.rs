@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     pub(crate) info: ServerConfig,
     pub(crate) limits: Limits,
     pub(crate) on_outcome: Option<OutcomeFn>,
+    /// Whether each call's span records its arguments and result (K2, opt-in).
+    pub(crate) record_tool_content: bool,
 }
 
 impl Shared {

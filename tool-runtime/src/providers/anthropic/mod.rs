@@ -199,4 +199,13 @@ impl Model for Anthropic {
             AnthropicEvents::default(),
         )
     }
+
+    /// `anthropic` (K2).
+    fn provider_name(&self) -> &str {
+        "anthropic"
+    }
+
+    fn model_name(&self) -> &str {
+        &self.model
+    }
 }

@@ -123,6 +123,16 @@ impl Model for OpenAiChat {
             ChatEvents::default(),
         )
     }
+
+    /// `openai`, for a compatible server too: the OpenTelemetry conventions name the
+    /// provider by the API the client speaks when the server behind it is not known (K2).
+    fn provider_name(&self) -> &str {
+        "openai"
+    }
+
+    fn model_name(&self) -> &str {
+        &self.driver.model
+    }
 }
 
 /// A tool as Chat Completions takes it.

@@ -110,6 +110,16 @@ impl Model for OpenAiResponses {
             ResponsesEvents::default(),
         )
     }
+
+    /// `openai`, for a compatible server too: the OpenTelemetry conventions name the
+    /// provider by the API the client speaks when the server behind it is not known (K2).
+    fn provider_name(&self) -> &str {
+        "openai"
+    }
+
+    fn model_name(&self) -> &str {
+        &self.driver.model
+    }
 }
 
 /// A tool as Responses takes it: `strict` always explicit, since its default is `true`.

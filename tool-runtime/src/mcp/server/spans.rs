@@ -1,0 +1,91 @@
+//! The span of one `tools/call` (K2), as the OpenTelemetry semantic conventions for MCP
+//! servers name it: `tools/call {tool}`, kind server, with `mcp.method.name`,
+//! `gen_ai.operation.name = execute_tool`, `gen_ai.tool.name`, `jsonrpc.request.id`,
+//! `mcp.session.id` (streamable HTTP), `mcp.protocol.version` and `network.transport` (`pipe`
+//! for stdio, `tcp` for HTTP).
+//!
+//! A call whose result has `isError` gets `error.type = tool_error` and the error status, as
+//! the conventions say; its outcome kind (`failed`, `invalid_arguments`, …) is in `outcome`.
+//! A request refused with a JSON-RPC error gets that code as `rpc.response.status_code` and
+//! `error.type`. With `record_tool_content(true)` the span also records the call's arguments
+//! and the result text the client got (never an unredacted error, E2).
+
+use rmcp::ErrorData;
+use rmcp::RoleServer;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RequestContext;
+use tool_core::Outcome;
+use tracing::Span;
+use tracing::field::{Empty, display};
+
+use super::request::McpTransport;
+use crate::telemetry::{Named, record_call_end, record_error};
+
+/// The `error.type` of a call answered with `isError: true`.
+const TOOL_ERROR: &str = "tool_error";
+
+/// The header of streamable HTTP that carries the session id.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The span of the `tools/call` request `request`.
+pub(crate) fn tools_call(
+    request: &CallToolRequestParams,
+    cx: &RequestContext<RoleServer>,
+    transport: McpTransport,
+) -> Span {
+    let name: &str = &request.name;
+    let span = tracing::info_span!(
+        "tools/call",
+        otel.name = %Named::new("tools/call ", name),
+        otel.kind = "server",
+        otel.status_code = Empty,
+        mcp.method.name = "tools/call",
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = %Named::short(name),
+        jsonrpc.request.id = %cx.id,
+        mcp.session.id = Empty,
+        mcp.protocol.version = Empty,
+        network.transport = match transport {
+            McpTransport::Stdio => "pipe",
+            McpTransport::Http => "tcp",
+        },
+        gen_ai.tool.call.arguments = Empty,
+        gen_ai.tool.call.result = Empty,
+        "error.type" = Empty,
+        "rpc.response.status_code" = Empty,
+        outcome = Empty,
+    );
+    if !span.is_disabled() {
+        let session = cx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.headers.get(SESSION_HEADER))
+            .and_then(|value| value.to_str().ok());
+        if let Some(session) = session {
+            span.record("mcp.session.id", session);
+        }
+        if let Some(version) = cx.protocol_version() {
+            span.record("mcp.protocol.version", display(version));
+        }
+    }
+    span
+}
+
+/// Records the call's arguments (the JSON the handler was given), when the application
+/// opted in.
+pub(crate) fn record_arguments(span: &Span, arguments: &[u8], content: bool) {
+    if content && let Ok(text) = std::str::from_utf8(arguments) {
+        span.record("gen_ai.tool.call.arguments", text);
+    }
+}
+
+/// Records how the call ended.
+pub(crate) fn record_outcome(span: &Span, outcome: &Outcome, content: bool) {
+    record_call_end(span, outcome, TOOL_ERROR, content);
+}
+
+/// Records a request refused with a JSON-RPC error (its context could not be built).
+pub(crate) fn record_refused(span: &Span, error: &ErrorData) {
+    span.record("rpc.response.status_code", display(error.code.0));
+    record_error(span, error.code.0);
+}
