@@ -284,6 +284,13 @@ pub enum ErrorKind {
     /// A paused run could not be resumed: it was altered, its tools changed, or the decisions
     /// do not fit its pending calls (H3, H4).
     Resume,
+    /// A tool failed more calls in a row than its retry budget allows (L1): invalid
+    /// arguments, or a handler asking the model to try again. The run's error names the tool
+    /// and keeps the last call's violations.
+    RetriesExhausted,
+    /// The run reached one of its usage limits (requests, tokens, tool calls) before the
+    /// request or call that would cross it (L2). The run's error keeps the usage so far.
+    UsageLimit,
 }
 
 impl fmt::Display for ErrorKind {
@@ -304,6 +311,8 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Approval => "approval",
             ErrorKind::Paused => "paused",
             ErrorKind::Resume => "resume",
+            ErrorKind::RetriesExhausted => "retries exhausted",
+            ErrorKind::UsageLimit => "usage limit",
         };
         f.write_str(s)
     }

@@ -71,12 +71,12 @@ mod testing;
 
 pub use agent::{
     Agent, AgentBuilder, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_MAX_TURNS, Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError,
-    RunError, RunEvent, RunOutput, RunStream,
+    DEFAULT_MAX_TURNS, DEFAULT_RETRIES, Decision, Decisions, PausedRun, PendingCall, PendingKind,
+    ResumeError, RunError, RunEvent, RunOptions, RunOutput, RunStream, UsageLimits,
 };
 pub use model::{
     ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent, ModelRequest,
-    ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolResult, ToolSpec,
+    ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolChoice, ToolResult, ToolSpec,
     UNKNOWN_PROVIDER, Usage,
 };
 pub use testing::generate;

@@ -9,6 +9,7 @@ use tool_core::{IntoTool, Limits, Tool, index_by_name};
 
 use super::Agent;
 use super::error::{BuildError, BuildProblem};
+use super::options::RunOptions;
 use super::shared::Shared;
 use crate::model::Model;
 
@@ -16,6 +17,9 @@ use crate::model::Model;
 pub const DEFAULT_MAX_CONCURRENCY: usize = 8;
 /// The default [`AgentBuilder::max_turns`].
 pub const DEFAULT_MAX_TURNS: usize = 16;
+
+/// The retry budget of a tool that sets none (L1): [`AgentBuilder::retries`].
+pub const DEFAULT_RETRIES: u32 = 3;
 
 /// Builds an [`Agent`]; start with [`Agent::builder`].
 #[must_use = "a builder does nothing until `build` is called"]
@@ -31,6 +35,8 @@ pub struct AgentBuilder {
     tool_timeouts: Vec<(String, Duration)>,
     limits: Limits,
     state_key: Option<Arc<[u8]>>,
+    options: RunOptions,
+    retries: u32,
 }
 
 impl AgentBuilder {
@@ -47,6 +53,8 @@ impl AgentBuilder {
             tool_timeouts: Vec::new(),
             limits: Limits::default(),
             state_key: None,
+            options: RunOptions::default(),
+            retries: DEFAULT_RETRIES,
         }
     }
 
@@ -130,6 +138,22 @@ impl AgentBuilder {
         self
     }
 
+    /// Sets the options of every run that [`Agent::run`] and [`Agent::run_stream`] start: tool
+    /// choice, usage limits, stopping tools (L2, L3, L5). [`Agent::run_with`] takes its own.
+    pub fn options(mut self, options: RunOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Sets the retry budget of the tools that set none of their own (default
+    /// [`DEFAULT_RETRIES`], L1): a run ends with kind `RetriesExhausted` when more than `n`
+    /// calls of one tool in a row fail with invalid arguments or a
+    /// [`ToolError::retry`](tool_core::ToolError::retry).
+    pub fn retries(mut self, n: u32) -> Self {
+        self.retries = n;
+        self
+    }
+
     /// Builds the agent, checking everything before any model I/O.
     ///
     /// Each tool's spec is rendered once, here, by the model's driver
@@ -184,6 +208,11 @@ impl AgentBuilder {
             return Err(BuildError::new(problems));
         }
         let pauses = self.tools.iter().any(Tool::can_pause);
+        let budgets = self
+            .tools
+            .iter()
+            .map(|tool| tool.retries().unwrap_or(self.retries))
+            .collect();
         Ok(Agent::from_shared(Arc::new(Shared {
             model: self.model,
             name: self.name,
@@ -198,6 +227,8 @@ impl AgentBuilder {
             limits: self.limits,
             pauses,
             state_key: self.state_key,
+            budgets,
+            options: self.options,
         })))
     }
 }

@@ -80,6 +80,8 @@ pub(crate) async fn run_calls(
         Some(positions) => positions.get(index).copied().unwrap_or(index),
     };
     let turn_ctx = ctx.child();
+    // L4: with a sequential call in the batch, the calls run in steps (see `Steps`).
+    let steps = Steps::of(shared, calls, advertised);
     let mut set = JoinSet::new();
     // The task ids, in call order: a task that did not return is found by its id (a linear
     // search, on that path only); the others return their index with their outcome.
@@ -105,8 +107,19 @@ pub(crate) async fn run_calls(
             Arc::clone(slots),
             approved.is_some(),
         );
+        let step = steps.as_ref().map(|steps| steps.for_call(index));
         let handle = set.spawn(async move {
-            let outcome = work.instrument(span.clone()).await;
+            let outcome = match step {
+                None => work.instrument(span.clone()).await,
+                Some((before, done)) => {
+                    // Counts this call done however it ends (aborted or dropped included).
+                    let _done = done;
+                    if let Some(before) = before {
+                        before.wait().await;
+                    }
+                    work.instrument(span.clone()).await
+                }
+            };
             spans::record_call(&span, &outcome, content);
             (index, outcome)
         });
@@ -164,6 +177,107 @@ pub(crate) async fn run_calls(
         })
         .collect();
     (records, end)
+}
+
+/// The steps of a batch that holds a sequential call (L4): a sequential call is a step of its
+/// own, and the calls between two sequential ones are one step; each step starts when the
+/// one before it has ended, so a sequential call runs with no other call in flight, in the
+/// model's order relative to the others.
+struct Steps {
+    /// The step of each call.
+    step_of: Vec<usize>,
+    /// Each step's count of calls still to end.
+    steps: Vec<Arc<StepDone>>,
+}
+
+impl Steps {
+    /// The steps of `calls`, or `None` when none of them is a call of a sequential tool
+    /// (the usual case: every call runs at once, as before).
+    fn of(shared: &Shared, calls: &[ToolCall], advertised: &[bool]) -> Option<Steps> {
+        let sequential: Vec<bool> = calls
+            .iter()
+            .map(|call| {
+                shared
+                    .by_name
+                    .get(&call.name)
+                    .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
+                    .is_some_and(|&i| shared.tools[i].is_sequential())
+            })
+            .collect();
+        if !sequential.contains(&true) {
+            return None;
+        }
+        let mut step_of = Vec::with_capacity(calls.len());
+        let mut sizes: Vec<usize> = Vec::new();
+        let mut open = false;
+        for alone in sequential {
+            if alone || !open {
+                sizes.push(0);
+            }
+            open = !alone;
+            if let Some(size) = sizes.last_mut() {
+                *size += 1;
+            }
+            step_of.push(sizes.len() - 1);
+        }
+        let steps = sizes
+            .into_iter()
+            .map(|size| {
+                Arc::new(StepDone {
+                    left: std::sync::atomic::AtomicUsize::new(size),
+                    ended: tokio::sync::Notify::new(),
+                })
+            })
+            .collect();
+        Some(Steps { step_of, steps })
+    }
+
+    /// What call `index` waits for (the step before its own, if any), and the guard that
+    /// counts it done in its own step.
+    fn for_call(&self, index: usize) -> (Option<Arc<StepDone>>, StepGuard) {
+        let step = self.step_of[index];
+        let before = step
+            .checked_sub(1)
+            .map(|before| Arc::clone(&self.steps[before]));
+        (before, StepGuard(Arc::clone(&self.steps[step])))
+    }
+}
+
+/// How many calls of one step are still to end, and the notice that they all have.
+struct StepDone {
+    left: std::sync::atomic::AtomicUsize,
+    ended: tokio::sync::Notify,
+}
+
+impl StepDone {
+    /// Waits until every call of this step has ended.
+    async fn wait(&self) {
+        loop {
+            let ended = self.ended.notified();
+            tokio::pin!(ended);
+            ended.as_mut().enable();
+            if self.left.load(std::sync::atomic::Ordering::Acquire) == 0 {
+                return;
+            }
+            ended.await;
+        }
+    }
+}
+
+/// Counts a call of a step done when dropped, whatever ended it.
+struct StepGuard(Arc<StepDone>);
+
+impl Drop for StepGuard {
+    fn drop(&mut self) {
+        if self
+            .0
+            .left
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel)
+            == 1
+        {
+            self.0.ended.notify_waiters();
+        }
+    }
 }
 
 /// The record of call `call`, at position `index` of turn `turn`.

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 
-use tool_core::{BoxError, DeclarationError, Error, ErrorKind, Site};
+use tool_core::{BoxError, DeclarationError, Error, ErrorKind, Site, Violation};
 
 use super::output::CallRecord;
 use super::pause::{PausedRun, ResumeError};
@@ -161,6 +161,8 @@ struct Inner {
     usage: Vec<Usage>,
     /// The text of a final reply that was cut off (kind `Truncated`).
     partial_text: Option<String>,
+    /// The last violations of the tool whose retry budget ran out (kind `RetriesExhausted`).
+    violations: Vec<Violation>,
     /// The paused run (kind `Paused`); it holds the transcript and the usage.
     paused: Option<Box<PausedRun>>,
 }
@@ -194,6 +196,7 @@ impl RunError {
                 calls: Vec::new(),
                 usage: Vec::new(),
                 partial_text: None,
+                violations: Vec::new(),
                 paused: None,
             }),
         }
@@ -234,6 +237,13 @@ impl RunError {
 
     pub(crate) fn with_permanent(mut self, permanent: bool) -> Self {
         self.inner.permanent = permanent;
+        self
+    }
+
+    /// The same failure, naming the call `call_id` and keeping its `violations`.
+    pub(crate) fn with_call(mut self, call_id: &str, violations: Vec<Violation>) -> Self {
+        self.inner.call_id = Some(call_id.to_owned());
+        self.inner.violations = violations;
         self
     }
 
@@ -283,6 +293,13 @@ impl RunError {
     /// [`ErrorKind::Truncated`]): what the model wrote before it was cut.
     pub fn partial_text(&self) -> Option<&str> {
         self.inner.partial_text.as_deref()
+    }
+
+    /// The violations of the last failed call of the tool whose retry budget ran out (kind
+    /// `RetriesExhausted`, L1); empty otherwise (and when that call asked to try again with
+    /// a [`ToolError::retry`](tool_core::ToolError::retry) rather than breaking the schema).
+    pub fn violations(&self) -> &[Violation] {
+        &self.inner.violations
     }
 
     /// The id of the call that ended the run.

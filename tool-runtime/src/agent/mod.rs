@@ -20,6 +20,7 @@ mod builder;
 mod calls;
 mod error;
 mod event;
+mod options;
 mod output;
 mod pause;
 mod progress;
@@ -38,9 +39,10 @@ use event::Sink;
 use run_loop::Start;
 use shared::Shared;
 
-pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS};
+pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFAULT_RETRIES};
 pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
+pub use options::{RunOptions, UsageLimits};
 pub use output::{CallRecord, RunOutput};
 pub use pause::{Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError};
 
@@ -135,11 +137,52 @@ impl Agent {
         run_loop::run(
             Arc::clone(&self.shared),
             ctx.clone(),
-            Start::Fresh(input.into()),
+            Start::Fresh(input.into(), None),
             Sink::none(),
             span,
         )
         .await
+    }
+
+    /// Runs the agent as [`Agent::run`] does, steered by `options` instead of the agent's own
+    /// ([`AgentBuilder::options`]): a tool choice (L3), usage limits (L2), tools the run stops
+    /// at (L5).
+    ///
+    /// # Errors
+    ///
+    /// As [`Agent::run`]; also `UsageLimit` when a limit would be crossed (L2; the error
+    /// keeps the usage so far) and `RetriesExhausted` when a tool fails more calls in a row
+    /// than its retry budget (L1; the error names the tool and keeps the last violations).
+    pub async fn run_with(
+        &self,
+        ctx: &Context,
+        input: impl Into<Input>,
+        options: RunOptions,
+    ) -> Result<RunOutput, RunError> {
+        let span = spans::run(&self.shared);
+        run_loop::run(
+            Arc::clone(&self.shared),
+            ctx.clone(),
+            Start::Fresh(input.into(), Some(options)),
+            Sink::none(),
+            span,
+        )
+        .await
+    }
+
+    /// Runs the agent as a stream of events ([`Agent::run_stream`]), steered by `options`
+    /// ([`Agent::run_with`]).
+    pub fn run_stream_with(
+        &self,
+        ctx: &Context,
+        input: impl Into<Input>,
+        options: RunOptions,
+    ) -> RunStream {
+        let shared = Arc::clone(&self.shared);
+        let ctx = ctx.clone();
+        let start = Start::Fresh(input.into(), Some(options));
+        let span = spans::run(&self.shared);
+        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
     }
 
     /// Resumes a paused run with one decision per pending call (H3, H4, H5), in this process
@@ -224,7 +267,7 @@ impl Agent {
     pub fn run_stream(&self, ctx: &Context, input: impl Into<Input>) -> RunStream {
         let shared = Arc::clone(&self.shared);
         let ctx = ctx.clone();
-        let start = Start::Fresh(input.into());
+        let start = Start::Fresh(input.into(), None);
         let span = spans::run(&self.shared);
         RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
     }

@@ -22,6 +22,8 @@ pub struct RunOutput {
     /// The names of the tools advertised to the model in this run, in declaration order
     /// (fixed for the run, A2, A8).
     pub advertised: Vec<String>,
+    /// The tool whose successful call ended the run (L5): `text` is that call's result.
+    pub stopped_at: Option<String>,
 }
 
 impl RunOutput {

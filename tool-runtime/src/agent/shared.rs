@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tool_core::{Limits, Tool};
 
+use super::options::RunOptions;
 use crate::model::{Model, ToolSpec};
 
 /// What every run of an agent shares.
@@ -32,4 +33,8 @@ pub(crate) struct Shared {
     pub(crate) pauses: bool,
     /// The key that seals paused runs with HMAC-SHA256 (H3); without one, SHA-256.
     pub(crate) state_key: Option<Arc<[u8]>>,
+    /// Each tool's retry budget (L1), same order as `tools`.
+    pub(crate) budgets: Vec<u32>,
+    /// The options of a run started without its own (L2, L3, L5).
+    pub(crate) options: RunOptions,
 }

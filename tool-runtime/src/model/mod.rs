@@ -138,6 +138,25 @@ pub struct ModelRequest<'a> {
     pub messages: &'a [Message],
     /// The tools the model may call, as adapted by [`Model::tool_spec`].
     pub tools: &'a [ToolSpec],
+    /// Which tools the model may or must call in this request (L3); `None` leaves it to the
+    /// driver's own setting, else the provider's default (`auto`). A driver maps it to its
+    /// provider's wire form.
+    pub tool_choice: Option<&'a ToolChoice>,
+}
+
+/// Which tools the model may or must call (L3), as a run asks for it; each driver sends it in
+/// its provider's form.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// The model must call at least one tool.
+    Required,
+    /// The model may not call tools.
+    None,
+    /// The model must call this tool.
+    Tool(String),
 }
 
 impl<'a> ModelRequest<'a> {
@@ -147,7 +166,15 @@ impl<'a> ModelRequest<'a> {
             instructions: None,
             messages,
             tools,
+            tool_choice: None,
         }
+    }
+
+    /// The same request with `tool_choice` (L3).
+    #[must_use]
+    pub fn with_tool_choice(mut self, tool_choice: Option<&'a ToolChoice>) -> Self {
+        self.tool_choice = tool_choice;
+        self
     }
 
     /// The same request with `instructions`.

@@ -14,7 +14,7 @@ use futures_core::Stream;
 use super::reply_events;
 use crate::model::{
     FinishReason, Message, Model, ModelError, ModelEvent, ModelRequest, ModelStream, ToolCall,
-    ToolResult, ToolSpec, Usage,
+    ToolChoice, ToolResult, ToolSpec, Usage,
 };
 
 /// A model that replies with turns given in advance, one per request, and records every
@@ -110,6 +110,7 @@ impl Model for ScriptedModel {
             instructions: request.instructions.map(str::to_owned),
             messages: request.messages.to_vec(),
             tools: request.tools.to_vec(),
+            tool_choice: request.tool_choice.cloned(),
         });
         let number = state.requests.len();
         let scripted = state.scripted;
@@ -144,6 +145,8 @@ pub struct RecordedRequest {
     pub messages: Vec<Message>,
     /// The tools advertised.
     pub tools: Vec<ToolSpec>,
+    /// The tool choice of the request (L3), if it had one.
+    pub tool_choice: Option<ToolChoice>,
 }
 
 impl RecordedRequest {

@@ -10,12 +10,13 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 use tool_core::error::find_in_chain;
-use tool_core::{Context, ErrorKind, OutcomeKind, Panicked};
+use tool_core::{Context, ErrorKind, OutcomeKind, Panicked, ToolError};
 use tracing::Instrument;
 
 use super::calls::{Batch, CallsEnd, run_calls};
 use super::error::RunError;
 use super::event::{RunEvent, Sink};
+use super::options::RunOptions;
 use super::output::{CallRecord, RunOutput};
 use super::pause::{
     AdvertisedTool, Answered, Content, Decisions, PausedRun, PendingCall, PendingKind, fingerprint,
@@ -24,14 +25,19 @@ use super::reply::{ReplyError, read_reply};
 use super::shared::Shared;
 use super::spans;
 use crate::model::{
-    FinishReason, Input, Message, ModelRequest, ToolResult, ToolSpec, Usage, check_transcript,
+    FinishReason, Input, Message, ModelRequest, ToolChoice, ToolResult, ToolSpec, Usage,
+    check_transcript,
 };
+
+/// What the model reads for a call that did not run because the run reached its limit on
+/// tool calls (L2).
+const NOT_RUN: &str = "the call did not run: the run reached its limit of tool calls";
 
 /// Where a run starts: a conversation, or a paused run with the decisions for its pending
 /// calls.
 pub(crate) enum Start {
-    /// A new run of this conversation.
-    Fresh(Input),
+    /// A new run of this conversation, with its own options or the agent's.
+    Fresh(Input, Option<RunOptions>),
     /// A paused run, resumed (H3, H4).
     Resume(Box<PausedRun>, Decisions),
 }
@@ -52,9 +58,13 @@ pub(crate) async fn run(
         transcript: Vec::new(),
         calls: Vec::new(),
         usage: Vec::new(),
+        own_options: None,
+        failures: Vec::new(),
+        stopped_at: None,
     };
     let result = match start {
-        Start::Fresh(input) => {
+        Start::Fresh(input, options) => {
+            run.own_options = options;
             run.transcript = input.into_messages();
             run.drive().instrument(span.clone()).await
         }
@@ -139,6 +149,12 @@ struct Run<'a> {
     transcript: Vec<Message>,
     calls: Vec<CallRecord>,
     usage: Vec<Usage>,
+    /// The run's own options, when it was started with some (else the agent's).
+    own_options: Option<RunOptions>,
+    /// Each tool's failed calls in a row (L1), by tool index; empty until one fails.
+    failures: Vec<u32>,
+    /// The tool whose success ended the run (L5).
+    stopped_at: Option<String>,
 }
 
 impl Run<'_> {
@@ -180,7 +196,16 @@ impl Run<'_> {
             self.finish_paused_turn(paused, &visible, &slots).await?;
         }
         for turn in first..=self.shared.max_turns {
-            let step = self.turn(turn, &advertised, &visible, &slots);
+            // L2: no request is sent that a limit forbids.
+            if let Some(limit) = self.options().usage_limits().before_request(&self.usage) {
+                let error = RunError::new(
+                    ErrorKind::UsageLimit,
+                    format!("the run reached {limit}; request {turn} was not sent"),
+                );
+                return Err(self.fail(error));
+            }
+            let choice = self.options().choice_for(turn, first).cloned();
+            let step = self.turn(turn, &advertised, &visible, &slots, choice.as_ref());
             if let Some(text) = step.await? {
                 return Ok(RunOutput {
                     text,
@@ -188,6 +213,7 @@ impl Run<'_> {
                     usage: std::mem::take(&mut self.usage),
                     calls: std::mem::take(&mut self.calls),
                     advertised: names,
+                    stopped_at: self.stopped_at.take(),
                 });
             }
         }
@@ -205,9 +231,11 @@ impl Run<'_> {
         advertised: &[ToolSpec],
         visible: &[bool],
         slots: &Arc<Semaphore>,
+        choice: Option<&ToolChoice>,
     ) -> Result<Option<String>, RunError> {
         let request = ModelRequest::new(&self.transcript, advertised)
-            .with_instructions(self.shared.instructions.as_deref());
+            .with_instructions(self.shared.instructions.as_deref())
+            .with_tool_choice(choice);
         // K2: the request has a `chat` span of its own; the calls are its siblings.
         let chat = spans::chat(self.shared, turn);
         let stream = chat.in_scope(|| self.shared.model.stream(request));
@@ -254,6 +282,29 @@ impl Run<'_> {
             return Ok(Some(reply.text));
         }
 
+        // L2: the turn's calls would cross the limit on calls: none runs, each is answered so
+        // that the transcript stays whole, and the run ends.
+        let made = self.calls.len() as u64;
+        if let Some(limit) = self
+            .options()
+            .usage_limits()
+            .before_calls(made, reply.calls.len() as u64)
+        {
+            for call in &reply.calls {
+                self.transcript.push(Message::Tool(ToolResult::new(
+                    call.id.clone(),
+                    call.name.clone(),
+                    NOT_RUN,
+                    true,
+                )));
+            }
+            self.sink.emit(turn_end);
+            let error = RunError::new(
+                ErrorKind::UsageLimit,
+                format!("the run reached {limit}; the calls of turn {turn} did not run"),
+            );
+            return Err(self.fail(error));
+        }
         let (records, end) = run_calls(
             self.shared,
             self.ctx,
@@ -299,8 +350,8 @@ impl Run<'_> {
             self.calls.push(record);
         }
         match end {
-            CallsEnd::Done => Ok(None),
-            CallsEnd::Cancelled => Err(self.fail(cancelled())),
+            CallsEnd::Done => {}
+            CallsEnd::Cancelled => return Err(self.fail(cancelled())),
             CallsEnd::Fatal(index) => {
                 let record = &self.calls[first + index];
                 let error = match record.error() {
@@ -308,9 +359,87 @@ impl Run<'_> {
                     None => RunError::new(ErrorKind::Permanent, "a call failed fatally")
                         .with_tool(&record.name),
                 };
-                Err(self.fail(error))
+                return Err(self.fail(error));
             }
         }
+        // L5: a stopping tool's success is the run's output; no further request.
+        if let Some(text) = self.stop(first) {
+            return Ok(Some(text));
+        }
+        // L1: a tool that failed more calls in a row than its budget ends the run.
+        match self.over_budget(first) {
+            Some(error) => Err(self.fail(error)),
+            None => Ok(None),
+        }
+    }
+
+    /// The options this run follows: its own, else the agent's.
+    fn options(&self) -> &RunOptions {
+        self.own_options.as_ref().unwrap_or(&self.shared.options)
+    }
+
+    /// The result of the first successful call (from `first` on) of a tool the run stops at
+    /// (L5), noting the tool.
+    fn stop(&mut self, first: usize) -> Option<String> {
+        let stops = self
+            .own_options
+            .as_ref()
+            .unwrap_or(&self.shared.options)
+            .stops_at();
+        if stops.is_empty() {
+            return None;
+        }
+        let record = self.calls[first..].iter().find(|record| {
+            record.kind() == OutcomeKind::Success && stops.contains(&record.name)
+        })?;
+        self.stopped_at = Some(record.name.clone());
+        Some(record.text().to_owned())
+    }
+
+    /// Counts the failed calls in a row of each tool, from the records at `first` on (L1):
+    /// invalid arguments or a handler's [`ToolError::retry`] count, a success starts over.
+    /// The failure that ends the run when a tool goes past its budget.
+    fn over_budget(&mut self, first: usize) -> Option<RunError> {
+        for record in &self.calls[first..] {
+            let Some(&tool) = self.shared.by_name.get(&record.name) else {
+                continue;
+            };
+            let failed = match record.kind() {
+                OutcomeKind::InvalidArguments => true,
+                OutcomeKind::Rejected => record
+                    .error()
+                    .and_then(|error| error.tool_error())
+                    .is_some_and(ToolError::asks_retry),
+                OutcomeKind::Success => {
+                    if let Some(count) = self.failures.get_mut(tool) {
+                        *count = 0;
+                    }
+                    false
+                }
+                _ => false,
+            };
+            if !failed {
+                continue;
+            }
+            if self.failures.is_empty() {
+                self.failures = vec![0; self.shared.tools.len()];
+            }
+            self.failures[tool] += 1;
+            let budget = self.shared.budgets[tool];
+            if self.failures[tool] > budget {
+                let error = RunError::new(
+                    ErrorKind::RetriesExhausted,
+                    format!(
+                        "tool `{}` failed {} calls in a row, more than its retry budget of {budget}",
+                        record.name, self.failures[tool]
+                    ),
+                )
+                .with_tool(&record.name)
+                .with_call(&record.id, record.violations().to_vec());
+                return Some(error);
+            }
+        }
+        None
     }
 
     /// Pauses the run at `turn` (H2, H5): the results of the calls that ran and the pending

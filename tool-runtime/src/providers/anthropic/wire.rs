@@ -30,8 +30,11 @@ pub(super) fn body(driver: &Anthropic, request: &ModelRequest<'_>) -> String {
     }
     head.insert("messages".into(), Value::Array(messages));
     head.insert("stream".into(), true.into());
+    // L3: the run's choice for this request wins over the driver's.
+    let run_choice = request.tool_choice.map(from_run);
+    let choice = run_choice.as_ref().or(driver.tool_choice.as_ref());
     if !tools.is_empty()
-        && let Some(choice) = tool_choice(driver.tool_choice.as_ref(), driver.parallel_tool_calls)
+        && let Some(choice) = tool_choice(choice, driver.parallel_tool_calls)
     {
         head.insert("tool_choice".into(), choice);
     }
@@ -40,6 +43,17 @@ pub(super) fn body(driver: &Anthropic, request: &ModelRequest<'_>) -> String {
     }
     let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
     crate::providers::with_tools(&head, &tools)
+}
+
+/// A run's tool choice (L3) in this API's terms: `required` is `any`.
+fn from_run(choice: &crate::model::ToolChoice) -> ToolChoice {
+    use crate::model::ToolChoice as Run;
+    match choice {
+        Run::Required => ToolChoice::Any,
+        Run::None => ToolChoice::None,
+        Run::Tool(name) => ToolChoice::Tool(name.clone()),
+        _ => ToolChoice::Auto,
+    }
 }
 
 /// `tool_choice`, with `disable_parallel_tool_use` when parallel calls are off.

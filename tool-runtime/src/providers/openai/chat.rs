@@ -86,7 +86,7 @@ impl OpenAiChat {
             };
             fields.insert(key.into(), tokens.into());
         }
-        self.driver.request_body(request.tools, &WIRE, fields)
+        self.driver.request_body(request, &WIRE, fields)
     }
 }
 

@@ -70,25 +70,16 @@ pub enum StrictMode {
     Require,
 }
 
-/// Which tools the model may call, sent as `tool_choice`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ToolChoice {
-    /// The model decides (the provider's default).
-    Auto,
-    /// The model may not call tools.
-    None,
-    /// The model must call at least one tool. An agent's run then never gets a final answer:
-    /// use it with [`crate::AgentBuilder::max_turns`], or for one-shot extraction.
-    Required,
-    /// The model must call this tool. OpenAI gets it in its object form. A compatible
-    /// server ([`OpenAiChat::compatible`], [`OpenAiResponses::compatible`]) gets `"required"`
-    /// with only this tool advertised, since some (llama.cpp's) take `tool_choice` only as a
-    /// string and would silently ignore the object. A request that does not advertise the
-    /// tool (misspelt, or unavailable to the run's context) fails before any I/O with
-    /// [`crate::providers::RequestError::UnknownToolChoice`].
-    Tool(String),
-}
+/// Which tools the model may call, sent as `tool_choice`: the run's own
+/// ([`RunOptions::tool_choice`](crate::RunOptions::tool_choice), L3) when it has one, else the
+/// driver's ([`OpenAiBuilder::tool_choice`]). OpenAI gets a named tool in its object form. A
+/// compatible server ([`OpenAiChat::compatible`], [`OpenAiResponses::compatible`]) gets
+/// `"required"` with only that tool advertised, since some (llama.cpp's) take `tool_choice`
+/// only as a string and would silently ignore the object. A request that does not advertise
+/// the named tool (misspelt, or unavailable to the run's context) fails before any I/O with
+/// [`crate::providers::RequestError::UnknownToolChoice`]. `Required` leaves the model no way
+/// to answer: a run forces it on its first request only, unless asked otherwise.
+pub use crate::model::ToolChoice;
 
 /// Builds an [`OpenAiChat`] or an [`OpenAiResponses`]; start with [`OpenAiChat::builder`],
 /// [`OpenAiChat::compatible`], [`OpenAiResponses::builder`] or [`OpenAiResponses::compatible`].
@@ -276,14 +267,19 @@ impl Driver {
     /// The rendered tools of a request: each spec's own rendering for `wire`, or one made
     /// now for a spec that another source made. With a named tool choice on a compatible
     /// server, only the named tool (see [`Driver::choice`]).
-    fn tools(&self, specs: &[ToolSpec], wire: &Wire) -> Result<Vec<String>, ModelError> {
+    fn tools(
+        &self,
+        specs: &[ToolSpec],
+        wire: &Wire,
+        choice: Option<&ToolChoice>,
+    ) -> Result<Vec<String>, ModelError> {
         if !self.options.compatible && specs.len() > MAX_TOOLS {
             return Err(ModelError::Other(Box::new(RequestError::TooManyTools {
                 count: specs.len(),
                 limit: MAX_TOOLS,
             })));
         }
-        let only = match &self.options.tool_choice {
+        let only = match choice {
             Some(ToolChoice::Tool(name)) => {
                 if !specs.iter().any(|spec| spec.name() == name) {
                     return Err(ModelError::Other(Box::new(
@@ -321,15 +317,18 @@ impl Driver {
     /// do not hold.
     fn request_body(
         &self,
-        specs: &[ToolSpec],
+        request: &crate::model::ModelRequest<'_>,
         wire: &Wire,
         mut fields: Map<String, Value>,
     ) -> Result<String, ModelError> {
-        let tools = self.tools(specs, wire)?;
+        let specs = request.tools;
+        // L3: the run's choice for this request wins over the driver's.
+        let choice = request.tool_choice.or(self.options.tool_choice.as_ref());
+        let tools = self.tools(specs, wire, choice)?;
         fields.insert("model".into(), self.model.clone().into());
         fields.insert("stream".into(), true.into());
         if !tools.is_empty() {
-            if let Some(choice) = self.choice(wire) {
+            if let Some(choice) = choice.and_then(|choice| self.choice(wire, choice)) {
                 fields.insert("tool_choice".into(), choice);
             }
             if let Some(parallel) = self.options.parallel_tool_calls {
@@ -348,8 +347,8 @@ impl Driver {
     /// takes `tool_choice` only as a string and reads OpenAI's object form as `auto`,
     /// silently; `"required"` over one tool forces the same call on every server that
     /// honours `required`.
-    fn choice(&self, wire: &Wire) -> Option<Value> {
-        match self.options.tool_choice.as_ref()? {
+    fn choice(&self, wire: &Wire, choice: &ToolChoice) -> Option<Value> {
+        match choice {
             ToolChoice::Tool(_) if self.options.compatible => Some("required".into()),
             choice => Some((wire.choice)(choice)),
         }

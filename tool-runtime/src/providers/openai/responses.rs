@@ -73,7 +73,7 @@ impl OpenAiResponses {
         if let Some(tokens) = options.max_output_tokens {
             fields.insert("max_output_tokens".into(), tokens.into());
         }
-        self.driver.request_body(request.tools, &WIRE, fields)
+        self.driver.request_body(request, &WIRE, fields)
     }
 }
 

@@ -1,0 +1,169 @@
+//! What a run may be asked for beyond its input (L2, L3, L5): its tool choice, its usage
+//! limits and the tools it stops at.
+
+use crate::model::{ToolChoice, Usage};
+
+/// How one run is steered: pass it to [`Agent::run_with`](crate::Agent::run_with), or set
+/// it for every run with [`AgentBuilder::options`](crate::AgentBuilder::options).
+///
+/// ```
+/// use tool_runtime::{RunOptions, ToolChoice, UsageLimits};
+///
+/// let options = RunOptions::new()
+///     .tool_choice(ToolChoice::Tool("lookup-window".into()))
+///     .limits(UsageLimits::new().requests(4).total_tokens(20_000))
+///     .stop_at("restart-service");
+/// assert_eq!(options.stops_at(), ["restart-service"]);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    tool_choice: Option<ToolChoice>,
+    every_turn: bool,
+    limits: UsageLimits,
+    stop_at: Vec<String>,
+}
+
+impl RunOptions {
+    /// No tool choice, no limit, no stopping tool.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Which tools the model may or must call (L3). `Required` and a named tool apply to the
+    /// first request only, so that a run cannot loop on forced calls; see
+    /// [`RunOptions::every_turn`].
+    #[must_use]
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// Applies the tool choice to every request of the run, not only the first (L3). With
+    /// `Required` or a named tool, the run then ends only at a stopping tool (L5), a limit or
+    /// `max_turns`.
+    #[must_use]
+    pub fn every_turn(mut self) -> Self {
+        self.every_turn = true;
+        self
+    }
+
+    /// The run's usage limits (L2).
+    #[must_use]
+    pub fn limits(mut self, limits: UsageLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Ends the run when a call of tool `name` succeeds: its result is the run's output and
+    /// no further request is made (L5). May be given several times.
+    #[must_use]
+    pub fn stop_at(mut self, name: impl Into<String>) -> Self {
+        self.stop_at.push(name.into());
+        self
+    }
+
+    /// The tools the run stops at (L5).
+    pub fn stops_at(&self) -> &[String] {
+        &self.stop_at
+    }
+
+    /// The usage limits (L2).
+    pub fn usage_limits(&self) -> &UsageLimits {
+        &self.limits
+    }
+
+    /// The tool choice of request `turn` (1-based), if any (L3).
+    pub(crate) fn choice_for(&self, turn: usize, first: usize) -> Option<&ToolChoice> {
+        let choice = self.tool_choice.as_ref()?;
+        let forced = matches!(choice, ToolChoice::Required | ToolChoice::Tool(_));
+        (turn == first || self.every_turn || !forced).then_some(choice)
+    }
+}
+
+/// Limits on what one run may use (L2): checked before the request or the calls that would
+/// cross them, so that no request is sent that a limit forbids. A limit left `None` is not
+/// checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct UsageLimits {
+    /// Model requests.
+    pub requests: Option<u64>,
+    /// Input tokens, over all requests.
+    pub input_tokens: Option<u64>,
+    /// Output tokens, over all requests.
+    pub output_tokens: Option<u64>,
+    /// Input and output tokens, over all requests.
+    pub total_tokens: Option<u64>,
+    /// Tool calls.
+    pub tool_calls: Option<u64>,
+}
+
+impl UsageLimits {
+    /// No limit.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// At most `n` model requests.
+    #[must_use]
+    pub fn requests(mut self, n: u64) -> Self {
+        self.requests = Some(n);
+        self
+    }
+
+    /// At most `n` input tokens in all.
+    #[must_use]
+    pub fn input_tokens(mut self, n: u64) -> Self {
+        self.input_tokens = Some(n);
+        self
+    }
+
+    /// At most `n` output tokens in all.
+    #[must_use]
+    pub fn output_tokens(mut self, n: u64) -> Self {
+        self.output_tokens = Some(n);
+        self
+    }
+
+    /// At most `n` tokens in all.
+    #[must_use]
+    pub fn total_tokens(mut self, n: u64) -> Self {
+        self.total_tokens = Some(n);
+        self
+    }
+
+    /// At most `n` tool calls.
+    #[must_use]
+    pub fn tool_calls(mut self, n: u64) -> Self {
+        self.tool_calls = Some(n);
+        self
+    }
+
+    /// The limit a new request would break, given the usage so far: requests already made
+    /// reach their limit, or tokens used reach theirs (the next request could only add more).
+    pub(crate) fn before_request(&self, usage: &[Usage]) -> Option<String> {
+        let made = usage.len() as u64;
+        if let Some(limit) = self.requests.filter(|&limit| made >= limit) {
+            return Some(format!("its limit of {limit} requests"));
+        }
+        let input: u64 = usage.iter().map(|u| u.input_tokens).sum();
+        let output: u64 = usage.iter().map(|u| u.output_tokens).sum();
+        let checks = [
+            (self.input_tokens, input, "input tokens"),
+            (self.output_tokens, output, "output tokens"),
+            (self.total_tokens, input + output, "tokens"),
+        ];
+        checks.into_iter().find_map(|(limit, used, what)| {
+            let limit = limit?;
+            (used >= limit).then(|| format!("its limit of {limit} {what} ({used} used)"))
+        })
+    }
+
+    /// The limit `more` calls would cross after `made`.
+    pub(crate) fn before_calls(&self, made: u64, more: u64) -> Option<String> {
+        let limit = self.tool_calls?;
+        (made + more > limit).then(|| {
+            format!("its limit of {limit} tool calls ({made} made, {more} more asked for)")
+        })
+    }
+}
