@@ -8,7 +8,11 @@
 //!    provider, when `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `ANTHROPIC_API_KEY` is set);
 //! 2. the same operator on a scripted storyline: a validation failure the model corrects, a
 //!    successful lookup, a `ToolError`, a redacted internal failure and a guessed hidden tool;
-//! 3. a guest, who is offered no tool at all.
+//! 3. a guest, who is offered no tool at all;
+//! 4. a typed answer (O2): the operator asks for a `MaintenanceBrief` and gets it parsed by
+//!    its own schema, from the same model as act 1;
+//! 5. a retry budget ending a run (L1): a model that keeps sending arguments the schema
+//!    refuses, stopped at the tool's budget rather than at `max_turns`.
 //!
 //! Each run prints what the model was shown, each call with what the model got back, and what
 //! only the application sees. The domain (the window service, the principals, the tools) is
@@ -18,8 +22,22 @@ use tool_examples::maintenance::{
     LookupWindow, Principal, RestartService, Role, Windows, principal,
 };
 use tool_runtime::{
-    Agent, Arguments, BoxError, Context, Model, OfflineModel, RunEvent, ScriptedModel, ScriptedTurn,
+    Agent, Arguments, BoxError, Context, ErrorKind, Model, OfflineModel, RunEvent, Schema,
+    ScriptedModel, ScriptedTurn,
 };
+
+/// The typed answer of act 4 (O2): what the operator wants to know, as data.
+#[derive(Schema, Debug)]
+pub struct MaintenanceBrief {
+    /// The service the brief is about.
+    #[schema(pattern = "^[a-z0-9-]+$")]
+    pub service_id: String,
+    /// Whether a window is scheduled.
+    pub scheduled: bool,
+    /// When it starts (RFC 3339), if scheduled.
+    #[schema(format = "date-time")]
+    pub starts_at: Option<String>,
+}
 
 // ─── Choosing a model ───────────────────────────────────────────────────────────────────────
 
@@ -186,5 +204,57 @@ async fn run() -> Result<(), BoxError> {
         "When is svc-42 down next?",
     )
     .await?;
+    typed_answer().await?;
+    retry_budget().await
+}
+
+/// Act 4 (O2): the same question, answered as a `MaintenanceBrief`.
+async fn typed_answer() -> Result<(), BoxError> {
+    println!("\n══ Act 4 · a typed answer: a MaintenanceBrief, parsed by its own schema ══");
+    let ctx = Context::new()
+        .with(principal("ada", Role::Operator))
+        .with(Windows::demo());
+    let agent = Agent::builder(model()?.0)
+        .instructions("You help operators plan maintenance.")
+        .tool(LookupWindow)
+        .build()?;
+    let brief = agent
+        .run_typed::<MaintenanceBrief>(&ctx, "Brief me on svc-42's next window.", None)
+        .await?;
+    println!("answer (typed): {:?}", brief.value);
+    println!("as the model sent it: {}", brief.output.text);
     Ok(())
+}
+
+/// Act 5 (L1): a model that keeps sending `days: 0` ends the run at the tool's retry budget.
+async fn retry_budget() -> Result<(), BoxError> {
+    println!("\n══ Act 5 · a retry budget: the same invalid call, again and again ══");
+    let stubborn = ScriptedModel::new((1..=10).map(|i| {
+        ScriptedTurn::new().call(
+            format!("call-{i}"),
+            "lookup-window",
+            r#"{"service_id": "svc-42", "days": 0}"#,
+        )
+    }));
+    let ctx = Context::new()
+        .with(principal("ada", Role::Operator))
+        .with(Windows::demo());
+    let agent = Agent::builder(stubborn)
+        .tool(LookupWindow)
+        .retries(2)
+        .build()?;
+    match agent.run(&ctx, "When is svc-42 down next?").await {
+        Err(error) if error.kind() == ErrorKind::RetriesExhausted => {
+            println!("the run ended: {error}");
+            for violation in error.violations() {
+                println!("  last violation: {violation}");
+            }
+            println!(
+                "requests made: {} (of the 10 scripted)",
+                error.usage().len()
+            );
+            Ok(())
+        }
+        other => Err(format!("expected the retry budget to end the run, got {other:?}").into()),
+    }
 }

@@ -72,12 +72,12 @@ mod testing;
 pub use agent::{
     Agent, AgentBuilder, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,
     DEFAULT_MAX_TURNS, DEFAULT_RETRIES, Decision, Decisions, PausedRun, PendingCall, PendingKind,
-    ResumeError, RunError, RunEvent, RunOptions, RunOutput, RunStream, UsageLimits,
+    ResumeError, RunError, RunEvent, RunOptions, RunOutput, RunStream, Typed, UsageLimits,
 };
 pub use model::{
-    ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent, ModelRequest,
-    ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolChoice, ToolResult, ToolSpec,
-    UNKNOWN_PROVIDER, Usage,
+    AnswerFormat, ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent,
+    ModelRequest, ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolChoice, ToolResult,
+    ToolSpec, UNKNOWN_PROVIDER, Usage,
 };
 pub use testing::generate;
 pub use testing::{Arguments, OfflineModel, RecordedRequest, ScriptedModel, ScriptedTurn};

@@ -179,3 +179,70 @@ fn answer(api: &str, text: &str) -> Reply {
         _ => Reply::sse(anthropic_answer(text)),
     }
 }
+
+/// A typed answer of the O2 test.
+#[derive(tool_runtime::Schema, Debug)]
+pub struct Tagged {
+    /// The service tagged.
+    pub service_id: String,
+    /// How many labels it has now.
+    pub labels: u32,
+}
+
+#[tokio::test]
+async fn o2_each_driver_asks_for_a_typed_answer_in_its_own_form() {
+    let good = r#"{"service_id":"svc-42","labels":2}"#;
+    for api in ["chat", "responses", "compatible", "anthropic"] {
+        let server = Server::start([answer(api, good)]).await;
+        let agent = test_agent(model_for(api, &server).await, [tag_service()]);
+        let typed = agent
+            .run_typed::<Tagged>(&Context::new(), "Tag svc-42.", None)
+            .await;
+        let body = server.requests()[0].json();
+        match api {
+            "chat" => {
+                let format = &body["response_format"];
+                assert_eq!(format["type"], "json_schema", "{api}");
+                assert_eq!(format["json_schema"]["name"], "final_answer");
+                assert_eq!(format["json_schema"]["strict"], true);
+                assert_eq!(
+                    format["json_schema"]["schema"]["additionalProperties"], false,
+                    "strict mode's form"
+                );
+                assert_eq!(typed.expect("a typed answer").value.labels, 2);
+            }
+            "responses" => {
+                let format = &body["text"]["format"];
+                assert_eq!(format["type"], "json_schema", "{api}");
+                assert_eq!(format["name"], "final_answer");
+                assert_eq!(format["strict"], true);
+                assert_eq!(typed.expect("a typed answer").value.service_id, "svc-42");
+            }
+            // No native form: a final-answer tool, and a call is required.
+            _ => {
+                assert!(body.get("response_format").is_none(), "{api}");
+                let names: Vec<String> = body["tools"]
+                    .as_array()
+                    .expect("tools")
+                    .iter()
+                    .filter_map(|t| {
+                        t.pointer("/function/name")
+                            .or_else(|| t.get("name"))
+                            .and_then(Value::as_str)
+                            .map(str::to_owned)
+                    })
+                    .collect();
+                assert!(
+                    names.contains(&"final_answer".to_owned()),
+                    "{api}: {names:?}"
+                );
+                let required = if api == "anthropic" {
+                    json!({"type": "any"})
+                } else {
+                    json!("required")
+                };
+                assert_eq!(body["tool_choice"], required, "{api}");
+            }
+        }
+    }
+}

@@ -228,6 +228,7 @@ impl AgentBuilder {
             pauses,
             state_key: self.state_key,
             budgets,
+            default_retries: self.retries,
             options: self.options,
         })))
     }

@@ -32,18 +32,18 @@ mod spans;
 use std::fmt;
 use std::sync::Arc;
 
-use tool_core::{Context, Tool};
+use tool_core::{Context, Schema, Tool};
 
 use crate::model::{Input, Model, ToolSpec};
 use event::Sink;
-use run_loop::Start;
+use run_loop::{Answering, Start};
 use shared::Shared;
 
 pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFAULT_RETRIES};
 pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
 pub use options::{RunOptions, UsageLimits};
-pub use output::{CallRecord, RunOutput};
+pub use output::{CallRecord, RunOutput, Typed};
 pub use pause::{Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError};
 
 /// A model with instructions and tools, ready to run. Cheap to clone; one agent may run many
@@ -137,7 +137,7 @@ impl Agent {
         run_loop::run(
             Arc::clone(&self.shared),
             ctx.clone(),
-            Start::Fresh(input.into(), None),
+            Start::Fresh(input.into(), None, None),
             Sink::none(),
             span,
         )
@@ -163,11 +163,43 @@ impl Agent {
         run_loop::run(
             Arc::clone(&self.shared),
             ctx.clone(),
-            Start::Fresh(input.into(), Some(options)),
+            Start::Fresh(input.into(), Some(options), None),
             Sink::none(),
             span,
         )
         .await
+    }
+
+    /// Runs the agent for a typed final answer `T` (O2): the model's answer must be a JSON
+    /// object that fits `T`'s schema. A model with native structured output
+    /// ([`Model::native_answers`]: OpenAI's `response_format` / `text.format`, the offline
+    /// model) gets the schema with each request and answers in it; any other gets a
+    /// `final_answer` tool whose arguments are the answer, and must call a tool each turn.
+    /// The answer is parsed by `T`'s own parser (S2); one that does not fit goes back to the
+    /// model with its violations, under the retry budget ([`AgentBuilder::retries`], L1).
+    ///
+    /// # Errors
+    ///
+    /// As [`Agent::run_with`]; `RetriesExhausted` when the answer did not fit more times in
+    /// a row than the budget allows (its last violations kept); `Declaration` when `T`'s
+    /// schema has no object root.
+    pub async fn run_typed<T: Schema + Send + 'static>(
+        &self,
+        ctx: &Context,
+        input: impl Into<Input>,
+        options: Option<RunOptions>,
+    ) -> Result<Typed<T>, RunError> {
+        let answering = Answering::of::<T>(&*self.shared.model, self.shared.default_retries)?;
+        let span = spans::run(&self.shared);
+        let output = run_loop::run(
+            Arc::clone(&self.shared),
+            ctx.clone(),
+            Start::Fresh(input.into(), options, Some(Box::new(answering))),
+            Sink::none(),
+            span,
+        )
+        .await?;
+        Typed::read(output)
     }
 
     /// Runs the agent as a stream of events ([`Agent::run_stream`]), steered by `options`
@@ -180,7 +212,7 @@ impl Agent {
     ) -> RunStream {
         let shared = Arc::clone(&self.shared);
         let ctx = ctx.clone();
-        let start = Start::Fresh(input.into(), Some(options));
+        let start = Start::Fresh(input.into(), Some(options), None);
         let span = spans::run(&self.shared);
         RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
     }
@@ -267,7 +299,7 @@ impl Agent {
     pub fn run_stream(&self, ctx: &Context, input: impl Into<Input>) -> RunStream {
         let shared = Arc::clone(&self.shared);
         let ctx = ctx.clone();
-        let start = Start::Fresh(input.into(), None);
+        let start = Start::Fresh(input.into(), None, None);
         let span = spans::run(&self.shared);
         RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
     }

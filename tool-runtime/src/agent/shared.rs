@@ -35,6 +35,8 @@ pub(crate) struct Shared {
     pub(crate) state_key: Option<Arc<[u8]>>,
     /// Each tool's retry budget (L1), same order as `tools`.
     pub(crate) budgets: Vec<u32>,
+    /// The retry budget of what has none of its own: a typed answer (L1, O2).
+    pub(crate) default_retries: u32,
     /// The options of a run started without its own (L2, L3, L5).
     pub(crate) options: RunOptions,
 }

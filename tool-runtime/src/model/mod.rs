@@ -70,6 +70,13 @@ pub trait Model: Send + Sync + 'static {
     /// Sends one request and streams the reply.
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a>;
 
+    /// Whether this model sends [`ModelRequest::answer`] as its provider's native structured
+    /// output, so that its final text is the answer's JSON (O2). The default is `false`: a
+    /// run asking for a typed answer then offers a final-answer tool instead.
+    fn native_answers(&self) -> bool {
+        false
+    }
+
     /// The provider that serves the model, as telemetry names it (`gen_ai.provider.name`,
     /// K2): `openai`, `anthropic`, … The default is [`UNKNOWN_PROVIDER`].
     fn provider_name(&self) -> &str {
@@ -101,6 +108,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
         (**self).provider_name()
     }
 
+    fn native_answers(&self) -> bool {
+        (**self).native_answers()
+    }
+
     fn model_name(&self) -> &str {
         (**self).model_name()
     }
@@ -117,6 +128,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn provider_name(&self) -> &str {
         (**self).provider_name()
+    }
+
+    fn native_answers(&self) -> bool {
+        (**self).native_answers()
     }
 
     fn model_name(&self) -> &str {
@@ -142,6 +157,39 @@ pub struct ModelRequest<'a> {
     /// driver's own setting, else the provider's default (`auto`). A driver maps it to its
     /// provider's wire form.
     pub tool_choice: Option<&'a ToolChoice>,
+    /// The form the final answer must take (O2), for a model that takes it natively
+    /// ([`Model::native_answers`]); `None` for free text.
+    pub answer: Option<&'a AnswerFormat>,
+}
+
+/// The form a run's final answer must take (O2): a JSON object that fits `schema` (the
+/// answer type's schema), sent as the provider's native structured output
+/// ([`Model::native_answers`]), else asked for through a final-answer tool of this name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnswerFormat {
+    name: String,
+    schema: Arc<Value>,
+}
+
+impl AnswerFormat {
+    /// An answer named `name` (a tool name: `final_answer`) that fits `schema`, an object
+    /// schema.
+    pub fn new(name: impl Into<String>, schema: Value) -> Self {
+        Self {
+            name: name.into(),
+            schema: Arc::new(schema),
+        }
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its schema.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
 }
 
 /// Which tools the model may or must call (L3), as a run asks for it; each driver sends it in
@@ -167,7 +215,15 @@ impl<'a> ModelRequest<'a> {
             messages,
             tools,
             tool_choice: None,
+            answer: None,
         }
+    }
+
+    /// The same request asking for a final answer in `answer`'s form (O2), natively.
+    #[must_use]
+    pub fn with_answer(mut self, answer: Option<&'a AnswerFormat>) -> Self {
+        self.answer = answer;
+        self
     }
 
     /// The same request with `tool_choice` (L3).

@@ -72,6 +72,10 @@ impl Model for EnvModel {
         self.model().provider_name()
     }
 
+    fn native_answers(&self) -> bool {
+        self.model().native_answers()
+    }
+
     fn model_name(&self) -> &str {
         self.model().model_name()
     }

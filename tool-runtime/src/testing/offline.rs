@@ -169,6 +169,10 @@ impl OfflineModel {
                 return (String::new(), retry);
             }
         }
+        // O2: a typed answer is a JSON object made from its schema.
+        if let Some(answer) = request.answer {
+            return (valid_arguments(answer.schema()).to_string(), Vec::new());
+        }
         if let Some(text) = &self.final_text {
             return (text.clone(), Vec::new());
         }
@@ -224,6 +228,11 @@ impl Model for OfflineModel {
         let usage = Usage::new(tokens(read), tokens(written));
         let events = reply_events(&text, &calls, Some(usage));
         Box::pin(Ready(events.into_iter().map(Ok).collect()))
+    }
+
+    /// A typed answer (O2) is made from its schema, as a provider's structured output is.
+    fn native_answers(&self) -> bool {
+        true
     }
 
     /// `offline`, for telemetry (K2): no provider serves it.

@@ -13,8 +13,8 @@ use futures_core::Stream;
 
 use super::reply_events;
 use crate::model::{
-    FinishReason, Message, Model, ModelError, ModelEvent, ModelRequest, ModelStream, ToolCall,
-    ToolChoice, ToolResult, ToolSpec, Usage,
+    AnswerFormat, FinishReason, Message, Model, ModelError, ModelEvent, ModelRequest, ModelStream,
+    ToolCall, ToolChoice, ToolResult, ToolSpec, Usage,
 };
 
 /// A model that replies with turns given in advance, one per request, and records every
@@ -43,6 +43,7 @@ use crate::model::{
 #[derive(Clone, Default)]
 pub struct ScriptedModel {
     state: Arc<Mutex<State>>,
+    native_answers: bool,
 }
 
 #[derive(Default)]
@@ -63,7 +64,17 @@ impl ScriptedModel {
                 scripted,
                 requests: Vec::new(),
             })),
+            native_answers: false,
         }
+    }
+
+    /// Says that this model takes a typed answer natively (O2): a run asking for one then
+    /// sends its format with each request ([`RecordedRequest::answer`]) and reads the final
+    /// text as the answer's JSON, rather than offering a final-answer tool.
+    #[must_use]
+    pub fn with_native_answers(mut self) -> Self {
+        self.native_answers = true;
+        self
     }
 
     /// Adds a turn at the end of the script.
@@ -111,6 +122,7 @@ impl Model for ScriptedModel {
             messages: request.messages.to_vec(),
             tools: request.tools.to_vec(),
             tool_choice: request.tool_choice.cloned(),
+            answer: request.answer.cloned(),
         });
         let number = state.requests.len();
         let scripted = state.scripted;
@@ -122,6 +134,10 @@ impl Model for ScriptedModel {
             }),
         };
         Box::pin(stream)
+    }
+
+    fn native_answers(&self) -> bool {
+        self.native_answers
     }
 
     /// `scripted`, for telemetry (K2): no provider serves it.
@@ -147,6 +163,8 @@ pub struct RecordedRequest {
     pub tools: Vec<ToolSpec>,
     /// The tool choice of the request (L3), if it had one.
     pub tool_choice: Option<ToolChoice>,
+    /// The form asked for the final answer (O2), for a model with native answers.
+    pub answer: Option<AnswerFormat>,
 }
 
 impl RecordedRequest {

@@ -2,7 +2,11 @@
 //! discovery, then turns of one model request and its calls, to a final answer, a pause or an
 //! error. `resume` continues a paused run ([`crate::Agent::resume`]).
 
+mod answer;
 mod resume;
+
+pub(crate) use answer::Answering;
+use answer::{ANSWER_NAME, Correction};
 
 use resume::PausedTurn;
 
@@ -33,11 +37,16 @@ use crate::model::{
 /// tool calls (L2).
 const NOT_RUN: &str = "the call did not run: the run reached its limit of tool calls";
 
+/// What the model reads for a call that did not run because the same turn gave the final
+/// answer (O2).
+const NOT_RUN_ANSWERED: &str = "the call did not run: the run ended with its final answer";
+
 /// Where a run starts: a conversation, or a paused run with the decisions for its pending
 /// calls.
 pub(crate) enum Start {
-    /// A new run of this conversation, with its own options or the agent's.
-    Fresh(Input, Option<RunOptions>),
+    /// A new run of this conversation, with its own options or the agent's, and how it gets
+    /// a typed answer if it wants one (O2).
+    Fresh(Input, Option<RunOptions>, Option<Box<Answering>>),
     /// A paused run, resumed (H3, H4).
     Resume(Box<PausedRun>, Decisions),
 }
@@ -61,10 +70,12 @@ pub(crate) async fn run(
         own_options: None,
         failures: Vec::new(),
         stopped_at: None,
+        answering: None,
     };
     let result = match start {
-        Start::Fresh(input, options) => {
+        Start::Fresh(input, options, answering) => {
             run.own_options = options;
+            run.answering = answering.map(|answering| *answering);
             run.transcript = input.into_messages();
             run.drive().instrument(span.clone()).await
         }
@@ -155,6 +166,8 @@ struct Run<'a> {
     failures: Vec<u32>,
     /// The tool whose success ended the run (L5).
     stopped_at: Option<String>,
+    /// How the run gets its typed answer (O2), if it wants one.
+    answering: Option<Answering>,
 }
 
 impl Run<'_> {
@@ -178,7 +191,7 @@ impl Run<'_> {
         paused: Option<PausedTurn>,
     ) -> Result<RunOutput, RunError> {
         // A8: the advertised list is fixed here, for the whole run.
-        let advertised: Vec<ToolSpec> = self
+        let mut advertised: Vec<ToolSpec> = self
             .shared
             .specs
             .iter()
@@ -187,6 +200,10 @@ impl Run<'_> {
             .map(|(spec, _)| spec.clone())
             .collect();
         let names: Vec<String> = advertised.iter().map(|s| s.name().to_owned()).collect();
+        // O2: the final-answer tool, offered beside the agent's tools.
+        if let Some(tool) = self.answering.as_ref().and_then(|a| a.tool.clone()) {
+            advertised.push(tool);
+        }
         self.sink.emit(|| RunEvent::Started {
             advertised: names.clone(),
         });
@@ -204,7 +221,11 @@ impl Run<'_> {
                 );
                 return Err(self.fail(error));
             }
-            let choice = self.options().choice_for(turn, first).cloned();
+            let mut choice = self.options().choice_for(turn, first).cloned();
+            // O2: a run whose answer comes through the final-answer tool must call a tool.
+            if choice.is_none() && self.answering.as_ref().is_some_and(|a| !a.native()) {
+                choice = Some(ToolChoice::Required);
+            }
             let step = self.turn(turn, &advertised, &visible, &slots, choice.as_ref());
             if let Some(text) = step.await? {
                 return Ok(RunOutput {
@@ -233,9 +254,15 @@ impl Run<'_> {
         slots: &Arc<Semaphore>,
         choice: Option<&ToolChoice>,
     ) -> Result<Option<String>, RunError> {
+        let native = self
+            .answering
+            .as_ref()
+            .filter(|answering| answering.native())
+            .map(|answering| &answering.format);
         let request = ModelRequest::new(&self.transcript, advertised)
             .with_instructions(self.shared.instructions.as_deref())
-            .with_tool_choice(choice);
+            .with_tool_choice(choice)
+            .with_answer(native);
         // K2: the request has a `chat` span of its own; the calls are its siblings.
         let chat = spans::chat(self.shared, turn);
         let stream = chat.in_scope(|| self.shared.model.stream(request));
@@ -279,7 +306,35 @@ impl Run<'_> {
                 .with_partial_text(reply.text);
                 return Err(self.fail(error));
             }
+            // O2: the text is the typed answer (native), or should have been a call.
+            if let Some(mut answering) = self.answering.take() {
+                let judged = if answering.native() {
+                    answering.judge(&reply.text)
+                } else {
+                    Err(answering.text_instead_of_call())
+                };
+                self.answering = Some(answering);
+                return match judged {
+                    Ok(()) => Ok(Some(reply.text)),
+                    Err(Correction::Retry(message)) => {
+                        self.transcript.push(Message::user(message));
+                        Ok(None)
+                    }
+                    Err(Correction::GiveUp(error)) => Err(self.fail(*error)),
+                };
+            }
             return Ok(Some(reply.text));
+        }
+        // O2: a call of the final-answer tool ends the run when its answer fits.
+        if let Some(at) = self
+            .answering
+            .as_ref()
+            .filter(|answering| !answering.native())
+            .and_then(|_| reply.calls.iter().position(|call| call.name == ANSWER_NAME))
+        {
+            return self
+                .final_call(turn, &reply.calls, at, visible, slots, turn_end)
+                .await;
         }
 
         // L2: the turn's calls would cross the limit on calls: none runs, each is answered so
@@ -325,6 +380,88 @@ impl Run<'_> {
             return Err(self.pause(turn, visible, records));
         }
         let answered = self.answer(records, end);
+        self.sink.emit(turn_end);
+        answered
+    }
+
+    /// A turn whose call at `at` is the final-answer tool's (O2): an answer that fits ends the
+    /// run (the turn's other calls do not run); one that does not goes back to the model with
+    /// its violations, in the model's order among the results of the other calls, which run.
+    async fn final_call(
+        &mut self,
+        turn: usize,
+        calls: &[crate::model::ToolCall],
+        at: usize,
+        visible: &[bool],
+        slots: &Arc<Semaphore>,
+        turn_end: impl FnOnce() -> RunEvent,
+    ) -> Result<Option<String>, RunError> {
+        let Some(mut answering) = self.answering.take() else {
+            return Ok(None);
+        };
+        let judged = answering.judge(&calls[at].arguments);
+        self.answering = Some(answering);
+        let message = match judged {
+            Ok(()) => {
+                for (i, call) in calls.iter().enumerate() {
+                    let (text, failed) = if i == at {
+                        ("the final answer was received", false)
+                    } else {
+                        (NOT_RUN_ANSWERED, true)
+                    };
+                    self.transcript.push(Message::Tool(ToolResult::new(
+                        call.id.clone(),
+                        call.name.clone(),
+                        text,
+                        failed,
+                    )));
+                }
+                self.sink.emit(turn_end);
+                return Ok(Some(calls[at].arguments.clone()));
+            }
+            Err(Correction::GiveUp(error)) => {
+                for call in calls {
+                    self.transcript.push(Message::Tool(ToolResult::new(
+                        call.id.clone(),
+                        call.name.clone(),
+                        NOT_RUN_ANSWERED,
+                        true,
+                    )));
+                }
+                self.sink.emit(turn_end);
+                return Err(self.fail(*error));
+            }
+            Err(Correction::Retry(message)) => message,
+        };
+        let others: Vec<crate::model::ToolCall> = calls
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != at)
+            .map(|(_, call)| call.clone())
+            .collect();
+        let (records, end) = run_calls(
+            self.shared,
+            self.ctx,
+            Batch::turn(&others),
+            visible,
+            turn,
+            slots,
+            self.sink,
+        )
+        .await;
+        let before = self.transcript.len();
+        let answered = self.answer(records, end);
+        // The answer's violations, at its place among the results (R2).
+        let place = (before + at).min(self.transcript.len());
+        self.transcript.insert(
+            place,
+            Message::Tool(ToolResult::new(
+                calls[at].id.clone(),
+                ANSWER_NAME,
+                message,
+                true,
+            )),
+        );
         self.sink.emit(turn_end);
         answered
     }
@@ -389,9 +526,9 @@ impl Run<'_> {
         if stops.is_empty() {
             return None;
         }
-        let record = self.calls[first..].iter().find(|record| {
-            record.kind() == OutcomeKind::Success && stops.contains(&record.name)
-        })?;
+        let record = self.calls[first..]
+            .iter()
+            .find(|record| record.kind() == OutcomeKind::Success && stops.contains(&record.name))?;
         self.stopped_at = Some(record.name.clone());
         Some(record.text().to_owned())
     }

@@ -86,6 +86,16 @@ impl OpenAiChat {
             };
             fields.insert(key.into(), tokens.into());
         }
+        // O2: a typed answer as `response_format` (strict where the schema allows).
+        if let Some(answer) = request.answer {
+            let (schema, strict) = super::answer_schema(answer);
+            fields.insert(
+                "response_format".into(),
+                json!({"type": "json_schema", "json_schema": {
+                    "name": answer.name(), "schema": schema, "strict": strict,
+                }}),
+            );
+        }
         self.driver.request_body(request, &WIRE, fields)
     }
 }
@@ -128,6 +138,12 @@ impl Model for OpenAiChat {
     /// provider by the API the client speaks when the server behind it is not known (K2).
     fn provider_name(&self) -> &str {
         "openai"
+    }
+
+    /// OpenAI takes a typed answer as `response_format` (O2); a compatible server is not
+    /// assumed to, and gets the final-answer tool.
+    fn native_answers(&self) -> bool {
+        !self.driver.options.compatible
     }
 
     fn model_name(&self) -> &str {

@@ -355,6 +355,16 @@ impl Driver {
     }
 }
 
+/// The schema of a typed answer (O2) as strict mode takes it, and whether it is strict: the
+/// neutral schema, not strict, when strict mode cannot express it (the parser still checks
+/// the answer, S2).
+fn answer_schema(answer: &crate::model::AnswerFormat) -> (Value, bool) {
+    match strict::adapt(answer.schema()) {
+        Ok(schema) => (schema, true),
+        Err(_) => (answer.schema().clone(), false),
+    }
+}
+
 /// `tool_choice` for Chat Completions.
 fn chat_choice(choice: &ToolChoice) -> Value {
     match choice {

@@ -73,6 +73,17 @@ impl OpenAiResponses {
         if let Some(tokens) = options.max_output_tokens {
             fields.insert("max_output_tokens".into(), tokens.into());
         }
+        // O2: a typed answer as `text.format` (strict where the schema allows).
+        if let Some(answer) = request.answer {
+            let (schema, strict) = super::answer_schema(answer);
+            fields.insert(
+                "text".into(),
+                json!({"format": {
+                    "type": "json_schema", "name": answer.name(), "schema": schema,
+                    "strict": strict,
+                }}),
+            );
+        }
         self.driver.request_body(request, &WIRE, fields)
     }
 }
@@ -115,6 +126,12 @@ impl Model for OpenAiResponses {
     /// provider by the API the client speaks when the server behind it is not known (K2).
     fn provider_name(&self) -> &str {
         "openai"
+    }
+
+    /// OpenAI takes a typed answer as `text.format` (O2); a compatible server is not
+    /// assumed to, and gets the final-answer tool.
+    fn native_answers(&self) -> bool {
+        !self.driver.options.compatible
     }
 
     fn model_name(&self) -> &str {

@@ -1,0 +1,136 @@
+//! O2: a run asked for a typed answer gets it through the model's native structured output or
+//! a final-answer tool, parsed by the answer type's own parser (S2), with violations sent back
+//! under the retry budget (L1).
+
+use std::sync::Arc;
+
+use tool_runtime::{
+    Agent, Context, ErrorKind, Message, OfflineModel, Rule, Schema, ScriptedModel, ScriptedTurn,
+    ToolChoice,
+};
+
+/// The answer: when a service is down.
+#[derive(Schema, Debug, PartialEq)]
+pub struct Downtime {
+    /// The service.
+    #[schema(pattern = "^svc-[0-9a-z-]+$")]
+    pub service_id: String,
+    /// How long, in minutes.
+    #[schema(range = 1..=600)]
+    pub minutes: u32,
+}
+
+const GOOD: &str = r#"{"service_id": "svc-42", "minutes": 120}"#;
+const BAD: &str = r#"{"service_id": "42", "minutes": 0}"#;
+
+fn expected() -> Downtime {
+    Downtime {
+        service_id: "svc-42".into(),
+        minutes: 120,
+    }
+}
+
+#[tokio::test]
+async fn o2_without_native_output_the_answer_comes_through_a_final_answer_tool() {
+    let model = Arc::new(ScriptedModel::new([
+        ScriptedTurn::new().call("a1", "final_answer", BAD),
+        ScriptedTurn::new().call("a2", "final_answer", GOOD),
+    ]));
+    let agent = Agent::builder(Arc::clone(&model)).build().expect("builds");
+    let typed = agent
+        .run_typed::<Downtime>(&Context::new(), "When is svc-42 down?", None)
+        .await
+        .expect("a typed answer");
+    assert_eq!(typed.value, expected());
+    let requests = model.requests();
+    assert_eq!(requests[0].tool_names(), ["final_answer"]);
+    assert_eq!(requests[0].tool_choice, Some(ToolChoice::Required));
+    assert_eq!(requests[0].answer, None, "not native");
+    // The first answer's violations went back as the tool's result.
+    let results = requests[1].tool_results();
+    assert_eq!(results.len(), 1);
+    assert!(results[0].is_error);
+    assert!(results[0].text.contains("/minutes"), "{}", results[0].text);
+    assert!(results[0].text.contains("[pattern]"), "{}", results[0].text);
+}
+
+#[tokio::test]
+async fn o2_with_native_output_the_format_goes_with_each_request_and_text_is_checked() {
+    let model = Arc::new(
+        ScriptedModel::new([
+            ScriptedTurn::reply("not json at all"),
+            ScriptedTurn::reply(GOOD),
+        ])
+        .with_native_answers(),
+    );
+    let agent = Agent::builder(Arc::clone(&model)).build().expect("builds");
+    let typed = agent
+        .run_typed::<Downtime>(&Context::new(), "When is svc-42 down?", None)
+        .await
+        .expect("a typed answer");
+    assert_eq!(typed.value, expected());
+    assert_eq!(typed.output.text, GOOD);
+    let requests = model.requests();
+    let format = requests[0]
+        .answer
+        .as_ref()
+        .expect("the answer's format is sent");
+    assert_eq!(format.name(), "final_answer");
+    assert_eq!(
+        format.schema()["required"],
+        serde_json::json!(["service_id", "minutes"])
+    );
+    assert!(
+        requests[0].tools.is_empty(),
+        "no final-answer tool when native"
+    );
+    // The correction is a user message naming what was wrong.
+    let Some(Message::User { text }) = requests[1].messages.last() else {
+        panic!("a correction follows the bad answer");
+    };
+    assert!(text.contains("[syntax]"), "{text}");
+}
+
+#[tokio::test]
+async fn o2_l1_answers_that_keep_breaking_the_schema_end_the_run() {
+    let model = ScriptedModel::new(
+        (0..3).map(|i| ScriptedTurn::new().call(format!("a{i}"), "final_answer", BAD)),
+    );
+    let agent = Agent::builder(model).retries(1).build().expect("builds");
+    let error = agent
+        .run_typed::<Downtime>(&Context::new(), "When?", None)
+        .await
+        .expect_err("the budget ends the run");
+    assert_eq!(error.kind(), ErrorKind::RetriesExhausted);
+    assert_eq!(error.tool(), Some("final_answer"));
+    let rules: Vec<Rule> = error.violations().iter().map(|v| v.rule).collect();
+    assert_eq!(rules, [Rule::Minimum, Rule::Pattern]);
+    assert_eq!(error.usage().len(), 2);
+    // A model that answers in text where the tool is wanted is told to call it.
+    let model = Arc::new(ScriptedModel::new([
+        ScriptedTurn::reply("svc-42, two hours"),
+        ScriptedTurn::new().call("a1", "final_answer", GOOD),
+    ]));
+    let agent = Agent::builder(Arc::clone(&model)).build().expect("builds");
+    let typed = agent
+        .run_typed::<Downtime>(&Context::new(), "When?", None)
+        .await
+        .expect("answers");
+    assert_eq!(typed.value, expected());
+    let requests = model.requests();
+    let Some(Message::User { text }) = requests[1].messages.last() else {
+        panic!("a reminder follows the text");
+    };
+    assert!(text.contains("final_answer"));
+}
+
+#[tokio::test]
+async fn o2_the_offline_model_answers_in_the_schema() {
+    let agent = Agent::builder(OfflineModel::new()).build().expect("builds");
+    let typed = agent
+        .run_typed::<Downtime>(&Context::new(), "When is svc-42 down?", None)
+        .await
+        .expect("the offline model answers");
+    assert!(typed.value.service_id.starts_with("svc-"));
+    assert!((1..=600).contains(&typed.value.minutes));
+}
