@@ -28,6 +28,7 @@ mod reply;
 mod run_loop;
 mod shared;
 mod spans;
+mod typed;
 
 use std::fmt;
 use std::sync::Arc;
@@ -43,8 +44,9 @@ pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFA
 pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
 pub use options::{RunOptions, UsageLimits};
-pub use output::{CallRecord, RunOutput, Typed};
+pub use output::{CallRecord, RunOutput};
 pub use pause::{Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError};
+pub use typed::Typed;
 
 /// A model with instructions and tools, ready to run. Cheap to clone; one agent may run many
 /// conversations at once.

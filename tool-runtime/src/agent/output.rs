@@ -78,28 +78,3 @@ impl CallRecord {
         self.outcome.violations()
     }
 }
-
-/// The typed final answer of a run (O2, [`crate::Agent::run_typed`]), with the run's output
-/// (whose `text` is the answer's JSON).
-#[derive(Debug)]
-pub struct Typed<T> {
-    /// The answer, parsed by its type's parser.
-    pub value: T,
-    /// The run's output.
-    pub output: RunOutput,
-}
-
-impl<T: tool_core::Schema> Typed<T> {
-    /// The answer of `output`, whose text the run checked already.
-    pub(crate) fn read(output: RunOutput) -> Result<Self, super::error::RunError> {
-        let mut cx = tool_core::violation::ParseCx::new();
-        match tool_core::schema::parse_arguments::<T>(output.text.as_bytes(), &mut cx) {
-            Ok(Some(value)) => Ok(Self { value, output }),
-            // The run checked the answer with the same parser: this does not happen.
-            _ => Err(super::error::RunError::new(
-                tool_core::ErrorKind::Protocol,
-                "the final answer did not parse again after it was checked",
-            )),
-        }
-    }
-}
