@@ -27,6 +27,8 @@ use super::shared::Shared;
 pub struct HttpOptions {
     path: String,
     allowed_hosts: Option<Vec<String>>,
+    stateless: bool,
+    json_answers: bool,
 }
 
 impl Default for HttpOptions {
@@ -34,6 +36,8 @@ impl Default for HttpOptions {
         Self {
             path: "/mcp".to_owned(),
             allowed_hosts: None,
+            stateless: false,
+            json_answers: false,
         }
     }
 }
@@ -48,6 +52,26 @@ impl HttpOptions {
     #[must_use]
     pub fn path(mut self, path: impl Into<String>) -> Self {
         self.path = path.into();
+        self
+    }
+
+    /// Serves without sessions: no `Mcp-Session-Id`, each request stands alone, so replicas
+    /// behind an ordinary load balancer can serve one client with no session affinity. A
+    /// request's principal still comes from its own headers (the context function), and
+    /// every call still goes through the whole pipeline. Clients that negotiate the
+    /// 2026-07-28 protocol are served without sessions in any case.
+    #[must_use]
+    pub fn stateless(mut self) -> Self {
+        self.stateless = true;
+        self
+    }
+
+    /// With [`HttpOptions::stateless`], answers a request with a plain JSON body
+    /// (`application/json`) rather than an event stream when nothing else (a progress
+    /// notification, an elicitation) is sent before the result.
+    #[must_use]
+    pub fn json_answers(mut self) -> Self {
+        self.json_answers = true;
         self
     }
 
@@ -135,6 +159,11 @@ pub(crate) fn spawn(
         StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
     if let Some(hosts) = options.allowed_hosts.clone() {
         config = config.with_allowed_hosts(hosts);
+    }
+    if options.stateless {
+        config = config
+            .with_legacy_session_mode(false)
+            .with_json_response(options.json_answers);
     }
     let for_service = Arc::clone(&shared);
     let service = StreamableHttpService::new(
