@@ -154,6 +154,11 @@ async fn l3_each_driver_sends_the_runs_choice_in_its_own_form_on_the_first_reque
             )
             .await;
             assert_eq!(seen[0].0, expected, "{api} {choice:?}");
+            if choice == named {
+                // The whole first request, as each provider gets it (V1, L3).
+                let body = server.requests()[0].json();
+                support::provider::assert_golden(&format!("golden_l3_{api}.json"), &body);
+            }
             for (later, _) in &seen[1..] {
                 assert_eq!(
                     *later,
@@ -199,6 +204,8 @@ async fn o2_each_driver_asks_for_a_typed_answer_in_its_own_form() {
             .run_typed::<Tagged>(&Context::new(), "Tag svc-42.", None)
             .await;
         let body = server.requests()[0].json();
+        // The whole first request, as each provider gets it (V1, O2).
+        support::provider::assert_golden(&format!("golden_o2_{api}.json"), &body);
         match api {
             "chat" => {
                 let format = &body["response_format"];
