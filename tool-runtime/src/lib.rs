@@ -44,13 +44,15 @@
 pub use tool_core::{AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NOT_APPROVED};
 pub use tool_core::{Annotations, ArgumentValidator, Image, OutputSchema, WithImages};
 pub use tool_core::{
-    BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
-    Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy,
-    Progress, Relayed, RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError, ToolName,
-    Violation, registered, registry,
+    BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, Hook,
+    IntoTool, Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent,
+    Policy, Progress, Relayed, RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError,
+    ToolName, Violation, registered, registry,
 };
 pub use tool_core::{CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, TIMED_OUT, UNAVAILABLE};
-pub use tool_core::{approval, context, error, json, name, policy, progress, schema, violation};
+pub use tool_core::{
+    approval, context, error, hook, json, name, policy, progress, schema, violation,
+};
 pub use tool_macros::{Schema, tool};
 
 // The agent: its handle and builder, the run loop, a turn's calls, the run's events, output

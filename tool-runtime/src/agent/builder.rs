@@ -5,7 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tool_core::{IntoTool, Limits, Tool, index_by_name};
+use tool_core::hook::{Hook, Transport};
+use tool_core::{Hooks, IntoTool, Limits, Tool, index_by_name};
 
 use super::Agent;
 use super::error::{BuildError, BuildProblem};
@@ -31,6 +32,7 @@ pub struct AgentBuilder {
     tool_timeouts: Vec<(String, Duration)>,
     limits: Limits,
     state_key: Option<Arc<[u8]>>,
+    hooks: Hooks,
 }
 
 impl AgentBuilder {
@@ -47,6 +49,7 @@ impl AgentBuilder {
             tool_timeouts: Vec::new(),
             limits: Limits::default(),
             state_key: None,
+            hooks: Hooks::new(Transport::Agent),
         }
     }
 
@@ -130,6 +133,16 @@ impl AgentBuilder {
         self
     }
 
+    /// Adds a hook around every call of the agent's runs (K1): its `before` runs after the
+    /// availability re-check, validation and approval, and may deny the call or end the run;
+    /// its `after` sees the outcome and may replace the model's text. Hooks run in the order
+    /// they are added. See [`tool_core::hook`]; the same hook on an `McpServer` holds there
+    /// too.
+    pub fn hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(hook);
+        self
+    }
+
     /// Builds the agent, checking everything before any model I/O.
     ///
     /// Each tool's spec is rendered once, here, by the model's driver
@@ -198,6 +211,7 @@ impl AgentBuilder {
             limits: self.limits,
             pauses,
             state_key: self.state_key,
+            hooks: self.hooks,
         })))
     }
 }
@@ -209,6 +223,7 @@ impl fmt::Debug for AgentBuilder {
             .field("tools", &self.tools)
             .field("max_concurrency", &self.max_concurrency)
             .field("max_turns", &self.max_turns)
+            .field("hooks", &self.hooks)
             .finish_non_exhaustive()
     }
 }

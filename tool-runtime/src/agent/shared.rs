@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tool_core::{Limits, Tool};
+use tool_core::{Hooks, Limits, Tool};
 
 use crate::model::{Model, ToolSpec};
 
@@ -32,4 +32,6 @@ pub(crate) struct Shared {
     pub(crate) pauses: bool,
     /// The key that seals paused runs with HMAC-SHA256 (H3); without one, SHA-256.
     pub(crate) state_key: Option<Arc<[u8]>>,
+    /// The hooks around every call (K1).
+    pub(crate) hooks: Hooks,
 }
