@@ -24,6 +24,13 @@
 //! default features `openai` and `anthropic`; [`providers::from_env`] picks one from
 //! `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `ANTHROPIC_API_KEY`.
 //!
+//! # Hooks
+//!
+//! A [`Hook`] runs around every call (K1), registered with [`AgentBuilder::hook`] and, over
+//! MCP, `McpServerBuilder::hook`: before the handler (after the availability re-check,
+//! validation and approval) it may deny the call or end the run; after it, it may replace the
+//! model's text, never revealing the redacted error. See [`hook`].
+//!
 //! # Telemetry
 //!
 //! Runs, model requests and calls are `tracing` spans named and filled as the OpenTelemetry
