@@ -278,6 +278,9 @@ pub enum ErrorKind {
     /// An approval predicate failed (H1): the call does not run, and the run ends (it is
     /// permanent, as a policy failure at a call is).
     Approval,
+    /// A hook ended the run before a call's handler ran (K1): the error's source is the
+    /// hook's cause. Always permanent.
+    Hook,
     /// The run paused: some calls wait for approval or for their results (H2, H5). Not a
     /// failure: the run's error holds the paused run, to resume.
     Paused,
@@ -309,6 +312,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Protocol => "protocol",
             ErrorKind::Truncated => "truncated",
             ErrorKind::Approval => "approval",
+            ErrorKind::Hook => "hook",
             ErrorKind::Paused => "paused",
             ErrorKind::Resume => "resume",
             ErrorKind::RetriesExhausted => "retries exhausted",

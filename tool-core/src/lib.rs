@@ -1,5 +1,5 @@
 //! Core types of `tool-runtime`: [`Tool`], the [`Schema`] trait and its parser, [`Context`],
-//! availability [`Policy`], [`approval`] of calls, errors, the call pipeline
+//! availability [`Policy`], [`approval`] of calls, [`hook`]s around them (K1), errors, the call pipeline
 //! ([`Tool::invoke`]) and the link-time [`registry`].
 //!
 //! Applications depend on `tool-runtime`, which re-exports everything here together with the
@@ -11,6 +11,7 @@
 pub mod approval;
 pub mod context;
 pub mod error;
+pub mod hook;
 pub mod name {
     //! Tool names: rule N1, checked by [`check_name`] and kept in a [`ToolName`]. The rules
     //! live in `tool-rules`, which the macros check them with at compile time.
@@ -29,6 +30,7 @@ pub mod __private;
 pub use approval::{Approval, ApprovalPredicate, NOT_APPROVED};
 pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
 pub use error::{BoxError, Error, ErrorKind, Panicked, Permanent, Relayed, RelayedKind, ToolError};
+pub use hook::{Hook, Hooks};
 pub use name::{NameError, ToolName};
 pub use policy::Policy;
 pub use progress::Progress;

@@ -24,6 +24,13 @@
 //! default features `openai` and `anthropic`; [`providers::from_env`] picks one from
 //! `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `ANTHROPIC_API_KEY`.
 //!
+//! # Hooks
+//!
+//! A [`Hook`] runs around every call (K1), registered with [`AgentBuilder::hook`] and, over
+//! MCP, `McpServerBuilder::hook`: before the handler (after the availability re-check,
+//! validation and approval) it may deny the call or end the run; after it, it may replace the
+//! model's text, never revealing the redacted error. See [`hook`].
+//!
 //! # Telemetry
 //!
 //! Runs, model requests and calls are `tracing` spans named and filled as the OpenTelemetry
@@ -44,13 +51,15 @@
 pub use tool_core::{AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NOT_APPROVED};
 pub use tool_core::{Annotations, ArgumentValidator, Image, OutputSchema, WithImages};
 pub use tool_core::{
-    BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, IntoTool,
-    Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent, Policy,
-    Progress, Relayed, RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError, ToolName,
-    Violation, registered, registry,
+    BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, Hook,
+    IntoTool, Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent,
+    Policy, Progress, Relayed, RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError,
+    ToolName, Violation, registered, registry,
 };
 pub use tool_core::{CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, TIMED_OUT, UNAVAILABLE};
-pub use tool_core::{approval, context, error, json, name, policy, progress, schema, violation};
+pub use tool_core::{
+    approval, context, error, hook, json, name, policy, progress, schema, violation,
+};
 pub use tool_macros::{Schema, tool};
 
 // The agent: its handle and builder, the run loop, a turn's calls, the run's events, output

@@ -2,16 +2,18 @@
 //! → handler → render, with failures mapped for the model and kept for the application.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::approval::{Approval, NOT_APPROVED};
 use crate::context::Context;
 use crate::error::{Error, ErrorKind, RelayedKind};
+use crate::hook::{HookCall, Scope};
 use crate::json::DecodeError;
 use crate::panic::{CatchUnwind, catch};
 use crate::tool::gate::Gate;
-use crate::tool::{ErasedInput, HandlerFuture, Image, Rendered, Tool};
+use crate::tool::{ErasedHandler, ErasedInput, HandlerFuture, Image, ParsedInput, Rendered, Tool};
 use crate::violation::{ParseCx, Rule, Violation, render_violations};
 
 /// What the model is told when a tool is hidden, or does not exist (A4, A5).
@@ -187,6 +189,15 @@ impl Outcome {
         Self::plain(OutcomeKind::Denied, message.into())
     }
 
+    /// The same outcome with `text`, which the application approved for the model, as its
+    /// text: kind `Rejected`, the error kept for the application (K1: a hook's replacement).
+    pub(crate) fn approved(self, text: String) -> Self {
+        Self {
+            error: self.error,
+            ..Self::plain(OutcomeKind::Rejected, text)
+        }
+    }
+
     /// A call that was not approved, with the default message [`NOT_APPROVED`].
     pub fn not_approved() -> Self {
         Self::denied(NOT_APPROVED)
@@ -345,7 +356,7 @@ impl Tool {
     ///
     /// Dropping the future drops the handler's future at its current await point.
     pub async fn invoke_with(&self, ctx: &Context, args: &[u8], limits: &Limits) -> Outcome {
-        self.call(ctx, args, limits, false).await
+        self.call(ctx, args, limits, false, None).await
     }
 
     /// Runs one call that was approved (H4, H6): the same pipeline as
@@ -357,10 +368,18 @@ impl Tool {
     ///
     /// Dropping the future drops the handler's future at its current await point.
     pub async fn invoke_approved(&self, ctx: &Context, args: &[u8], limits: &Limits) -> Outcome {
-        self.call(ctx, args, limits, true).await
+        self.call(ctx, args, limits, true, None).await
     }
 
-    async fn call(&self, ctx: &Context, args: &[u8], limits: &Limits, approved: bool) -> Outcome {
+    /// The pipeline, with the transport's hooks around the handler when it has any (K1).
+    pub(crate) async fn call(
+        &self,
+        ctx: &Context,
+        args: &[u8],
+        limits: &Limits,
+        approved: bool,
+        hooks: Option<Scope<'_>>,
+    ) -> Outcome {
         if let Some(error) = self.declaration_error() {
             return Outcome::failure(Error::with_source(
                 ErrorKind::Declaration,
@@ -400,9 +419,10 @@ impl Tool {
             };
             return Outcome::invalid(vec![root_violation(Rule::Size, e.to_string())], 0);
         }
-        if self.can_pause() {
-            // Boxed: the calls of every other tool keep a future of their own size.
-            return Box::pin(self.gated(ctx, args, approved)).await;
+        if self.can_pause() || hooks.is_some() {
+            // Boxed: the calls of every other tool keep a future of their own size, and a
+            // call without hooks pays this branch only (K1).
+            return Box::pin(self.gated(ctx, args, approved, hooks)).await;
         }
         let Some(handler) = self.handler() else {
             return Outcome::failure(Error::new(
@@ -423,9 +443,16 @@ impl Tool {
         self.finish(future).await
     }
 
-    /// The rest of a call of a tool that can pause, after the availability re-check: parse
-    /// and validate, then ask for approval (H1) or pause a deferred call (H5), then run.
-    async fn gated(&self, ctx: &Context, args: &[u8], approved: bool) -> Outcome {
+    /// The rest of a call of a tool that can pause, or that hooks wrap, after the
+    /// availability re-check: parse and validate, then ask for approval (H1) or pause a
+    /// deferred call (H5), then run the hooks' `before`, the handler and their `after` (K1).
+    async fn gated(
+        &self,
+        ctx: &Context,
+        args: &[u8],
+        approved: bool,
+        hooks: Option<Scope<'_>>,
+    ) -> Outcome {
         let parser: &dyn ErasedInput = match (self.handler(), self.deferred_input()) {
             (Some(handler), _) => &**handler,
             (None, Some(input)) => &**input,
@@ -487,6 +514,26 @@ impl Tool {
                 }
             }
         }
+        let Some(hooks) = hooks else {
+            return self.run(handler, ctx, input).await;
+        };
+        // K1: the hooks see the arguments as validated, and only once the call may run.
+        let arguments = parser.to_json(&input);
+        let call = HookCall::new(self, ctx, &arguments, hooks.transport());
+        if let Some(stopped) = hooks.before(&call).await {
+            return stopped;
+        }
+        let outcome = self.run(handler, ctx, input).await;
+        hooks.after(&call, outcome).await
+    }
+
+    /// Runs the handler on a parsed input to the outcome.
+    async fn run(
+        &self,
+        handler: &Arc<dyn ErasedHandler>,
+        ctx: &Context,
+        input: ParsedInput,
+    ) -> Outcome {
         let future = match catch(|| handler.run(ctx.clone(), input)) {
             Ok(Some(future)) => future,
             Ok(None) => {

@@ -5,7 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tool_core::{IntoTool, Limits, Tool, index_by_name};
+use tool_core::hook::{Hook, Transport};
+use tool_core::{Hooks, IntoTool, Limits, Tool, index_by_name};
 
 use super::Agent;
 use super::error::{BuildError, BuildProblem};
@@ -37,6 +38,7 @@ pub struct AgentBuilder {
     state_key: Option<Arc<[u8]>>,
     options: RunOptions,
     retries: u32,
+    hooks: Hooks,
 }
 
 impl AgentBuilder {
@@ -55,6 +57,7 @@ impl AgentBuilder {
             state_key: None,
             options: RunOptions::default(),
             retries: DEFAULT_RETRIES,
+            hooks: Hooks::new(Transport::Agent),
         }
     }
 
@@ -154,6 +157,16 @@ impl AgentBuilder {
         self
     }
 
+    /// Adds a hook around every call of the agent's runs (K1): its `before` runs after the
+    /// availability re-check, validation and approval, and may deny the call or end the run;
+    /// its `after` sees the outcome and may replace the model's text. Hooks run in the order
+    /// they are added. See [`tool_core::hook`]; the same hook on an `McpServer` holds there
+    /// too.
+    pub fn hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(hook);
+        self
+    }
+
     /// Builds the agent, checking everything before any model I/O.
     ///
     /// Each tool's spec is rendered once, here, by the model's driver
@@ -230,6 +243,7 @@ impl AgentBuilder {
             budgets,
             default_retries: self.retries,
             options: self.options,
+            hooks: self.hooks,
         })))
     }
 }
@@ -241,6 +255,7 @@ impl fmt::Debug for AgentBuilder {
             .field("tools", &self.tools)
             .field("max_concurrency", &self.max_concurrency)
             .field("max_turns", &self.max_turns)
+            .field("hooks", &self.hooks)
             .finish_non_exhaustive()
     }
 }

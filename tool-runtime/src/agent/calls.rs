@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 use tokio::task::{self, JoinSet};
-use tool_core::{Context, Error, ErrorKind, Limits, Outcome, Tool};
+use tool_core::{Context, Error, ErrorKind, Hooks, Limits, Outcome, Tool};
 use tracing::Instrument;
 
 use super::event::{RunEvent, Sink};
@@ -106,6 +106,7 @@ pub(crate) async fn run_calls(
             shared.limits,
             Arc::clone(slots),
             approved.is_some(),
+            shared.hooks.clone(),
         );
         let step = steps.as_ref().map(|steps| steps.for_call(index));
         let handle = set.spawn(async move {
@@ -316,6 +317,7 @@ async fn run_one(
     limits: Limits,
     slots: Arc<Semaphore>,
     approved: bool,
+    hooks: Hooks,
 ) -> Outcome {
     let permit = tokio::select! {
         biased;
@@ -336,11 +338,15 @@ async fn run_one(
         return Outcome::unavailable();
     };
     let call = async {
+        // K1: the hooks wrap the handler (without hooks, a branch).
         if approved {
-            tool.invoke_approved(&ctx, arguments.as_bytes(), &limits)
+            hooks
+                .invoke_approved(&tool, &ctx, arguments.as_bytes(), &limits)
                 .await
         } else {
-            tool.invoke_with(&ctx, arguments.as_bytes(), &limits).await
+            hooks
+                .invoke(&tool, &ctx, arguments.as_bytes(), &limits)
+                .await
         }
     };
     let outcome = match timeout {

@@ -109,6 +109,10 @@ impl Agent {
     /// `Paused` whose [`RunError::into_paused`] is the [`PausedRun`]: plain data to keep
     /// (serialize it) and resume with [`Agent::resume`], here or in another process.
     ///
+    /// The agent's hooks ([`AgentBuilder::hook`], K1) run around each call's handler: a hook
+    /// may deny a call (the model reads its message) or end the run (kind `Hook`, permanent),
+    /// and may replace the text the model reads of an outcome.
+    ///
     /// A name the agent does not hold gets `tool unavailable` without running anything (A5).
     /// A tool the agent holds but did not advertise (hidden at discovery) still goes through
     /// [`Tool::invoke_with`]: its policy's re-check decides, so guessing the name never
@@ -120,8 +124,9 @@ impl Agent {
     /// A [`RunError`] of kind:
     /// - `Availability` (a policy failed at discovery, A3: no model request is made; or at a
     ///   call, A6, also permanent), `Panic` (a policy or handler panicked, E4), `Permanent`
-    ///   (a handler returned [`tool_core::Permanent`], P1). A call's fatal failure cancels its
-    ///   sibling calls and waits for them all; the first failure is returned (P2, P3).
+    ///   (a handler returned [`tool_core::Permanent`], P1), `Hook` (a hook ended the run, K1;
+    ///   a panicking hook is `Panic`). A call's fatal failure cancels its sibling calls and
+    ///   waits for them all; the first failure is returned (P2, P3).
     /// - `Cancelled`: the caller's context was cancelled (P4).
     /// - `MaxTurns`: the run needed more than `max_turns` requests (R3).
     /// - `Model` or `Protocol`: the model failed, or sent a reply that cannot be a turn

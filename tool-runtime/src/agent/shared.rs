@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tool_core::{Limits, Tool};
+use tool_core::{Hooks, Limits, Tool};
 
 use super::options::RunOptions;
 use crate::model::{Model, ToolSpec};
@@ -39,4 +39,6 @@ pub(crate) struct Shared {
     pub(crate) default_retries: u32,
     /// The options of a run started without its own (L2, L3, L5).
     pub(crate) options: RunOptions,
+    /// The hooks around every call (K1).
+    pub(crate) hooks: Hooks,
 }

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use rmcp::model::{
     Implementation, JsonObject, ServerCapabilities, ServerConfig, Tool as McpTool, ToolAnnotations,
 };
-use tool_core::{BoxError, Context, IntoTool, Limits, Tool, index_by_name};
+use tool_core::hook::{Hook, Transport};
+use tool_core::{BoxError, Context, Hooks, IntoTool, Limits, Tool, index_by_name};
 
 use super::McpServer;
 use super::request::{McpCall, McpRequest};
@@ -26,6 +27,7 @@ pub struct McpServerBuilder {
     limits: Limits,
     on_outcome: Option<OutcomeFn>,
     record_tool_content: bool,
+    hooks: Hooks,
 }
 
 impl McpServerBuilder {
@@ -41,6 +43,7 @@ impl McpServerBuilder {
             limits: Limits::default(),
             on_outcome: None,
             record_tool_content: false,
+            hooks: Hooks::new(Transport::Mcp),
         }
     }
 
@@ -121,6 +124,18 @@ impl McpServerBuilder {
         self
     }
 
+    /// Adds a hook around every call the server answers (K1), as `AgentBuilder::hook` does
+    /// for an agent: its `before` runs after the availability re-check, validation and
+    /// approval (H6), its `after` once the handler ended, in the order hooks are added. A
+    /// hook that denies a call answers it with its message (kind `denied`); one that ends the
+    /// run, or panics, answers `the tool failed`: a server cannot end its client's run, so
+    /// the error is logged (and given to [`McpServerBuilder::on_outcome`]) and the server
+    /// goes on. See [`tool_core::hook`].
+    pub fn hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(hook);
+        self
+    }
+
     /// Builds the server, checking every tool before anything is served.
     ///
     /// # Errors
@@ -166,6 +181,7 @@ impl McpServerBuilder {
                 limits: self.limits,
                 on_outcome: self.on_outcome,
                 record_tool_content: self.record_tool_content,
+                hooks: self.hooks,
             }),
         })
     }
@@ -176,6 +192,7 @@ impl fmt::Debug for McpServerBuilder {
         f.debug_struct("McpServerBuilder")
             .field("name", &self.name)
             .field("tools", &self.tools)
+            .field("hooks", &self.hooks)
             .finish_non_exhaustive()
     }
 }

@@ -215,10 +215,14 @@ async fn run(
     approved: bool,
 ) -> Outcome {
     let call = async {
+        // K1: the hooks wrap the handler (without hooks, a branch).
         if approved {
-            tool.invoke_approved(ctx, args, &shared.limits).await
+            shared
+                .hooks
+                .invoke_approved(tool, ctx, args, &shared.limits)
+                .await
         } else {
-            tool.invoke_with(ctx, args, &shared.limits).await
+            shared.hooks.invoke(tool, ctx, args, &shared.limits).await
         }
     };
     tokio::pin!(call);

@@ -67,6 +67,9 @@ pub use request::{McpCall, McpRequest, McpTransport};
 ///   answers `the call was not approved`; a client without the capability gets
 ///   [`NO_ELICITATION`]. A call that was not approved never runs. A deferred tool (H5) cannot
 ///   be served: it has no handler here.
+/// - Hooks ([`McpServerBuilder::hook`], K1) run around each call as on an agent: a denial
+///   answers with the hook's message (kind `denied`), a hook that ends the run or panics
+///   answers `the tool failed` (logged, and given to `on_outcome`), and the server goes on.
 /// - A `tools/call` with a progress token (`_meta.progressToken`) gets the handler's
 ///   progress ([`Context::progress`]) as `notifications/progress`, all sent before the
 ///   result (K3).

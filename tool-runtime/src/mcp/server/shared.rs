@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{ServerConfig, Tool as McpTool};
 use tool_core::panic::CatchUnwind;
 use tool_core::policy::BoxFuture;
-use tool_core::{BoxError, Context, Limits, Tool};
+use tool_core::{BoxError, Context, Hooks, Limits, Tool};
 
 use super::request::{McpCall, McpRequest};
 
@@ -31,6 +31,8 @@ pub(crate) struct Shared {
     pub(crate) on_outcome: Option<OutcomeFn>,
     /// Whether each call's span records its arguments and result (K2, opt-in).
     pub(crate) record_tool_content: bool,
+    /// The hooks around every call (K1).
+    pub(crate) hooks: Hooks,
 }
 
 impl Shared {
