@@ -9,12 +9,10 @@ mod support {
     pub mod mcp;
 }
 
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::mcp::{Principal, python, script, served};
+use support::mcp::{Principal, served};
 use tool_runtime::hook::{After, Before, Hook, HookCall, Transport};
 use tool_runtime::mcp::{Handshake, McpServer, McpServerBuilder, McpToolset};
 use tool_runtime::{
@@ -224,34 +222,16 @@ async fn k1_t1_the_python_sdk_client_reads_what_the_agent_reads() {
     calls.push(json!(["greet", {"who": "boom"}]));
     calls.push(json!(["greet", {"who": "Grace"}]));
 
-    let mut child = python()
-        .arg(script("hooks_client.py"))
-        .arg(Value::Array(calls).to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python starts");
-    let to_client = child.stdin.take().expect("piped stdin");
-    let from_client = child.stdout.take().expect("piped stdout");
-    let mut errors = child.stderr.take().expect("piped stderr");
-    let report = tokio::spawn(async move {
-        let mut text = String::new();
-        let _ = tokio::io::AsyncReadExt::read_to_string(&mut errors, &mut text).await;
-        text
-    });
-    let serving = tokio::spawn(async move { server.serve_io(from_client, to_client).await });
-    let status = tokio::time::timeout(Duration::from_secs(120), child.wait()).await;
-    if status.is_err() {
-        let _ = child.kill().await;
-    }
-    let report = report.await.expect("stderr is read");
-    let status = status
-        .unwrap_or_else(|_| panic!("the Python client hung:\n{report}"))
-        .expect("the Python client runs");
-    serving.abort();
+    let run = support::mcp::run_python_client(
+        server,
+        "hooks_client.py",
+        &[Value::Array(calls).to_string()],
+    )
+    .await;
+    let (report, status_ok) = (run.report, run.success);
+    run.serving.abort();
     assert!(
-        status.success() && report.contains("all calls answered"),
+        status_ok && report.contains("all calls answered"),
         "the Python client failed:\n{report}"
     );
 

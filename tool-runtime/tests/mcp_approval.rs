@@ -12,11 +12,9 @@ mod support {
     pub mod mcp;
 }
 
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use support::mcp::{python, script};
 use tool_runtime::approval::Approval;
 use tool_runtime::mcp::{McpRequest, McpServer};
 use tool_runtime::{BuildProblem, Context, OutcomeKind, Schema, Tool};
@@ -73,37 +71,15 @@ fn server(seen: &Arc<Seen>) -> McpServer {
 async fn drive(args: [&str; 2]) -> Arc<Seen> {
     let seen = Arc::new(Seen::default());
     let server = server(&seen);
-    let mut child = python()
-        .arg(script("approval_client.py"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python starts");
-    let to_client = child.stdin.take().expect("piped stdin");
-    let from_client = child.stdout.take().expect("piped stdout");
-    let mut errors = child.stderr.take().expect("piped stderr");
-    let report = tokio::spawn(async move {
-        let mut text = String::new();
-        let _ = tokio::io::AsyncReadExt::read_to_string(&mut errors, &mut text).await;
-        text
-    });
-    let serving = tokio::spawn(async move { server.serve_io(from_client, to_client).await });
-    let status = tokio::time::timeout(Duration::from_secs(120), child.wait()).await;
-    if status.is_err() {
-        let _ = child.kill().await;
-    }
-    let report = report.await.expect("stderr is read");
-    let status = status
-        .unwrap_or_else(|_| panic!("the Python client hung ({args:?}):\n{report}"))
-        .expect("the Python client runs");
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    let run = support::mcp::run_python_client(server, "approval_client.py", &args).await;
+    let report = &run.report;
     assert!(
-        status.success(),
+        run.success,
         "the Python client's checks failed ({args:?}):\n{report}"
     );
     assert!(report.contains("all checks passed"), "{report}");
-    let _ = tokio::time::timeout(Duration::from_secs(10), serving).await;
+    let _ = tokio::time::timeout(Duration::from_secs(10), run.serving).await;
     eprintln!("{args:?}:\n{report}");
     seen
 }

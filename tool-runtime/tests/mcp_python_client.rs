@@ -9,12 +9,11 @@ mod support {
     pub mod mcp;
 }
 
-use std::process::Stdio;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use support::mcp::{Principal, python, script, served};
+use support::mcp::{Principal, served};
 use tool_runtime::mcp::{McpRequest, McpServer, McpTransport};
 use tool_runtime::{BoxError, Context, ErrorKind, OutcomeKind};
 
@@ -48,35 +47,9 @@ async fn python_sdk_client_drives_the_stdio_server_a4_a5_s2_e1_e2_e3_e4() {
         .build()
         .expect("the tools are declared right");
 
-    let mut child = python()
-        .arg(script("stdio_client.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python starts");
-    let to_client = child.stdin.take().expect("piped stdin");
-    let from_client = child.stdout.take().expect("piped stdout");
-    let mut errors = child.stderr.take().expect("piped stderr");
-    let report = tokio::spawn(async move {
-        let mut text = String::new();
-        let _ = tokio::io::AsyncReadExt::read_to_string(&mut errors, &mut text).await;
-        text
-    });
-    let serving = tokio::spawn(async move { server.serve_io(from_client, to_client).await });
-
-    let status = tokio::time::timeout(Duration::from_secs(120), child.wait()).await;
-    if status.is_err() {
-        let _ = child.kill().await;
-    }
-    let report = report.await.expect("stderr is read");
-    let status = status
-        .unwrap_or_else(|_| panic!("the Python client hung:\n{report}"))
-        .expect("the Python client runs");
-    assert!(
-        status.success(),
-        "the Python client's checks failed:\n{report}"
-    );
+    let run = support::mcp::run_python_client(server, "stdio_client.py", &[]).await;
+    let (report, serving) = (run.report, run.serving);
+    assert!(run.success, "the Python client's checks failed:\n{report}");
     assert!(report.contains("all checks passed"), "{report}");
 
     // notifications/cancelled cancelled the call's context: the handler saw it.

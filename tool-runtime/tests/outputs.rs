@@ -9,8 +9,6 @@ mod support {
 }
 
 use std::collections::BTreeMap;
-use std::process::Stdio;
-use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -479,33 +477,8 @@ async fn o1_o3_o4_the_official_python_client_sees_schemas_hints_and_images() {
         .tools(tools())
         .build()
         .expect("the tools are declared right");
-    let mut child = support::mcp::python()
-        .arg(support::mcp::script("outputs_client.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python starts");
-    let to_client = child.stdin.take().expect("piped stdin");
-    let from_client = child.stdout.take().expect("piped stdout");
-    let mut errors = child.stderr.take().expect("piped stderr");
-    let report = tokio::spawn(async move {
-        let mut text = String::new();
-        let _ = tokio::io::AsyncReadExt::read_to_string(&mut errors, &mut text).await;
-        text
-    });
-    tokio::spawn(async move { server.serve_io(from_client, to_client).await });
-    let status = tokio::time::timeout(Duration::from_secs(120), child.wait()).await;
-    if status.is_err() {
-        let _ = child.kill().await;
-    }
-    let report = report.await.expect("stderr is read");
-    let status = status
-        .unwrap_or_else(|_| panic!("the Python client hung:\n{report}"))
-        .expect("the Python client runs");
-    assert!(
-        status.success(),
-        "the Python client's checks failed:\n{report}"
-    );
+    let run = support::mcp::run_python_client(server, "outputs_client.py", &[]).await;
+    let report = &run.report;
+    assert!(run.success, "the Python client's checks failed:\n{report}");
     assert!(report.contains("all checks passed"), "{report}");
 }

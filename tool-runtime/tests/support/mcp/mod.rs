@@ -183,3 +183,53 @@ pub fn python() -> tokio::process::Command {
     command.kill_on_drop(true);
     command
 }
+
+/// How a run of a Python client over stdio ended: whether it exited successfully, what it
+/// wrote to its standard error (its checks, one line each), and the task serving it.
+pub struct ClientRun {
+    pub success: bool,
+    pub report: String,
+    pub serving: tokio::task::JoinHandle<Result<(), tool_runtime::mcp::ServeError>>,
+}
+
+/// Starts the Python client `script_name` (in this folder) with `args`, serves `server` to it
+/// over its standard input and output, as a desktop client's server is served, and waits for
+/// it to exit (at most two minutes; a client that hangs is killed and the test fails with
+/// its report).
+pub async fn run_python_client(
+    server: tool_runtime::mcp::McpServer,
+    script_name: &str,
+    args: &[String],
+) -> ClientRun {
+    use std::process::Stdio;
+    let mut child = python()
+        .arg(script(script_name))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python starts");
+    let to_client = child.stdin.take().expect("piped stdin");
+    let from_client = child.stdout.take().expect("piped stdout");
+    let mut errors = child.stderr.take().expect("piped stderr");
+    let report = tokio::spawn(async move {
+        let mut text = String::new();
+        let _ = tokio::io::AsyncReadExt::read_to_string(&mut errors, &mut text).await;
+        text
+    });
+    let serving = tokio::spawn(async move { server.serve_io(from_client, to_client).await });
+    let status = tokio::time::timeout(std::time::Duration::from_secs(120), child.wait()).await;
+    if status.is_err() {
+        let _ = child.kill().await;
+    }
+    let report = report.await.expect("stderr is read");
+    let status = status
+        .unwrap_or_else(|_| panic!("the Python client {script_name} hung:\n{report}"))
+        .expect("the Python client runs");
+    ClientRun {
+        success: status.success(),
+        report,
+        serving,
+    }
+}
