@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use support::mcp::{Principal, served};
 use tool_runtime::hook::{After, Before, Hook, HookCall, Transport};
-use tool_runtime::mcp::{Handshake, McpServer, McpServerBuilder, McpToolset};
+use tool_runtime::mcp::{McpServer, McpServerBuilder, McpToolset};
 use tool_runtime::{
     Agent, Context, ErrorKind, Outcome, OutcomeKind, ScriptedModel, ScriptedTurn, Tool,
 };
@@ -101,15 +101,7 @@ fn server(guard: Arc<Guard>) -> McpServerBuilder {
 
 /// Our client, connected to `server` in process.
 async fn connect(server: McpServer) -> McpToolset {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
-    let (client_read, client_write) = tokio::io::split(client_io);
-    McpToolset::builder()
-        .handshake(Handshake::Auto)
-        .connect_io(client_read, client_write)
-        .await
-        .expect("our client connects to our server")
+    support::mcp::connect_in_process(server).await
 }
 
 fn expected() -> Answers {

@@ -12,7 +12,7 @@ mod support {
 
 use support::mcp::{Principal, served};
 use support::spans::{SpanRecord, Spans};
-use tool_runtime::mcp::{Handshake, McpServer, McpToolset};
+use tool_runtime::mcp::{McpServer, McpToolset};
 use tool_runtime::{Context, OutcomeKind};
 
 /// Our server (recording tool content or not) and our client, joined in process. On a
@@ -24,15 +24,7 @@ async fn connect(record_tool_content: bool) -> McpToolset {
         .record_tool_content(record_tool_content)
         .build()
         .expect("the tools are declared right");
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
-    let (client_read, client_write) = tokio::io::split(client_io);
-    McpToolset::builder()
-        .handshake(Handshake::Auto)
-        .connect_io(client_read, client_write)
-        .await
-        .expect("our client connects to our server")
+    support::mcp::connect_in_process(server).await
 }
 
 async fn call(toolset: &McpToolset, name: &str, args: &str) -> OutcomeKind {

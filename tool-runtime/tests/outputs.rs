@@ -133,15 +133,7 @@ async fn over_mcp(tools: Vec<Tool>) -> McpToolset {
         .tools(tools)
         .build()
         .expect("the tools are declared right");
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
-    let (client_read, client_write) = tokio::io::split(client_io);
-    McpToolset::builder()
-        .handshake(Handshake::Auto)
-        .connect_io(client_read, client_write)
-        .await
-        .expect("our client connects to our server")
+    support::mcp::connect_in_process(server).await
 }
 
 /// Sends JSON-RPC `messages` to our server over stdio-style lines and returns the answer to

@@ -101,6 +101,15 @@ fn ref_to(target: String) -> Value {
     Value::Object(m)
 }
 
+/// The error of a root schema whose `type` (`type_`, if any) is not `object`.
+pub(crate) fn root_not_object(type_: Option<&Value>) -> SchemaError {
+    let found = type_.map_or_else(
+        || "a schema without `type: object`".to_owned(),
+        Value::to_string,
+    );
+    SchemaError::RootNotObject { found }
+}
+
 /// Renders the input schema of a tool whose input is `T`: an object root (S1) with its
 /// `$defs`, if any.
 ///
@@ -117,11 +126,7 @@ pub fn render_root<T: Schema>() -> Result<Value, SchemaError> {
         });
     };
     if obj.get("type").and_then(Value::as_str) != Some("object") {
-        let found = obj.get("type").map_or_else(
-            || "a schema without `type: object`".to_owned(),
-            Value::to_string,
-        );
-        return Err(SchemaError::RootNotObject { found });
+        return Err(root_not_object(obj.get("type")));
     }
     if !defs.is_empty() {
         obj.insert(

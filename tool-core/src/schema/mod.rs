@@ -21,6 +21,7 @@ pub mod violation;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
+pub(crate) use generator::root_not_object;
 pub use generator::{SchemaError, SchemaGen, render_root};
 pub use nullable::{accepts_null, nullable};
 pub use num::Num;

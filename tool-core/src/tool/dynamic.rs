@@ -76,7 +76,10 @@ impl ToolBuilder {
         E: Into<BoxError>,
     {
         let checked = check_object_root(schema);
-        let handler: Arc<dyn ErasedHandler> = Arc::new(DynamicHandler { validator, f });
+        let handler: Arc<dyn ErasedHandler> = Arc::new(DynamicHandler {
+            input: DynamicInput { validator },
+            f,
+        });
         self.with_handler(handler, checked)
     }
 
@@ -126,17 +129,13 @@ impl<V: ArgumentValidator> ErasedInput for DynamicInput<V> {
 fn check_object_root(schema: Value) -> Result<Value, SchemaError> {
     match schema.get("type").and_then(Value::as_str) {
         Some("object") => Ok(schema),
-        _ => Err(SchemaError::RootNotObject {
-            found: schema.get("type").map_or_else(
-                || "a schema without `type: object`".to_owned(),
-                Value::to_string,
-            ),
-        }),
+        _ => Err(crate::schema::root_not_object(schema.get("type"))),
     }
 }
 
+/// A handler over a JSON value: its input parsed as a [`DynamicInput`]'s.
 struct DynamicHandler<V, F> {
-    validator: V,
+    input: DynamicInput<V>,
     f: F,
 }
 
@@ -149,18 +148,15 @@ where
     E: Into<BoxError>,
 {
     fn parse(&self, args: &[u8], cx: &mut ParseCx) -> Result<Option<ParsedInput>, DecodeError> {
-        Ok(validated(&self.validator, args, cx)?.map(|value| Box::new(value) as ParsedInput))
+        self.input.parse(args, cx)
     }
 
     fn input_type(&self) -> (TypeId, &'static str) {
-        (TypeId::of::<Value>(), type_name::<Value>())
+        self.input.input_type()
     }
 
     fn to_json(&self, input: &ParsedInput) -> Value {
-        input
-            .downcast_ref::<Value>()
-            .cloned()
-            .unwrap_or(Value::Null)
+        self.input.to_json(input)
     }
 }
 
@@ -194,7 +190,7 @@ where
         args: &[u8],
         cx: &mut ParseCx,
     ) -> Result<Option<HandlerFuture>, DecodeError> {
-        Ok(validated(&self.validator, args, cx)?.map(|value| self.start(ctx, value)))
+        Ok(validated(&self.input.validator, args, cx)?.map(|value| self.start(ctx, value)))
     }
 
     fn run(&self, ctx: Context, input: ParsedInput) -> Option<HandlerFuture> {

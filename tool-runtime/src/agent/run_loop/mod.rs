@@ -518,19 +518,16 @@ impl Run<'_> {
     /// The result of the first successful call (from `first` on) of a tool the run stops at
     /// (L5), noting the tool.
     fn stop(&mut self, first: usize) -> Option<String> {
-        let stops = self
-            .own_options
-            .as_ref()
-            .unwrap_or(&self.shared.options)
-            .stops_at();
+        let stops = self.options().stops_at();
         if stops.is_empty() {
             return None;
         }
         let record = self.calls[first..]
             .iter()
             .find(|record| record.kind() == OutcomeKind::Success && stops.contains(&record.name))?;
-        self.stopped_at = Some(record.name.clone());
-        Some(record.text().to_owned())
+        let (name, text) = (record.name.clone(), record.text().to_owned());
+        self.stopped_at = Some(name);
+        Some(text)
     }
 
     /// Counts the failed calls in a row of each tool, from the records at `first` on (L1):

@@ -18,7 +18,6 @@ Exits 0 when every check passed. Failures, and a line per passed check, go to st
 (standard output is the wire).
 """
 
-import os
 import sys
 import traceback
 
@@ -26,35 +25,9 @@ import anyio
 from mcp import Client, types
 from mcp.server.stdio import stdio_server
 
-FAILURES: list[str] = []
+from checks import FAILURES, check, finish, log, text_of
+
 ASKED: list[str] = []
-
-
-def log(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def check(ok: bool, what: str) -> None:
-    if ok:
-        log(f"ok: {what}")
-    else:
-        FAILURES.append(what)
-        log(f"FAILED: {what}")
-
-
-def finish() -> None:
-    """Exits at once with the verdict (see stdio_client.py: the stdio helper's reader thread
-    would otherwise keep the process waiting for the server to close its end)."""
-    if FAILURES:
-        log(f"{len(FAILURES)} check(s) failed")
-    else:
-        log("all checks passed")
-    sys.stderr.flush()
-    os._exit(1 if FAILURES else 0)
-
-
-def text_of(result) -> str:
-    return "\n".join(block.text for block in result.content if getattr(block, "type", "") == "text")
 
 
 async def answer(context, params):

@@ -233,3 +233,19 @@ pub async fn run_python_client(
         serving,
     }
 }
+
+/// Our client, connected to `server` over an in-process byte stream (the server runs in a task
+/// of the current runtime).
+pub async fn connect_in_process(
+    server: tool_runtime::mcp::McpServer,
+) -> tool_runtime::mcp::McpToolset {
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
+    let (client_read, client_write) = tokio::io::split(client_io);
+    tool_runtime::mcp::McpToolset::builder()
+        .handshake(tool_runtime::mcp::Handshake::Auto)
+        .connect_io(client_read, client_write)
+        .await
+        .expect("our client connects to our server")
+}

@@ -10,40 +10,17 @@ Exits 0 when every check passed; a line per check goes to standard error.
 """
 
 import base64
-import os
-import sys
 import traceback
 
 import anyio
 from mcp import Client
 from mcp.server.stdio import stdio_server
 
-FAILURES: list[str] = []
+from checks import FAILURES, check, finish, log
+
 
 # The first bytes of a PNG: the image `load-chart` returns.
 PIXEL = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52])
-
-
-def log(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def check(ok: bool, what: str) -> None:
-    if ok:
-        log(f"ok: {what}")
-    else:
-        FAILURES.append(what)
-        log(f"FAILED: {what}")
-
-
-def finish() -> None:
-    """Exits at once (see stdio_client.py: the stdio helper's reader thread would hang)."""
-    if FAILURES:
-        log(f"{len(FAILURES)} check(s) failed")
-    else:
-        log("all checks passed")
-    sys.stderr.flush()
-    os._exit(1 if FAILURES else 0)
 
 
 async def main() -> None:

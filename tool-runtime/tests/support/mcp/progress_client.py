@@ -11,7 +11,6 @@ Exits 0 when every check passed. Failures, and a line per passed check, go to st
 (over stdio, standard output is the wire).
 """
 
-import os
 import sys
 import traceback
 
@@ -19,33 +18,7 @@ import anyio
 from mcp import Client
 from mcp.server.stdio import stdio_server
 
-FAILURES: list[str] = []
-
-
-def log(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def check(ok: bool, what: str) -> None:
-    if ok:
-        log(f"ok: {what}")
-    else:
-        FAILURES.append(what)
-        log(f"FAILED: {what}")
-
-
-def finish() -> None:
-    """Exits at once with the verdict (see stdio_client.py for why not by leaving `Client`)."""
-    if FAILURES:
-        log(f"{len(FAILURES)} check(s) failed")
-    else:
-        log("all checks passed")
-    sys.stderr.flush()
-    os._exit(1 if FAILURES else 0)
-
-
-def text_of(result) -> str:
-    return "\n".join(block.text for block in result.content if getattr(block, "type", "") == "text")
+from checks import FAILURES, check, finish, log, text_of
 
 
 async def checks(client: Client) -> None:

@@ -11,46 +11,13 @@ Exits 0 when every check passed. Failures, and a line per passed check, go to st
 (standard output is the wire).
 """
 
-import os
-import sys
 import traceback
 
 import anyio
 from mcp import Client
 from mcp.server.stdio import stdio_server
 
-FAILURES: list[str] = []
-
-
-def log(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def check(ok: bool, what: str) -> None:
-    if ok:
-        log(f"ok: {what}")
-    else:
-        FAILURES.append(what)
-        log(f"FAILED: {what}")
-
-
-def finish() -> None:
-    """Exits at once, with the checks' verdict.
-
-    The SDK's stdio helper reads standard input on a worker thread that only an end of file
-    stops, and the server closes its end only when this process exits: leaving the `Client`
-    context normally would wait for each other. The checks are done, so exit here.
-    """
-    if FAILURES:
-        log(f"{len(FAILURES)} check(s) failed")
-    else:
-        log("all checks passed")
-    sys.stderr.flush()
-    os._exit(1 if FAILURES else 0)
-
-
-def text_of(result) -> str:
-    return "\n".join(block.text for block in result.content if getattr(block, "type", "") == "text")
+from checks import FAILURES, check, finish, log, text_of
 
 
 async def call(client: Client, name: str, arguments: dict):
