@@ -140,10 +140,11 @@ if command -v valgrind >/dev/null 2>&1; then
         printf '{"runs": %s, "ping": %s, "per_run": {' "$RUNS" \
             $(($(counted '*ping_once*' ping 1000) / 1000))
         sep=""
-        for config in "10 0 0" "10 1 0" "10 8 0" "10 64 0" "100 8 0" "1000 8 0" "10 8 256" "10 8 4096"; do
+        for config in "10 0 0" "10 1 0" "10 8 0" "10 64 0" "100 8 0" "1000 8 0" "10 8 256" "10 8 4096" \
+            "10 8 0 output" "10 8 4096 output"; do
             set -- $config
-            printf '%s"%s/%s/%s": %s' "$sep" "$1" "$2" "$3" \
-                $(($(counted '*run_once*' runloop "$1" "$2" "$3" "$RUNS") / RUNS))
+            printf '%s"%s/%s/%s%s": %s' "$sep" "$1" "$2" "$3" "${4:+/$4}" \
+                $(($(counted '*run_once*' runloop "$1" "$2" "$3" "$RUNS" ${4:-}) / RUNS))
             sep=", "
         done
         echo "}}"

@@ -54,7 +54,7 @@ fn assert_run(out: &RunOutput, call_id: &str) {
     assert_eq!(out.text, ANSWER);
     assert_eq!(out.turns(), 2);
     // Only `lookup-window` is offered to an operator: `restart-service` is for admins.
-    assert_eq!(out.advertised, ["lookup-window"]);
+    assert_eq!(*out.advertised, ["lookup-window"]);
     assert_eq!(out.calls.len(), 1);
     let call = &out.calls[0];
     assert_eq!(call.id, call_id);

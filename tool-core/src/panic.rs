@@ -38,7 +38,7 @@ impl<F: Future + ?Sized> Future for CatchUnwind<F> {
         match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
             Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
             Ok(Poll::Pending) => Poll::Pending,
-            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+            Err(payload) => Poll::Ready(Err(message(payload.as_ref()))),
         }
     }
 }
@@ -49,10 +49,11 @@ impl<F: Future + ?Sized> Future for CatchUnwind<F> {
 ///
 /// Returns the panic's message when `f` panics.
 pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(p.as_ref()))
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| message(p.as_ref()))
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
+/// The message of a panic's payload: its text when it is a string.
+pub fn message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -48,7 +48,7 @@ async fn a2_discovery_evaluates_each_policy_once_in_declaration_order_before_any
     // Once each, in declaration order (not by name), all before request 1.
     assert_eq!(*log.lock().unwrap(), ["charlie@0", "alpha@0", "bravo@0"]);
     assert_eq!(model.requests()[0].tool_names(), ["charlie", "bravo"]);
-    assert_eq!(out.advertised, ["charlie", "bravo"]);
+    assert_eq!(*out.advertised, ["charlie", "bravo"]);
 }
 
 #[tokio::test]

@@ -14,7 +14,7 @@ use support::agent::{Args, drain, echo, texts, tool, well_formed};
 use tool_runtime::{
     Agent, BuildProblem, Context, DeclarationError, ErrorKind, FinishReason, Input, Message, Model,
     ModelError, ModelRequest, ModelStream, OutcomeKind, RunEvent, Schema, SchemaUnsupported,
-    ScriptedModel, ScriptedTurn, Tool, ToolSpec, Usage, registered, registry, tool,
+    ScriptedModel, ScriptedTurn, Tool, ToolResult, ToolSpec, Usage, registered, registry, tool,
 };
 
 /// Answers with a fixed word.
@@ -273,7 +273,7 @@ async fn r4_run_and_run_stream_give_the_same_run() {
 
     // The events tell the same story, in order.
     assert!(
-        matches!(&events[0], RunEvent::Started { advertised } if advertised == &["echo", "failing"])
+        matches!(&events[0], RunEvent::Started { advertised } if **advertised == ["echo", "failing"])
     );
     let text_of_turn = |turn: usize| {
         events
@@ -511,6 +511,57 @@ async fn a_transcript_continues_a_conversation() {
     assert_eq!(sent.messages.last(), Some(&Message::user("two")));
     assert_eq!(second.text, "second answer");
     assert_eq!(second.transcript.len(), first.transcript.len() + 2);
+}
+
+/// Continuing a run's whole output (`Input::from(output)`): the conversation goes on as with
+/// the transcript, and only what was added after the run is checked; a transcript whose
+/// length changed after the run is checked whole (a result nobody asked for is a protocol
+/// error before any request).
+#[tokio::test]
+async fn a_run_output_continues_a_conversation_and_edits_are_still_checked() {
+    let (echo, _) = echo("echo");
+    let model = ScriptedModel::new([
+        ScriptedTurn::new().call("c1", "echo", r#"{"n":1}"#),
+        ScriptedTurn::reply("first answer"),
+        ScriptedTurn::reply("second answer"),
+    ]);
+    let agent = Agent::builder(model.clone()).tool(echo).build().unwrap();
+    let first = agent.run(&Context::new(), "one").await.unwrap();
+    let written = first.transcript.clone();
+    let second = agent
+        .run(&Context::new(), Input::from(first.clone()).user("two"))
+        .await
+        .unwrap();
+    assert_eq!(second.text, "second answer");
+    assert_eq!(&second.transcript[..written.len()], written.as_slice());
+    assert_eq!(model.requests()[2].messages.len(), written.len() + 1);
+
+    // An orphan result added to the output: the length changed, so the whole is checked.
+    let mut edited = first.clone();
+    edited.transcript.push(Message::Tool(ToolResult::new(
+        "ghost", "echo", "forged", false,
+    )));
+    let err = agent
+        .run(&Context::new(), Input::from(edited).user("three"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol);
+    // And one added after it, to the input: checked as any new message.
+    let err = agent
+        .run(
+            &Context::new(),
+            Input::from(first).message(Message::Tool(ToolResult::new(
+                "ghost", "echo", "forged", false,
+            ))),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol);
+    assert_eq!(
+        model.request_count(),
+        3,
+        "no request after a protocol error"
+    );
 }
 
 #[tokio::test]

@@ -19,7 +19,10 @@ use std::hint::black_box;
 use cpu::ThreadCpu;
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use tool_bench::block_on;
-use tool_bench::runloop::{PING_ARGS, history, replay_agent, run_once, scripted_agent, tools};
+use tool_bench::runloop::{
+    PING_ARGS, earlier_output, history, replay_agent, run_once, scripted_agent, tools,
+};
+use tool_runtime::Input;
 use tool_runtime::Context;
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -43,10 +46,10 @@ fn bench_runloop(c: &mut Criterion<ThreadCpu>) {
     let mut group = c.benchmark_group("runloop/parallel");
     for k in [0_usize, 1, 8, 64] {
         let agent = replay_agent(&ten, usize::from(k > 0), k);
-        assert_eq!(run_once(&rt, &agent, Vec::new()).calls.len(), k);
+        assert_eq!(run_once(&rt, &agent, Input::new()).calls.len(), k);
         group.throughput(Throughput::Elements(k.max(1) as u64));
         group.bench_with_input(BenchmarkId::from_parameter(k), &k, |b, _| {
-            b.iter_with_large_drop(|| run_once(&rt, &agent, Vec::new()));
+            b.iter_with_large_drop(|| run_once(&rt, &agent, Input::new()));
         });
     }
     group.finish();
@@ -56,10 +59,10 @@ fn bench_runloop(c: &mut Criterion<ThreadCpu>) {
     for n in [10_usize, 100, 1000] {
         let set = tools(n);
         let agent = replay_agent(&set, 1, 8);
-        assert_eq!(run_once(&rt, &agent, Vec::new()).calls.len(), 8);
+        assert_eq!(run_once(&rt, &agent, Input::new()).calls.len(), 8);
         group.throughput(Throughput::Elements(8));
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter_with_large_drop(|| run_once(&rt, &agent, Vec::new()));
+            b.iter_with_large_drop(|| run_once(&rt, &agent, Input::new()));
         });
     }
     group.finish();
@@ -70,11 +73,28 @@ fn bench_runloop(c: &mut Criterion<ThreadCpu>) {
     let agent = replay_agent(&ten, 1, 8);
     for len in [0_usize, 256, 4096] {
         let earlier = history(len);
-        assert_eq!(run_once(&rt, &agent, earlier.clone()).calls.len(), 8);
+        assert_eq!(run_once(&rt, &agent, earlier.clone().into()).calls.len(), 8);
         group.throughput(Throughput::Elements(8));
         group.bench_with_input(BenchmarkId::from_parameter(len), &len, |b, _| {
             b.iter_batched(
-                || earlier.clone(),
+                || earlier.clone().into(),
+                |h| run_once(&rt, &agent, h),
+                BatchSize::SmallInput,
+            );
+        });
+    }
+    group.finish();
+
+    // The same, continuing the output of an earlier run (`Input::from(output)`): the run
+    // checks only the messages added after what the earlier run wrote.
+    let mut group = c.benchmark_group("runloop/continued");
+    for len in [0_usize, 4096] {
+        let earlier = earlier_output(&rt, &agent, len);
+        assert_eq!(run_once(&rt, &agent, earlier.clone().into()).calls.len(), 8);
+        group.throughput(Throughput::Elements(8));
+        group.bench_with_input(BenchmarkId::from_parameter(len), &len, |b, _| {
+            b.iter_batched(
+                || Input::from(earlier.clone()),
                 |h| run_once(&rt, &agent, h),
                 BatchSize::SmallInput,
             );
@@ -86,10 +106,10 @@ fn bench_runloop(c: &mut Criterion<ThreadCpu>) {
     let mut group = c.benchmark_group("runloop/turns");
     for turns in [1_usize, 8] {
         let agent = replay_agent(&ten, turns, 8);
-        assert_eq!(run_once(&rt, &agent, Vec::new()).calls.len(), 8 * turns);
+        assert_eq!(run_once(&rt, &agent, Input::new()).calls.len(), 8 * turns);
         group.throughput(Throughput::Elements(8 * turns as u64));
         group.bench_with_input(BenchmarkId::from_parameter(turns), &turns, |b, _| {
-            b.iter_with_large_drop(|| run_once(&rt, &agent, Vec::new()));
+            b.iter_with_large_drop(|| run_once(&rt, &agent, Input::new()));
         });
     }
     group.finish();
@@ -99,7 +119,7 @@ fn bench_runloop(c: &mut Criterion<ThreadCpu>) {
     let mut group = c.benchmark_group("runloop/scripted");
     for k in [1_usize, 8, 64] {
         assert_eq!(
-            run_once(&rt, &scripted_agent(&ten, k), Vec::new())
+            run_once(&rt, &scripted_agent(&ten, k), Input::new())
                 .calls
                 .len(),
             k
@@ -108,7 +128,7 @@ fn bench_runloop(c: &mut Criterion<ThreadCpu>) {
         group.bench_with_input(BenchmarkId::from_parameter(k), &k, |b, &k| {
             b.iter_batched(
                 || scripted_agent(&ten, k),
-                |agent| (run_once(&rt, &agent, Vec::new()), agent),
+                |agent| (run_once(&rt, &agent, Input::new()), agent),
                 BatchSize::SmallInput,
             );
         });

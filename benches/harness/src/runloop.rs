@@ -176,19 +176,30 @@ pub fn history(len: usize) -> Vec<Message> {
     out
 }
 
-/// Runs `agent` once on `rt` from `history`, to its answer. (Never inlined, so that a profiler
-/// can count what it runs alone.)
+/// Runs `agent` once on `rt`, continuing `earlier` with a user message, to its answer. (Never
+/// inlined, so that a profiler can count what it runs alone.)
 #[inline(never)]
 pub fn run_once(
     rt: &tokio::runtime::Runtime,
     agent: &Agent,
-    history: Vec<Message>,
+    earlier: tool_runtime::Input,
 ) -> tool_runtime::RunOutput {
     let ctx = Context::new();
-    let input = tool_runtime::Input::from(history).user("go");
+    let input = earlier.user("go");
     let out = rt
         .block_on(agent.run(&ctx, input))
         .expect("the run answers");
     debug_assert_eq!(out.text, "done");
     out
+}
+
+/// The output of a run of `agent` that continued a hand-built [`history`] of `len` messages:
+/// a conversation of `len` + 11 messages (the user's, the assistant's calls, their 8 results,
+/// the answer) that a next run continues as the run wrote it (`Input::from(output)`).
+pub fn earlier_output(
+    rt: &tokio::runtime::Runtime,
+    agent: &Agent,
+    len: usize,
+) -> tool_runtime::RunOutput {
+    run_once(rt, agent, history(len).into())
 }

@@ -226,6 +226,14 @@ impl AgentBuilder {
             .iter()
             .map(|tool| tool.retries().unwrap_or(self.retries))
             .collect();
+        let names = self
+            .tools
+            .iter()
+            .map(|tool| tool.name().to_owned())
+            .collect();
+        let with_policy = (0..self.tools.len())
+            .filter(|&i| self.tools[i].has_policy())
+            .collect();
         Ok(Agent::from_shared(Arc::new(Shared {
             model: self.model,
             name: self.name,
@@ -233,6 +241,8 @@ impl AgentBuilder {
             instructions: self.instructions,
             tools: self.tools,
             specs,
+            names,
+            with_policy,
             timeouts,
             by_name: index.by_name,
             max_concurrency: self.max_concurrency,

@@ -5,8 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
-use tokio::task::{self, JoinSet};
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use tokio::sync::{Semaphore, TryAcquireError};
 use tool_core::{Context, Error, ErrorKind, Hooks, Limits, Outcome, Tool};
 use tracing::Instrument;
 
@@ -58,20 +61,25 @@ pub(crate) enum CallsEnd {
 /// says, for each tool the agent holds, whether this run advertised it: only those are
 /// callable in the run (A5, A8).
 ///
+/// The calls run concurrently as futures of the run's own task (R2: concurrency, up to the
+/// agent's slots), each borrowing its call: no task, join handle or copy of the call's
+/// strings per call. A handler that computes for long should hand that work to
+/// `tokio::task::spawn_blocking`, as on any async task.
+///
 /// At resume the batch holds the approved calls of the paused turn: each runs through
 /// [`Tool::invoke_approved`] (H4), and records and a fatal end name their positions in that
 /// turn.
 ///
 /// # Cancel safety
 ///
-/// Dropping the future aborts the calls in flight (their futures are dropped).
+/// Dropping the future drops the calls in flight.
 pub(crate) async fn run_calls(
     shared: &Shared,
     ctx: &Context,
     batch: Batch<'_>,
     advertised: &[bool],
     turn: usize,
-    slots: &Arc<Semaphore>,
+    slots: &Semaphore,
     sink: &Sink,
 ) -> (Vec<CallRecord>, CallsEnd) {
     let Batch { calls, approved } = batch;
@@ -80,77 +88,91 @@ pub(crate) async fn run_calls(
         Some(positions) => positions.get(index).copied().unwrap_or(index),
     };
     let turn_ctx = ctx.child();
+    // A5, A8: a tool this run did not advertise is not callable in it, whatever its policy
+    // says now; its policy is not consulted. Each call's tool is looked up once.
+    let targets: Vec<Option<usize>> = calls
+        .iter()
+        .map(|call| {
+            shared
+                .by_name
+                .get(call.name.as_str())
+                .copied()
+                .filter(|&i| advertised.get(i).copied().unwrap_or(false))
+        })
+        .collect();
     // L4: with a sequential call in the batch, the calls run in steps (see `Steps`).
-    let steps = Steps::of(shared, calls, advertised);
-    let mut set = JoinSet::new();
-    // The task ids, in call order: a task that did not return is found by its id (a linear
-    // search, on that path only); the others return their index with their outcome.
-    let mut ids: Vec<task::Id> = Vec::with_capacity(calls.len());
-    for (index, call) in calls.iter().enumerate() {
-        let call_ctx = turn_ctx.for_call(call.id.clone(), call.name.clone());
+    let steps = Steps::of(shared, &targets);
+    let content = shared.record_tool_content;
+    let mut running = FuturesUnordered::new();
+    for (index, (call, &target)) in calls.iter().zip(&targets).enumerate() {
+        let call_ctx = turn_ctx.for_call(call.id.as_str(), call.name.as_str());
         // K3: a handler's progress goes to the run's stream, if it has one.
         let call_ctx = progress::listen(call_ctx, sink, turn, index, call);
-        // A5, A8: a tool this run did not advertise is not callable in it, whatever its
-        // policy says now; its policy is not consulted.
-        let target = shared
-            .by_name
-            .get(&call.name)
-            .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
-            .map(|&i| (shared.tools[i].clone(), shared.timeouts[i]));
-        let content = shared.record_tool_content;
+        let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
         let span = spans::call(call, content);
-        let work = run_one(
-            call_ctx,
-            target,
-            call.arguments.clone(),
-            shared.limits,
-            Arc::clone(slots),
-            approved.is_some(),
-            shared.hooks.clone(),
-        );
         let step = steps.as_ref().map(|steps| steps.for_call(index));
-        let handle = set.spawn(async move {
-            let outcome = match step {
-                None => work.instrument(span.clone()).await,
-                Some((before, done)) => {
-                    // Counts this call done however it ends (aborted or dropped included).
-                    let _done = done;
-                    if let Some(before) = before {
-                        before.wait().await;
-                    }
-                    work.instrument(span.clone()).await
+        let one = One {
+            ctx: call_ctx,
+            tool,
+            arguments: call.arguments.as_bytes(),
+            limits: &shared.limits,
+            slots,
+            approved: approved.is_some(),
+            hooks: &shared.hooks,
+        };
+        running.push(
+            AssertUnwindSafe(async move {
+                // The step's guard (in `step`) counts this call done however it ends,
+                // dropped included; a call of a later step first waits for the one before.
+                if let Some((Some(before), _)) = &step {
+                    before.wait().await;
                 }
-            };
-            spans::record_call(&span, &outcome, content);
-            (index, outcome)
-        });
-        ids.push(handle.id());
+                let outcome = one.run().instrument(span.clone()).await;
+                spans::record_call(&span, &outcome, content);
+                drop(step);
+                outcome
+            })
+            .catch_unwind()
+            .map(move |ended| (index, ended)),
+        );
     }
 
     let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
     let mut end = CallsEnd::Done;
-    let mut aborted = false;
+    // One wait for the caller's cancellation, for the whole batch.
+    let cancelled = ctx.cancelled();
+    tokio::pin!(cancelled);
     loop {
-        let joined = tokio::select! {
-            biased;
-            () = ctx.cancelled(), if !aborted => {
-                // P4: the call contexts are children of `ctx`, so every call has seen the
-                // cancellation; drop what is still in flight, and collect what ended.
-                aborted = true;
-                set.abort_all();
-                if end == CallsEnd::Done {
-                    end = CallsEnd::Cancelled;
-                }
-                continue;
+        let ended = if end == CallsEnd::Cancelled {
+            // P4: the call contexts are children of `ctx`, so every call has seen the
+            // cancellation; the calls it woke end now if they can (a handler watching its
+            // context returns), and what is still in flight is dropped.
+            match running.next().now_or_never() {
+                Some(ended) => ended,
+                None => break,
             }
-            joined = set.join_next_with_id() => joined,
+        } else {
+            tokio::select! {
+                biased;
+                () = &mut cancelled => {
+                    end = CallsEnd::Cancelled;
+                    continue;
+                }
+                ended = running.next() => ended,
+            }
         };
-        let Some(joined) = joined else { break };
-        let (index, outcome) = match joined {
-            Ok((_, (index, outcome))) => (Some(index), outcome),
-            Err(e) => (ids.iter().position(|id| *id == e.id()), lost_task(&e)),
-        };
-        let Some(index) = index else { continue };
+        let Some((index, ended)) = ended else { break };
+        let outcome = ended.unwrap_or_else(|panic| {
+            // `invoke` contains the handler's panics: this is a panic of the loop's own
+            // code around the call (a bug), kept to the call.
+            Outcome::failure(Error::new(
+                ErrorKind::Panic,
+                format!(
+                    "the code running the call panicked: {}",
+                    tool_core::panic::message(&*panic)
+                ),
+            ))
+        });
         if outcome.is_fatal() && end == CallsEnd::Done {
             // P2: the first fatal outcome cancels the siblings, which are still joined.
             end = CallsEnd::Fatal(position(index));
@@ -162,18 +184,20 @@ pub(crate) async fn run_calls(
         }
         outcomes[index] = Some(outcome);
     }
+    drop(running);
 
+    let dropped = if end == CallsEnd::Cancelled {
+        "the run was cancelled; the call was dropped"
+    } else {
+        "the call was dropped before it ended"
+    };
     let records = calls
         .iter()
         .zip(outcomes)
         .enumerate()
         .map(|(index, (call, outcome))| {
-            let outcome = outcome.unwrap_or_else(|| {
-                Outcome::cancelled(Error::new(
-                    ErrorKind::Cancelled,
-                    "the call was dropped before it ended",
-                ))
-            });
+            let outcome = outcome
+                .unwrap_or_else(|| Outcome::cancelled(Error::new(ErrorKind::Cancelled, dropped)));
             record(turn, position(index), call, outcome)
         })
         .collect();
@@ -192,23 +216,17 @@ struct Steps {
 }
 
 impl Steps {
-    /// The steps of `calls`, or `None` when none of them is a call of a sequential tool
+    /// The steps of the calls of these tools (each call's tool index, if it is callable), or
+    /// `None` when none of them is a call of a sequential tool
     /// (the usual case: every call runs at once, as before).
-    fn of(shared: &Shared, calls: &[ToolCall], advertised: &[bool]) -> Option<Steps> {
-        let sequential: Vec<bool> = calls
-            .iter()
-            .map(|call| {
-                shared
-                    .by_name
-                    .get(&call.name)
-                    .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
-                    .is_some_and(|&i| shared.tools[i].is_sequential())
-            })
-            .collect();
-        if !sequential.contains(&true) {
+    fn of(shared: &Shared, targets: &[Option<usize>]) -> Option<Steps> {
+        let sequential =
+            |target: &Option<usize>| target.is_some_and(|i| shared.tools[i].is_sequential());
+        if !targets.iter().any(sequential) {
             return None;
         }
-        let mut step_of = Vec::with_capacity(calls.len());
+        let sequential = targets.iter().map(sequential);
+        let mut step_of = Vec::with_capacity(targets.len());
         let mut sizes: Vec<usize> = Vec::new();
         let mut open = false;
         for alone in sequential {
@@ -293,87 +311,87 @@ pub(crate) fn record(turn: usize, index: usize, call: &ToolCall, outcome: Outcom
     }
 }
 
-/// The outcome of a call whose task did not return: aborted (the run was cancelled), or
-/// panicked outside the handler (a bug: `invoke` contains the handler's panics).
-fn lost_task(e: &task::JoinError) -> Outcome {
-    if e.is_cancelled() {
-        Outcome::cancelled(Error::new(
-            ErrorKind::Cancelled,
-            "the run was cancelled; the call was dropped",
-        ))
-    } else {
-        Outcome::failure(Error::new(
-            ErrorKind::Panic,
-            format!("the task running the call panicked: {e}"),
-        ))
-    }
+/// One call: a slot, then the pipeline, under the tool's timeout.
+struct One<'a> {
+    ctx: Context,
+    /// The tool and its timeout, if the call names a tool this run advertised.
+    tool: Option<(&'a Tool, Option<Duration>)>,
+    arguments: &'a [u8],
+    limits: &'a Limits,
+    slots: &'a Semaphore,
+    approved: bool,
+    hooks: &'a Hooks,
 }
 
-/// One call: a slot, then the pipeline, under the tool's timeout.
-async fn run_one(
-    ctx: Context,
-    target: Option<(Tool, Option<Duration>)>,
-    arguments: String,
-    limits: Limits,
-    slots: Arc<Semaphore>,
-    approved: bool,
-    hooks: Hooks,
-) -> Outcome {
-    let permit = tokio::select! {
-        biased;
-        () = ctx.cancelled() => return not_started(),
-        permit = slots.acquire_owned() => permit,
-    };
-    let Ok(_permit) = permit else {
-        return not_started();
-    };
-    if ctx.is_cancelled() {
-        return not_started();
-    }
-    // A5: a name the agent does not hold gets the same answer as a tool this run did not
-    // advertise. An advertised tool goes through `invoke_with`, whose availability re-check
-    // decides (A4: a capability revoked mid-run blocks the call).
-    let Some((tool, timeout)) = target else {
-        tracing::debug!("the model called a tool this run did not advertise");
-        return Outcome::unavailable();
-    };
-    let call = async {
-        // K1: the hooks wrap the handler (without hooks, a branch).
-        if approved {
-            hooks
-                .invoke_approved(&tool, &ctx, arguments.as_bytes(), &limits)
-                .await
-        } else {
-            hooks
-                .invoke(&tool, &ctx, arguments.as_bytes(), &limits)
-                .await
+impl One<'_> {
+    async fn run(self) -> Outcome {
+        let One {
+            ctx,
+            tool,
+            arguments,
+            limits,
+            slots,
+            approved,
+            hooks,
+        } = self;
+        // A free slot is taken at once; otherwise the call waits for one, or for
+        // cancellation.
+        let permit = match slots.try_acquire() {
+            Ok(permit) => Ok(permit),
+            Err(TryAcquireError::Closed) => return not_started(),
+            Err(TryAcquireError::NoPermits) => tokio::select! {
+                biased;
+                () = ctx.cancelled() => return not_started(),
+                permit = slots.acquire() => permit,
+            },
+        };
+        let Ok(_permit) = permit else {
+            return not_started();
+        };
+        if ctx.is_cancelled() {
+            return not_started();
         }
-    };
-    let outcome = match timeout {
-        None => call.await,
-        Some(limit) => match tokio::time::timeout(limit, call).await {
-            Ok(outcome) => outcome,
-            Err(_) => {
-                // The handler's future is dropped; cancel the call's token too, for anything
-                // it started that watches it.
-                ctx.cancellation().cancel();
-                let error = Error::new(
-                    ErrorKind::Timeout,
-                    format!(
-                        "tool `{}` ran past its timeout of {limit:?} and was dropped",
-                        tool.name()
-                    ),
-                );
-                tracing::warn!(
-                    error = %error,
-                    "tool call timed out; the model is told only that it timed out"
-                );
-                Outcome::timed_out(error)
+        // A5: a name the agent does not hold gets the same answer as a tool this run did not
+        // advertise. An advertised tool goes through `invoke_with`, whose availability
+        // re-check decides (A4: a capability revoked mid-run blocks the call).
+        let Some((tool, timeout)) = tool else {
+            tracing::debug!("the model called a tool this run did not advertise");
+            return Outcome::unavailable();
+        };
+        let call = async {
+            // K1: the hooks wrap the handler (without hooks, a branch).
+            if approved {
+                hooks.invoke_approved(tool, &ctx, arguments, limits).await
+            } else {
+                hooks.invoke(tool, &ctx, arguments, limits).await
             }
-        },
-    };
-    tracing::debug!(outcome = %outcome.kind(), "tool call ended");
-    outcome
+        };
+        let outcome = match timeout {
+            None => call.await,
+            Some(limit) => match tokio::time::timeout(limit, call).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    // The handler's future is dropped; cancel the call's token too, for
+                    // anything it started that watches it.
+                    ctx.cancellation().cancel();
+                    let error = Error::new(
+                        ErrorKind::Timeout,
+                        format!(
+                            "tool `{}` ran past its timeout of {limit:?} and was dropped",
+                            tool.name()
+                        ),
+                    );
+                    tracing::warn!(
+                        error = %error,
+                        "tool call timed out; the model is told only that it timed out"
+                    );
+                    Outcome::timed_out(error)
+                }
+            },
+        };
+        tracing::debug!(outcome = %outcome.kind(), "tool call ended");
+        outcome
+    }
 }
 
 fn not_started() -> Outcome {

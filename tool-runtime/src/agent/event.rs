@@ -22,7 +22,7 @@ pub enum RunEvent {
     /// Discovery is done (A2): these tools are advertised for the whole run.
     Started {
         /// The advertised tools' names, in declaration order.
-        advertised: Vec<String>,
+        advertised: Arc<[String]>,
     },
     /// A piece of the model's text, as it streams.
     TextDelta {

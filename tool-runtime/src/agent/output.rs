@@ -1,6 +1,8 @@
 //! What a run gives back: the final answer, the transcript, usage per turn, and the record
 //! of every call (E3).
 
+use std::sync::Arc;
+
 use tool_core::{Error, Outcome, OutcomeKind, Violation};
 
 use crate::model::{Message, Usage};
@@ -21,12 +23,20 @@ pub struct RunOutput {
     pub calls: Vec<CallRecord>,
     /// The names of the tools advertised to the model in this run, in declaration order
     /// (fixed for the run, A2, A8).
-    pub advertised: Vec<String>,
+    pub advertised: Arc<[String]>,
     /// The tool whose successful call ended the run (L5): `text` is that call's result.
     pub stopped_at: Option<String>,
+    /// The length of `transcript` as the run wrote it: a closed conversation that
+    /// `Input::from(output)` need not check again.
+    pub(crate) written: usize,
 }
 
 impl RunOutput {
+    /// The length of the transcript the run wrote.
+    pub(crate) fn written(&self) -> usize {
+        self.written
+    }
+
     /// The number of turns (model requests) the run took.
     pub fn turns(&self) -> usize {
         self.usage.len()

@@ -2,14 +2,14 @@
 //! and finish reason, with the protocol checked on the way.
 
 use std::collections::HashMap;
-use std::collections::HashSet;
 use std::future::poll_fn;
 
 use tool_core::Context;
 
 use super::event::{RunEvent, Sink};
 use crate::model::{
-    FinishReason, ModelError, ModelEvent, ModelStream, ProtocolError, ToolCall, Usage, preview,
+    FinishReason, ModelError, ModelEvent, ModelStream, ProtocolError, ToolCall, Usage,
+    first_duplicate, preview,
 };
 
 /// A complete reply.
@@ -73,7 +73,9 @@ struct PartialCall {
 struct Assembler {
     text: String,
     calls: Vec<PartialCall>,
-    positions: HashMap<usize, usize>,
+    /// Where each call's index is in `calls`: `None` while every call started at the index
+    /// equal to its position (as drivers number them), a map once one did not.
+    positions: Option<HashMap<usize, usize>>,
     usage: Usage,
     finish: Option<FinishReason>,
 }
@@ -86,10 +88,22 @@ impl Assembler {
                 sink.emit(|| RunEvent::TextDelta { turn, text });
             }
             ModelEvent::ToolCallStart { index, id, name } => {
-                if self.positions.contains_key(&index) {
-                    return Err(ProtocolError::CallStartedTwice { index });
+                let at = self.calls.len();
+                match &mut self.positions {
+                    None if index == at => {}
+                    None if index < at => return Err(ProtocolError::CallStartedTwice { index }),
+                    None => {
+                        let mut positions: HashMap<usize, usize> =
+                            (0..at).map(|i| (i, i)).collect();
+                        positions.insert(index, at);
+                        self.positions = Some(positions);
+                    }
+                    Some(positions) => {
+                        if positions.insert(index, at).is_some() {
+                            return Err(ProtocolError::CallStartedTwice { index });
+                        }
+                    }
                 }
-                self.positions.insert(index, self.calls.len());
                 self.calls.push(PartialCall {
                     id,
                     name,
@@ -112,31 +126,33 @@ impl Assembler {
     }
 
     fn call(&mut self, index: usize) -> Result<&mut PartialCall, ProtocolError> {
-        self.positions
-            .get(&index)
-            .and_then(|&at| self.calls.get_mut(at))
+        let at = match &self.positions {
+            None => Some(index),
+            Some(positions) => positions.get(&index).copied(),
+        };
+        at.and_then(|at| self.calls.get_mut(at))
             .ok_or(ProtocolError::UnknownCallIndex { index })
     }
 
     /// The reply, its calls in the order they started. An empty id is replaced by
     /// `call-{turn}-{n}`; two calls with one id are a protocol error.
     fn finish(self, turn: usize) -> Result<Reply, ProtocolError> {
-        let mut seen = HashSet::with_capacity(self.calls.len());
-        let mut calls = Vec::with_capacity(self.calls.len());
-        for (n, call) in self.calls.into_iter().enumerate() {
-            let id = if call.id.is_empty() {
-                format!("call-{turn}-{}", n + 1)
-            } else {
-                call.id
-            };
-            if !seen.insert(id.clone()) {
-                return Err(ProtocolError::DuplicateCallId { id: preview(&id) });
-            }
-            calls.push(ToolCall {
-                id,
+        let calls: Vec<ToolCall> = self
+            .calls
+            .into_iter()
+            .enumerate()
+            .map(|(n, call)| ToolCall {
+                id: if call.id.is_empty() {
+                    format!("call-{turn}-{}", n + 1)
+                } else {
+                    call.id
+                },
                 name: call.name,
                 arguments: call.arguments,
-            });
+            })
+            .collect();
+        if let Some(id) = first_duplicate(&calls) {
+            return Err(ProtocolError::DuplicateCallId { id: preview(id) });
         }
         Ok(Reply {
             text: self.text,

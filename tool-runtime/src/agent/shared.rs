@@ -22,6 +22,12 @@ pub(crate) struct Shared {
     pub(crate) tools: Vec<Tool>,
     /// Each tool's spec, rendered once at `build()` (same order as `tools`).
     pub(crate) specs: Vec<ToolSpec>,
+    /// Every tool's name, in declaration order: what a run that shows every tool advertises,
+    /// shared with its output and events rather than copied per run (A2).
+    pub(crate) names: Arc<[String]>,
+    /// The positions of the tools that have an availability policy, in declaration order:
+    /// the only ones discovery has to ask (A1, A2).
+    pub(crate) with_policy: Vec<usize>,
     /// Each tool's call timeout (same order as `tools`).
     pub(crate) timeouts: Vec<Option<Duration>>,
     pub(crate) by_name: HashMap<String, usize>,

@@ -176,10 +176,27 @@ impl ToolResult {
 /// Before any model I/O the run checks that every tool result answers a call of the
 /// assistant message before it, exactly once, and that no call is left without a result;
 /// otherwise it ends with kind `Protocol` ([`ProtocolError`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// An input made from a whole [`crate::RunOutput`] (`Input::from(output)`) takes the
+/// output's transcript as the run wrote it: the run checks only the messages added after
+/// it, so continuing a long conversation costs what the new messages cost. (A transcript
+/// whose length was changed after the run is checked whole; change one in place and pass the
+/// `Vec` instead, which is always checked whole.)
+#[derive(Debug, Clone, Default)]
 pub struct Input {
     messages: Vec<Message>,
+    /// How many leading messages a run wrote and checked: a closed conversation (every call
+    /// answered) that is not checked again.
+    checked: usize,
 }
+
+impl PartialEq for Input {
+    fn eq(&self, other: &Self) -> bool {
+        self.messages == other.messages
+    }
+}
+
+impl Eq for Input {}
 
 impl Input {
     /// An empty conversation.
@@ -210,6 +227,28 @@ impl Input {
     pub fn into_messages(self) -> Vec<Message> {
         self.messages
     }
+
+    /// The messages, and how many leading ones a run wrote (and checked) already.
+    pub(crate) fn into_parts(self) -> (Vec<Message>, usize) {
+        (self.messages, self.checked)
+    }
+}
+
+impl From<crate::RunOutput> for Input {
+    /// The conversation of a finished run, to continue with a new user message: its
+    /// messages are not checked again (see [`Input`]).
+    fn from(output: crate::RunOutput) -> Self {
+        let checked = output.written();
+        let messages = output.transcript;
+        Self {
+            checked: if messages.len() == checked {
+                checked
+            } else {
+                0
+            },
+            messages,
+        }
+    }
 }
 
 impl From<&str> for Input {
@@ -232,8 +271,29 @@ impl From<Message> for Input {
 
 impl From<Vec<Message>> for Input {
     fn from(messages: Vec<Message>) -> Self {
-        Self { messages }
+        Self {
+            messages,
+            checked: 0,
+        }
     }
+}
+
+/// The first id that a call of `calls` shares with a call before it. A short list is
+/// checked without hashing; a long one with a hash set (linear, whatever the ids).
+pub(crate) fn first_duplicate(calls: &[ToolCall]) -> Option<&str> {
+    if calls.len() <= 16 {
+        return calls.iter().enumerate().find_map(|(i, call)| {
+            calls[..i]
+                .iter()
+                .any(|earlier| earlier.id == call.id)
+                .then_some(call.id.as_str())
+        });
+    }
+    let mut seen = HashSet::with_capacity(calls.len());
+    calls
+        .iter()
+        .find(|call| !seen.insert(call.id.as_str()))
+        .map(|call| call.id.as_str())
 }
 
 /// Checks that every tool result answers exactly one call of the assistant message before
@@ -256,22 +316,11 @@ pub(crate) fn check_transcript(messages: &[Message]) -> Result<(), ProtocolError
                         call_id: preview(id),
                     });
                 }
-                // `pending` is empty here, so it holds this message's ids alone: a short list
-                // is checked for duplicates without hashing.
                 let calls = other.tool_calls();
-                let mut seen = (calls.len() > 16).then(HashSet::new);
-                for call in calls {
-                    let duplicate = match seen.as_mut() {
-                        Some(seen) => !seen.insert(call.id.as_str()),
-                        None => pending.contains(&call.id.as_str()),
-                    };
-                    if duplicate {
-                        return Err(ProtocolError::DuplicateCallId {
-                            id: preview(&call.id),
-                        });
-                    }
-                    pending.push(&call.id);
+                if let Some(id) = first_duplicate(calls) {
+                    return Err(ProtocolError::DuplicateCallId { id: preview(id) });
                 }
+                pending.extend(calls.iter().map(|call| call.id.as_str()));
             }
         }
     }
@@ -349,6 +398,16 @@ mod tests {
             check_transcript(&twice),
             Err(ProtocolError::DuplicateCallId { .. })
         ));
+    }
+
+    #[test]
+    fn duplicate_ids_are_found_in_short_and_long_lists() {
+        let short: Vec<ToolCall> = ["a", "b", "a"].into_iter().map(call).collect();
+        assert_eq!(first_duplicate(&short), Some("a"));
+        let mut long: Vec<ToolCall> = (0..40).map(|i| call(&format!("c{i}"))).collect();
+        assert_eq!(first_duplicate(&long), None);
+        long.push(call("c7"));
+        assert_eq!(first_duplicate(&long), Some("c7"));
     }
 
     #[test]

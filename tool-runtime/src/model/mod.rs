@@ -26,8 +26,8 @@ use tool_core::Tool;
 
 pub(crate) use error::preview;
 pub use error::{ApiError, ModelError, ProtocolError, SchemaUnsupported};
-pub(crate) use message::check_transcript;
 pub use message::{Input, Message, ToolCall, ToolResult};
+pub(crate) use message::{check_transcript, first_duplicate};
 
 /// A language model, behind a provider driver.
 ///

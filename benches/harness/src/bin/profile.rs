@@ -62,7 +62,7 @@ fn main() {
 }
 
 fn runloop(argv: &[String]) {
-    use tool_bench::runloop::{history, replay_agent, run_once, tools};
+    use tool_bench::runloop::{earlier_output, history, replay_agent, run_once, tools};
     let arg = |i: usize, default: usize| {
         argv.get(i)
             .map_or(default, |s| s.parse().expect("a number"))
@@ -74,12 +74,19 @@ fn runloop(argv: &[String]) {
         .expect("a tokio runtime");
     let set = tools(n);
     let agent = replay_agent(&set, usize::from(k > 0), k);
+    // `output` as the fifth argument: continue an earlier run's output of `len` + 11
+    // messages (`Input::from(output)`) rather than a hand-built history of `len`.
+    let continued = argv.get(4).is_some_and(|a| a == "output");
     let earlier = history(len);
+    let output = continued.then(|| earlier_output(&rt, &agent, len));
     let mut calls = 0;
     for _ in 0..runs {
         // The history is cloned, and the output dropped, outside `run_once`: count
         // instructions with `--toggle-collect='*run_once*'` to leave them out.
-        let input = earlier.clone();
+        let input = match &output {
+            Some(output) => tool_runtime::Input::from(output.clone()),
+            None => earlier.clone().into(),
+        };
         let out = run_once(&rt, &agent, input);
         calls += out.calls.len();
     }

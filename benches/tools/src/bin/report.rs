@@ -323,6 +323,22 @@ impl Report {
                 Some(("empty transcript", Some("10/8/0"), "runloop/transcript/0")),
             );
         }
+        for len in [0_usize, 4096] {
+            row(
+                format!(
+                    "8 calls, continuing an earlier run's output of {} messages (`Input::from(output)`)",
+                    len + 11
+                ),
+                &format!("runloop/continued/{len}"),
+                Some(&format!("10/8/{len}/output")),
+                8,
+                Some((
+                    "an earlier run's output of 11",
+                    Some("10/8/0/output"),
+                    "runloop/continued/0",
+                )),
+            );
+        }
         for turns in [1_usize, 8] {
             row(
                 format!("{turns} turn(s) of 8 calls (transcript grows in the run)"),

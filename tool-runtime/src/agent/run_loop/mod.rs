@@ -10,6 +10,7 @@ use answer::{ANSWER_NAME, Correction};
 
 use resume::PausedTurn;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use tokio::sync::Semaphore;
@@ -76,8 +77,9 @@ pub(crate) async fn run(
         Start::Fresh(input, options, answering) => {
             run.own_options = options;
             run.answering = answering.map(|answering| *answering);
-            run.transcript = input.into_messages();
-            run.drive().instrument(span.clone()).await
+            let (transcript, checked) = input.into_parts();
+            run.transcript = transcript;
+            run.drive(checked).instrument(span.clone()).await
         }
         Start::Resume(paused, decisions) => {
             run.resume(*paused, decisions)
@@ -105,17 +107,14 @@ pub(crate) async fn run(
 ///
 /// Returns kind `Cancelled` as soon as `ctx` is cancelled.
 pub(crate) async fn discover(shared: &Shared, ctx: &Context) -> Result<Vec<bool>, RunError> {
-    let mut visible = Vec::with_capacity(shared.tools.len());
     if ctx.is_cancelled() {
         return Err(cancelled());
     }
-    for tool in &shared.tools {
-        if !tool.has_policy() {
-            // A1: a tool without a policy is available; there is nothing to await.
-            tracing::debug!(tool = tool.name(), available = true, "discovery");
-            visible.push(true);
-            continue;
-        }
+    // A1: a tool without a policy is available; there is nothing to ask it. Only the tools
+    // with a policy are asked, in declaration order.
+    let mut visible = vec![true; shared.tools.len()];
+    for &at in &shared.with_policy {
+        let tool = &shared.tools[at];
         let checked = tokio::select! {
             biased;
             () = ctx.cancelled() => return Err(cancelled()),
@@ -124,7 +123,7 @@ pub(crate) async fn discover(shared: &Shared, ctx: &Context) -> Result<Vec<bool>
         match checked {
             Ok(shown) => {
                 tracing::debug!(tool = tool.name(), available = shown, "discovery");
-                visible.push(shown);
+                visible[at] = shown;
             }
             Err(cause) => {
                 let panicked = find_in_chain::<Panicked>(&*cause).is_some();
@@ -171,8 +170,11 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    async fn drive(&mut self) -> Result<RunOutput, RunError> {
-        if let Err(e) = check_transcript(&self.transcript) {
+    /// A fresh run, whose first `checked` messages a run wrote (a closed conversation, not
+    /// checked again).
+    async fn drive(&mut self, checked: usize) -> Result<RunOutput, RunError> {
+        let added = self.transcript.get(checked..).unwrap_or(&self.transcript);
+        if let Err(e) = check_transcript(added) {
             return Err(self.fail(e.into()));
         }
         let visible = match discover(self.shared, self.ctx).await {
@@ -190,24 +192,34 @@ impl Run<'_> {
         visible: Vec<bool>,
         paused: Option<PausedTurn>,
     ) -> Result<RunOutput, RunError> {
-        // A8: the advertised list is fixed here, for the whole run.
-        let mut advertised: Vec<ToolSpec> = self
-            .shared
-            .specs
-            .iter()
-            .zip(&visible)
-            .filter(|(_, shown)| **shown)
-            .map(|(spec, _)| spec.clone())
-            .collect();
-        let names: Vec<String> = advertised.iter().map(|s| s.name().to_owned()).collect();
-        // O2: the final-answer tool, offered beside the agent's tools.
-        if let Some(tool) = self.answering.as_ref().and_then(|a| a.tool.clone()) {
-            advertised.push(tool);
-        }
+        // A8: the advertised list is fixed here, for the whole run. A run that shows every
+        // tool shares the agent's list and names instead of copying them.
+        let answer_tool = self.answering.as_ref().and_then(|a| a.tool.clone());
+        let every = !visible.contains(&false);
+        let (advertised, names): (Cow<'_, [ToolSpec]>, Arc<[String]>) =
+            if every && answer_tool.is_none() {
+                (
+                    Cow::Borrowed(&self.shared.specs),
+                    Arc::clone(&self.shared.names),
+                )
+            } else {
+                let mut advertised: Vec<ToolSpec> = self
+                    .shared
+                    .specs
+                    .iter()
+                    .zip(&visible)
+                    .filter(|(_, shown)| **shown)
+                    .map(|(spec, _)| spec.clone())
+                    .collect();
+                let names = advertised.iter().map(|s| s.name().to_owned()).collect();
+                // O2: the final-answer tool, offered beside the agent's tools.
+                advertised.extend(answer_tool);
+                (Cow::Owned(advertised), names)
+            };
         self.sink.emit(|| RunEvent::Started {
-            advertised: names.clone(),
+            advertised: Arc::clone(&names),
         });
-        let slots = Arc::new(Semaphore::new(self.shared.max_concurrency));
+        let slots = Semaphore::new(self.shared.max_concurrency);
         if let Some(paused) = paused {
             // A resumed run: the paused turn's decided calls first (H4, H5).
             self.finish_paused_turn(paused, &visible, &slots).await?;
@@ -230,6 +242,7 @@ impl Run<'_> {
             if let Some(text) = step.await? {
                 return Ok(RunOutput {
                     text,
+                    written: self.transcript.len(),
                     transcript: std::mem::take(&mut self.transcript),
                     usage: std::mem::take(&mut self.usage),
                     calls: std::mem::take(&mut self.calls),
@@ -251,7 +264,7 @@ impl Run<'_> {
         turn: usize,
         advertised: &[ToolSpec],
         visible: &[bool],
-        slots: &Arc<Semaphore>,
+        slots: &Semaphore,
         choice: Option<&ToolChoice>,
     ) -> Result<Option<String>, RunError> {
         let native = self
@@ -284,16 +297,13 @@ impl Run<'_> {
                 call: call.clone(),
             });
         }
-        self.transcript.push(Message::assistant_with_calls(
-            reply.text.clone(),
-            reply.calls.clone(),
-        ));
         let turn_end = || RunEvent::TurnEnd {
             turn,
             usage: reply.usage,
             finish: reply.finish.clone(),
         };
         if reply.calls.is_empty() {
+            self.transcript.push(Message::assistant(reply.text.clone()));
             self.sink.emit(turn_end);
             if reply.finish == Some(FinishReason::Length) {
                 // A reply cut at the output token limit is not an answer: the run ends with
@@ -332,6 +342,10 @@ impl Run<'_> {
             .filter(|answering| !answering.native())
             .and_then(|_| reply.calls.iter().position(|call| call.name == ANSWER_NAME))
         {
+            self.transcript.push(Message::assistant_with_calls(
+                reply.text.clone(),
+                reply.calls.clone(),
+            ));
             return self
                 .final_call(turn, &reply.calls, at, visible, slots, turn_end)
                 .await;
@@ -345,6 +359,10 @@ impl Run<'_> {
             .usage_limits()
             .before_calls(made, reply.calls.len() as u64)
         {
+            self.transcript.push(Message::assistant_with_calls(
+                reply.text.clone(),
+                reply.calls.clone(),
+            ));
             for call in &reply.calls {
                 self.transcript.push(Message::Tool(ToolResult::new(
                     call.id.clone(),
@@ -370,6 +388,9 @@ impl Run<'_> {
             self.sink,
         )
         .await;
+        // The assistant's message takes the calls, which ran from the reply.
+        self.transcript
+            .push(Message::assistant_with_calls(reply.text, reply.calls));
         // H2: the calls that needed no decision ran; the run pauses with the others. Only an
         // agent holding a tool that can pause looks.
         if self.shared.pauses
@@ -393,7 +414,7 @@ impl Run<'_> {
         calls: &[crate::model::ToolCall],
         at: usize,
         visible: &[bool],
-        slots: &Arc<Semaphore>,
+        slots: &Semaphore,
         turn_end: impl FnOnce() -> RunEvent,
     ) -> Result<Option<String>, RunError> {
         let Some(mut answering) = self.answering.take() else {
@@ -535,18 +556,18 @@ impl Run<'_> {
     /// The failure that ends the run when a tool goes past its budget.
     fn over_budget(&mut self, first: usize) -> Option<RunError> {
         for record in &self.calls[first..] {
-            let Some(&tool) = self.shared.by_name.get(&record.name) else {
-                continue;
-            };
             let failed = match record.kind() {
                 OutcomeKind::InvalidArguments => true,
                 OutcomeKind::Rejected => record
                     .error()
                     .and_then(|error| error.tool_error())
                     .is_some_and(ToolError::asks_retry),
+                // A success starts its tool's count over; nothing to count before a failure.
                 OutcomeKind::Success => {
-                    if let Some(count) = self.failures.get_mut(tool) {
-                        *count = 0;
+                    if !self.failures.is_empty()
+                        && let Some(&tool) = self.shared.by_name.get(&record.name)
+                    {
+                        self.failures[tool] = 0;
                     }
                     false
                 }
@@ -555,6 +576,9 @@ impl Run<'_> {
             if !failed {
                 continue;
             }
+            let Some(&tool) = self.shared.by_name.get(&record.name) else {
+                continue;
+            };
             if self.failures.is_empty() {
                 self.failures = vec![0; self.shared.tools.len()];
             }

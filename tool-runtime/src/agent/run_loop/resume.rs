@@ -3,8 +3,6 @@
 //! paused turn is finished (approved calls run through the pipeline again, denied ones and
 //! deferred results answered as decided) and the run goes on.
 
-use std::sync::Arc;
-
 use tokio::sync::Semaphore;
 use tool_core::{Error, ErrorKind, Outcome, OutcomeKind};
 
@@ -74,7 +72,7 @@ impl Run<'_> {
         &mut self,
         paused: PausedTurn,
         visible: &[bool],
-        slots: &Arc<Semaphore>,
+        slots: &Semaphore,
     ) -> Result<(), RunError> {
         let PausedTurn {
             turn,
