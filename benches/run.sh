@@ -159,6 +159,12 @@ for fw in baseline ours-invoke ours-agent rmcp rig; do
     "$MEMORY" run "$fw" >"$RESULTS/memory-run-$fw.json"
 done
 
+# --- 6. many runs at once ---------------------------------------------------------------
+# Before 1b, which relinks the binaries without the peers. RUNS (10,000; QUICK=1: 1,000) runs
+# of one agent on one runtime: in flight, paused, and how fast they go.
+step "6. many runs at once"
+"$TARGET/release/many_runs" >"$RESULTS/many-runs.json"
+
 # --- 1b. call overhead, tool-runtime alone -------------------------------------------------
 # Last of the runtime figures: building without the peers relinks target/release/{profile,memory}.
 step "1b. call overhead of tool-runtime built without the peers (serde_json without rig's features)"

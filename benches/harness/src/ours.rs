@@ -88,7 +88,11 @@ impl Caller {
     }
 
     fn with(tool: Tool) -> Self {
-        assert!(tool.declaration_error().is_none(), "{:?}", tool.declaration_error());
+        assert!(
+            tool.declaration_error().is_none(),
+            "{:?}",
+            tool.declaration_error()
+        );
         let mut tools = HashMap::new();
         tools.insert(tool.name().to_owned(), tool);
         Self {

@@ -12,66 +12,15 @@
 //!
 //! Each prints one JSON object on stdout.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use serde_json::json;
+use tool_bench::counting::{Counting, held, peak, reset_peak};
 use tool_bench::{TOOL_NAME, args, block_on, peak_rss_bytes, rss_bytes};
-
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every method forwards to `System` and only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
-                    - layout.size();
-                PEAK.fetch_max(now, Ordering::Relaxed);
-            } else {
-                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
 const TOOLS: usize = 1000;
 const CALLS: usize = 1000;
-
-fn held() -> usize {
-    CURRENT.load(Ordering::Relaxed)
-}
 
 /// Bytes still held after `build` returns its value, per tool; the value is dropped after.
 fn per_tool<T>(build: impl FnOnce() -> T) -> f64 {
@@ -289,9 +238,9 @@ fn run_report(which: &str) -> serde_json::Value {
     let mut run = run;
     let rss_before = rss_bytes();
     let heap_before = held();
-    PEAK.store(heap_before, Ordering::Relaxed);
+    reset_peak();
     run(&mut results);
-    let heap_peak = PEAK.load(Ordering::Relaxed);
+    let heap_peak = peak();
     let heap_after = held();
     assert_eq!(results.len(), CALLS);
     json!({

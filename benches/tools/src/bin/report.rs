@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+#[path = "report/many_runs.rs"]
+mod many_runs;
+
 fn main() {
     let target = PathBuf::from(
         std::env::args()
@@ -101,6 +104,7 @@ impl Report {
         self.runloop(&mut s);
         self.compile(&mut s);
         self.memory(&mut s);
+        self.many_runs(&mut s);
         self.targets(&mut s);
         s
     }

@@ -161,8 +161,14 @@ impl PendingCall {
 }
 
 impl PausedRun {
-    /// Seals `content`, with `key` when there is one.
-    pub(crate) fn seal(content: Content, key: Option<&[u8]>) -> Self {
+    /// Seals `content`, with `key` when there is one. The lists are shrunk to their length
+    /// first: a paused run may be kept in memory for long (while someone decides), and the
+    /// run's growing lists held twice their content (a third of a small paused run's heap).
+    pub(crate) fn seal(mut content: Content, key: Option<&[u8]>) -> Self {
+        content.usage.shrink_to_fit();
+        content.transcript.shrink_to_fit();
+        content.results.shrink_to_fit();
+        content.pending.shrink_to_fit();
         let mut paused = Self {
             format: FORMAT.to_owned(),
             version: VERSION,
