@@ -32,7 +32,9 @@
 //! needs approval asks a client on protocol 2026-07-28 or later with an `input_required`
 //! result, and the client's retry with the answer may land on any replica; a client on an
 //! older protocol cannot be asked without a session and is told so at once. Each process
-//! prints a line per call it served on standard error. `examples/tests/scale_out.rs` runs two
+//! prints a line per call it served on standard error. A replica accepts loopback `Host`s
+//! only, unless `MAINTENANCE_ALLOWED_HOSTS` lists, instead, the names clients reach the
+//! balancer by (`mcp.example.com,mcp.example.com:8080`). `examples/tests/scale_out.rs` runs two
 //! replicas behind HAProxy, and the README shows the configuration.
 //!
 //! Over stdio, the peer is whoever started this process, so the principal comes from the

@@ -116,7 +116,9 @@ pub fn principal_from_env() -> Result<Principal, BoxError> {
 /// The whole `mcp_server` program: serves the maintenance tools as `args` (the command line
 /// without the program's name, [`Options::parse`]) ask, until the server stops. Over HTTP it
 /// prints the URL it serves at (with the port the system chose for port 0) on standard error,
-/// and a line per call it served.
+/// and a line per call it served; it reads the bearer tokens from `MAINTENANCE_TOKENS` (else
+/// [`Tokens::demo`]), and the `Host` names it accepts instead of loopback ones from
+/// `MAINTENANCE_ALLOWED_HOSTS` (`mcp.example.com,mcp.example.com:8080`).
 ///
 /// # Errors
 ///
@@ -153,11 +155,21 @@ pub async fn main(args: &[String]) -> Result<(), BoxError> {
             async move { ctx }
         })
         .build()?;
-    let http_options = if options.stateless {
+    let mut http_options = if options.stateless {
         HttpOptions::new().stateless().json_answers()
     } else {
         HttpOptions::new()
     };
+    // Behind a load balancer, clients reach the server by the balancer's name, not loopback.
+    if let Ok(hosts) = std::env::var("MAINTENANCE_ALLOWED_HOSTS") {
+        http_options = http_options.allowed_hosts(
+            hosts
+                .split(',')
+                .map(str::trim)
+                .filter(|h| !h.is_empty())
+                .map(str::to_owned),
+        );
+    }
     let http = server.bind_http(addr, http_options).await?;
     eprintln!(
         "mcp_server: serving the maintenance tools at {} ({}bearer tokens: {})",
