@@ -199,11 +199,20 @@ impl Drop for Process {
     }
 }
 
-/// Two stateless replicas of the example and HAProxy balancing between them.
+/// Two stateless replicas of the example and HAProxy balancing between them; their
+/// configuration and logs are in `dir`, removed with them.
 struct Deployment {
     replicas: Vec<Process>,
     proxy_process: Process,
     proxy: SocketAddr,
+    dir: PathBuf,
+}
+
+impl Drop for Deployment {
+    fn drop(&mut self) {
+        // The processes are killed when their fields are dropped, right after.
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 impl Deployment {
@@ -248,6 +257,7 @@ impl Deployment {
                     replicas,
                     proxy_process: process,
                     proxy,
+                    dir,
                 };
             }
             last = process.log();
