@@ -5,13 +5,14 @@
 //! ```text
 //! cargo run --example mcp_server --features mcp
 //! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8080
+//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8081 --stateless
 //! ```
 //!
-//! The same declarations ([`LookupWindow`], [`RestartService`]) serve both the agent loop and
-//! MCP, with the same guarantees: `tools/list` offers only what the principal's policies allow,
-//! every `tools/call` re-checks availability, validates the arguments against the schema and
-//! keeps internal errors from the client (`the tool failed`), while this program prints them,
-//! unredacted, on standard error. A restart of a production service needs approval: the
+//! The same declarations (`LookupWindow` and `RestartService` of `tool_examples::maintenance`)
+//! serve both the agent loop and MCP, with the same guarantees: `tools/list` offers only what
+//! the principal's policies allow, every `tools/call` re-checks availability, validates the
+//! arguments against the schema and keeps internal errors from the client (`the tool failed`),
+//! while this program prints them, unredacted, on standard error. A restart of a production service needs approval: the
 //! client's user is asked (MCP elicitation), and a client that cannot ask is told so; the
 //! restart never runs unapproved (H6).
 //!
@@ -21,6 +22,20 @@
 //! `operator-token` and `admin-token` by default, or the `token=name:role` list in
 //! `MAINTENANCE_TOKENS` (`s3cret=ada:operator,t0p=root:admin`). A request without a known
 //! token is refused with `401` before any MCP processing.
+//!
+//! # Several replicas behind a load balancer
+//!
+//! With `--stateless` the HTTP server keeps no session and answers with plain JSON
+//! (`HttpOptions::new().stateless().json_answers()`): each request stands alone, authenticated
+//! by its own bearer token, so any number of these processes behind an ordinary round-robin
+//! load balancer (HAProxy, nginx) serve one client with no session affinity. A restart that
+//! needs approval asks a client on protocol 2026-07-28 or later with an `input_required`
+//! result, and the client's retry with the answer may land on any replica; a client on an
+//! older protocol cannot be asked without a session and is told so at once. Each process
+//! prints a line per call it served on standard error. A replica accepts loopback `Host`s
+//! only, unless `MAINTENANCE_ALLOWED_HOSTS` lists, instead, the names clients reach the
+//! balancer by (`mcp.example.com,mcp.example.com:8080`). `examples/tests/scale_out.rs` runs two
+//! replicas behind HAProxy, and the README shows the configuration.
 //!
 //! Over stdio, the peer is whoever started this process, so the principal comes from the
 //! process environment, never from the client's arguments:
@@ -61,88 +76,12 @@
 //! from any MCP client over stdio, such as the MCP Inspector or the official Python SDK's
 //! `stdio_client`.
 
-use std::error::Error;
-use std::net::SocketAddr;
-
-use tool_examples::maintenance::{Principal, Role, principal};
-use tool_examples::serve::{self, Tokens};
 use tool_runtime::BoxError;
-use tool_runtime::mcp::{HttpOptions, McpRequest};
-
-/// The principal this process serves over stdio, from its environment.
-fn principal_from_env() -> Result<Principal, BoxError> {
-    let name: &'static str = std::env::var("MAINTENANCE_USER")
-        .map(|name| &*Box::leak(name.into_boxed_str()))
-        .unwrap_or("operator");
-    let role = match std::env::var("MAINTENANCE_ROLE").as_deref() {
-        Err(_) | Ok("operator") => Role::Operator,
-        Ok("guest") => Role::Guest,
-        Ok("admin") => Role::Admin,
-        Ok(other) => {
-            return Err(
-                format!("MAINTENANCE_ROLE is {other:?}: use guest, operator or admin").into(),
-            );
-        }
-    };
-    Ok(principal(name, role))
-}
-
-/// What the command line asks for: stdio, or HTTP on an address.
-fn http_address() -> Result<Option<SocketAddr>, BoxError> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [] => Ok(None),
-        [flag, addr] if flag == "--http" => Ok(Some(addr.parse().map_err(|e| {
-            format!("--http {addr:?} is not an address such as 127.0.0.1:8080: {e}")
-        })?)),
-        _ => Err("usage: mcp_server [--http ADDRESS]   (stdio without arguments)".into()),
-    }
-}
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
-    let base = serve::services();
-    match http_address()? {
-        None => {
-            let who = principal_from_env()?;
-            eprintln!(
-                "mcp_server: serving the maintenance tools on stdio for {} ({:?})",
-                who.name, who.role
-            );
-            // Every request's context: the principal this process was started for, and the
-            // application's services. Built by the application, never from the arguments.
-            let ctx = base.with(who);
-            let server = serve::builder()
-                .context(move |_request: McpRequest| {
-                    let ctx = ctx.clone();
-                    async move { Ok::<_, BoxError>(ctx) }
-                })
-                .build()?;
-            server.serve_stdio().await?;
-        }
-        Some(addr) => {
-            let tokens = match std::env::var("MAINTENANCE_TOKENS") {
-                Ok(spec) => Tokens::parse(&spec)?,
-                Err(_) => Tokens::demo(),
-            };
-            let server = serve::builder()
-                .context(move |request: McpRequest| {
-                    let ctx = tokens.context(&request, &base);
-                    async move { ctx }
-                })
-                .build()?;
-            let http = server.bind_http(addr, HttpOptions::default()).await?;
-            eprintln!(
-                "mcp_server: serving the maintenance tools at {} (bearer tokens: {})",
-                http.url(),
-                if std::env::var_os("MAINTENANCE_TOKENS").is_some() {
-                    "from MAINTENANCE_TOKENS"
-                } else {
-                    "guest-token, operator-token, admin-token"
-                }
-            );
-            http.wait().await?;
-        }
-    }
-    Ok(())
+async fn main() -> Result<(), BoxError> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // The program lives in the library (`tool_examples::serve::main`), so that the tests run
+    // it as it is, as separate processes.
+    tool_examples::serve::main(&args).await
 }

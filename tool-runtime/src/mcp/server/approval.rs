@@ -3,6 +3,15 @@
 //! (protocols up to 2025-11-25), or an `input_required` result that the client answers by
 //! calling again with the user's response (2026-07-28 on). A client that declared no
 //! elicitation capability is not asked: the call is answered with [`NO_ELICITATION`].
+//!
+//! A server without sessions ([`HttpOptions::stateless`](super::HttpOptions::stateless)) cannot
+//! wait for an `elicitation/create` answer: the client posts it as a request of its own, which
+//! no session ties to the waiting call (rmcp refuses a JSON-RPC response without a session, and
+//! behind a load balancer it may reach another replica). There a client on a protocol before
+//! 2026-07-28 is not asked, and the call is answered with [`NO_ELICITATION_STATELESS`] at once
+//! instead of waiting for an answer that cannot arrive. The `input_required` round trip needs
+//! no session: the retry carries the question's state and the user's answer, so any replica
+//! can take it.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +30,15 @@ pub const NO_ELICITATION: &str = "the call needs approval, and this client canno
                                   for it (it did not declare the elicitation capability), so \
                                   it did not run";
 
+/// What a client on a protocol before 2026-07-28 is answered, by a server without sessions,
+/// for a call that needs approval (H6): its user's answer could not reach the waiting call.
+pub const NO_ELICITATION_STATELESS: &str = "the call needs approval, and this server cannot ask \
+                                            the client's user for it: it serves without \
+                                            sessions, and before protocol 2026-07-28 an answer \
+                                            cannot reach the waiting call, so it did not run \
+                                            (use protocol 2026-07-28 or later, or a server with \
+                                            sessions)";
+
 /// The key of our elicitation in an `input_required` result, and of its answer in the retry.
 const APPROVAL_INPUT: &str = "tool-runtime/approval";
 
@@ -32,6 +50,9 @@ pub(super) enum Asked {
     NotApproved,
     /// The client cannot be asked.
     Unsupported,
+    /// The client could be asked only by a request whose answer this server, which keeps no
+    /// sessions, could not take.
+    Stateless,
     /// The client must ask its user and call again (protocol 2026-07-28 on).
     InputRequired(InputRequiredResult),
     /// The client cancelled the call while its user was asked.
@@ -39,13 +60,15 @@ pub(super) enum Asked {
 }
 
 /// Asks the client's user whether the call `request` of `tool`, which `pending` says awaits
-/// approval, may run.
+/// approval, may run. `sessions`: whether an answer to a request sent during the call can
+/// reach it (false for a stateless HTTP server).
 pub(super) async fn ask(
     tool: &Tool,
     pending: &Outcome,
     request: &CallToolRequestParams,
     args: &[u8],
     cx: &RequestContext<RoleServer>,
+    sessions: bool,
 ) -> Asked {
     let state = request_state(tool.name(), args);
     // A retry that carries the user's answer to the question asked for this very call.
@@ -63,6 +86,14 @@ pub(super) async fn ask(
             }
         };
     }
+    let modern = cx
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+    if !modern && !sessions {
+        // The answer to an `elicitation/create` would come as a request of its own, which
+        // nothing here can route to this call: say so now rather than wait forever.
+        return Asked::Stateless;
+    }
     let can_ask = cx
         .client_capabilities()
         .and_then(|capabilities| capabilities.elicitation)
@@ -75,9 +106,6 @@ pub(super) async fn ask(
         message: question(tool, pending),
         requested_schema: ElicitationSchema::new(BTreeMap::new()),
     };
-    let modern = cx
-        .protocol_version()
-        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
     if modern {
         let requests = BTreeMap::from([(
             APPROVAL_INPUT.to_owned(),

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tool_core::{Context, Outcome, OutcomeKind, OutputSchema, Tool};
 use tracing::Instrument;
 
-use super::approval::{Asked, NO_ELICITATION, ask};
+use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, ask};
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
 use super::shared::Shared;
@@ -29,11 +29,25 @@ pub(crate) struct Authenticated(pub(crate) Context);
 pub(crate) struct Handler {
     shared: Arc<Shared>,
     transport: McpTransport,
+    /// Whether a request the server sends during a call can be answered (false for a
+    /// stateless HTTP server, H6).
+    sessions: bool,
 }
 
 impl Handler {
     pub(crate) fn new(shared: Arc<Shared>, transport: McpTransport) -> Self {
-        Self { shared, transport }
+        Self {
+            shared,
+            transport,
+            sessions: true,
+        }
+    }
+
+    /// A handler of a server that keeps no sessions: it never sends a request during a call
+    /// whose answer it would have to wait for (H6).
+    pub(crate) fn without_sessions(mut self) -> Self {
+        self.sessions = false;
+        self
     }
 
     /// The context of one request: built by the HTTP layer (which rejected the request if it
@@ -132,7 +146,7 @@ impl ServerHandler for Handler {
                     .await;
                 if outcome.kind() == OutcomeKind::AwaitingApproval {
                     // H6: the client's user decides; an unapproved call never runs.
-                    match ask(tool, &outcome, &request, &bytes, &cx).await {
+                    match ask(tool, &outcome, &request, &bytes, &cx, self.sessions).await {
                         Asked::Approved => {
                             run(tool, &call_ctx, &bytes, &self.shared, &cx, true)
                                 .instrument(span.clone())
@@ -140,6 +154,7 @@ impl ServerHandler for Handler {
                         }
                         Asked::NotApproved => Outcome::not_approved(),
                         Asked::Unsupported => Outcome::denied(NO_ELICITATION),
+                        Asked::Stateless => Outcome::denied(NO_ELICITATION_STATELESS),
                         Asked::Cancelled => Outcome::cancelled(tool_core::Error::new(
                             tool_core::ErrorKind::Cancelled,
                             "the client cancelled the call while its user was asked for approval",

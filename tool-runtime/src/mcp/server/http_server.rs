@@ -60,6 +60,11 @@ impl HttpOptions {
     /// request's principal still comes from its own headers (the context function), and
     /// every call still goes through the whole pipeline. Clients that negotiate the
     /// 2026-07-28 protocol are served without sessions in any case.
+    ///
+    /// A call that needs approval (H6) asks a client on protocol 2026-07-28 or later with an
+    /// `input_required` result, which any replica answers; a client on an older protocol
+    /// cannot be asked without a session (its answer would not reach the waiting call) and is
+    /// answered [`NO_ELICITATION_STATELESS`](super::NO_ELICITATION_STATELESS) at once.
     #[must_use]
     pub fn stateless(mut self) -> Self {
         self.stateless = true;
@@ -166,8 +171,16 @@ pub(crate) fn spawn(
             .with_json_response(options.json_answers);
     }
     let for_service = Arc::clone(&shared);
+    let stateless = options.stateless;
     let service = StreamableHttpService::new(
-        move || Ok(Handler::new(Arc::clone(&for_service), McpTransport::Http)),
+        move || {
+            let handler = Handler::new(Arc::clone(&for_service), McpTransport::Http);
+            Ok(if stateless {
+                handler.without_sessions()
+            } else {
+                handler
+            })
+        },
         Arc::new(LocalSessionManager::default()),
         config,
     );

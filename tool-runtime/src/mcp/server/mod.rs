@@ -37,7 +37,7 @@ use tool_core::Tool;
 use handler::Handler;
 use shared::Shared;
 
-pub use approval::NO_ELICITATION;
+pub use approval::{NO_ELICITATION, NO_ELICITATION_STATELESS};
 pub use builder::McpServerBuilder;
 pub use error::ServeError;
 pub use http_server::{HttpOptions, HttpServer};
@@ -65,8 +65,10 @@ pub use request::{McpCall, McpRequest, McpTransport};
 ///   answers by calling again (2026-07-28 on). Accepted, the call runs (availability and
 ///   validation checked again, the predicate not asked again); declined or cancelled, it
 ///   answers `the call was not approved`; a client without the capability gets
-///   [`NO_ELICITATION`]. A call that was not approved never runs. A deferred tool (H5) cannot
-///   be served: it has no handler here.
+///   [`NO_ELICITATION`]; a stateless HTTP server answers a client on a protocol before
+///   2026-07-28 [`NO_ELICITATION_STATELESS`] (no session could bring its answer back). A call
+///   that was not approved never runs. A deferred tool (H5) cannot be served: it has no
+///   handler here.
 /// - Hooks ([`McpServerBuilder::hook`], K1) run around each call as on an agent: a denial
 ///   answers with the hook's message (kind `denied`), a hook that ends the run or panics
 ///   answers `the tool failed` (logged, and given to `on_outcome`), and the server goes on.
