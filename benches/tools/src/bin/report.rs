@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+#[path = "report/mcp_load.rs"]
+mod mcp_load;
+
 fn main() {
     let target = PathBuf::from(
         std::env::args()
@@ -101,6 +104,7 @@ impl Report {
         self.runloop(&mut s);
         self.compile(&mut s);
         self.memory(&mut s);
+        mcp_load::render(self.json("mcp-load.json").as_ref(), &mut s);
         self.targets(&mut s);
         s
     }
