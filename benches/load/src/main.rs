@@ -6,12 +6,15 @@
 //! ```text
 //! mcp-load run --out FILE [--python PYTHON --script benches/load/python/server.py]
 //! mcp-load serve ours|rmcp [--workers N]
+//! mcp-load call ADDR CALLS
 //! ```
 //!
 //! `run` starts the servers (`serve` runs one: the Rust servers are this program), checks
 //! that each answers the valid call with the same result and the invalid one with an error,
 //! warms each up, then measures them one at a time, in rounds of rotating order; it writes
-//! the figures as JSON to `FILE`. See `drive::Settings` for the bounds.
+//! the figures as JSON to `FILE`. See `drive::Settings` for the bounds. `call` makes `CALLS`
+//! calls of the valid arguments over one kept-alive connection to a server at `ADDR`, one
+//! after the other (to profile a server: run it under valgrind, then call it).
 
 mod client;
 mod drive;
@@ -42,9 +45,10 @@ fn main() -> ExitCode {
             flag("--python").map(PathBuf::from),
             flag("--script").map(PathBuf::from),
         ),
+        Some("call") => call(args.get(1), args.get(2)),
         _ => Err(
             "usage: mcp-load run --out FILE [--python PYTHON --script SERVER.py] | \
-                  mcp-load serve ours|rmcp [--workers N]"
+             mcp-load serve ours|rmcp [--workers N] | mcp-load call ADDR CALLS"
                 .to_owned(),
         ),
     };
@@ -79,4 +83,26 @@ fn run(
     let text = serde_json::to_string_pretty(&figures).map_err(|e| e.to_string())?;
     std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     Ok(())
+}
+
+fn call(addr: Option<&String>, calls: Option<&String>) -> Result<(), String> {
+    let usage = || "call ADDR CALLS".to_owned();
+    let addr: std::net::SocketAddr = addr.ok_or_else(usage)?.parse().map_err(|_| usage())?;
+    let calls: u64 = calls.ok_or_else(usage)?.parse().map_err(|_| usage())?;
+    let valid = std::str::from_utf8(tool_bench::args::VALID).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot build a runtime: {e}"))?;
+    runtime.block_on(async {
+        let mut conn = client::Connection::new(addr);
+        for _ in 0..calls {
+            match conn.call(tool_bench::TOOL_NAME, valid).await {
+                Ok(client::Answer::Result(_)) => {}
+                Ok(other) => return Err(format!("answered {other:?}")),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Ok(())
+    })
 }
