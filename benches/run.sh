@@ -224,6 +224,36 @@ for rep in $(seq 1 "$REPS"); do
     done
 done
 
+# --- 5. MCP over HTTP under load --------------------------------------------------------------
+# Three servers of the same tool over streamable HTTP on 127.0.0.1, each a process of its own,
+# measured in turn by one load generator: ours, bare rmcp, and the official Python SDK's (in a
+# virtual environment made here from the pinned requirements of the MCP tests; set PYTHON to
+# an interpreter that has them to use it instead). Its own package (benches/load), so that
+# tool-runtime's `mcp` feature never reaches the call benchmark's build.
+step "5. MCP over HTTP under load (tool-runtime, rmcp, the Python SDK)"
+cargo build --release -q -p tool-load-bench
+MCP_PY=()
+REQUIREMENTS="$ROOT/tool-runtime/tests/support/mcp/requirements.txt"
+if [ -n "${PYTHON:-}" ]; then
+    MCP_PY=(--python "$PYTHON" --script "$HERE/load/python/server.py")
+elif command -v python3 >/dev/null 2>&1; then
+    VENV="$TARGET/python-mcp-$(sha256sum "$REQUIREMENTS" | cut -c1-16)"
+    if [ ! -x "$VENV/bin/python" ]; then
+        rm -rf "$VENV.building"
+        if python3 -m venv "$VENV.building" &&
+            "$VENV.building/bin/python" -m pip install --quiet --disable-pip-version-check \
+                -r "$REQUIREMENTS"; then
+            mv "$VENV.building" "$VENV"
+        else
+            echo "could not make the Python SDK's environment: the Python server is not measured" >&2
+        fi
+    fi
+    [ -x "$VENV/bin/python" ] && MCP_PY=(--python "$VENV/bin/python" --script "$HERE/load/python/server.py")
+else
+    echo "python3 unavailable: the Python server is not measured" >&2
+fi
+"$TARGET/release/mcp-load" run --out "$RESULTS/mcp-load.json" "${MCP_PY[@]}"
+
 # --- the table -----------------------------------------------------------------------------
 echo "{\"seconds\": $SECONDS}" >"$RESULTS/elapsed.json"
 step "the table (the run took $((SECONDS / 60)) min $((SECONDS % 60)) s)"

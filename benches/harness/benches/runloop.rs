@@ -22,8 +22,8 @@ use tool_bench::block_on;
 use tool_bench::runloop::{
     PING_ARGS, earlier_output, history, replay_agent, run_once, scripted_agent, tools,
 };
-use tool_runtime::Input;
 use tool_runtime::Context;
+use tool_runtime::Input;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()

@@ -18,6 +18,8 @@ use serde_json::Value;
 
 #[path = "report/many_runs.rs"]
 mod many_runs;
+#[path = "report/mcp_load.rs"]
+mod mcp_load;
 
 fn main() {
     let target = PathBuf::from(
@@ -104,6 +106,7 @@ impl Report {
         self.runloop(&mut s);
         self.compile(&mut s);
         self.memory(&mut s);
+        mcp_load::render(self.json("mcp-load.json").as_ref(), &mut s);
         self.many_runs(&mut s);
         self.targets(&mut s);
         s

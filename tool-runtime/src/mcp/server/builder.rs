@@ -168,9 +168,7 @@ impl McpServerBuilder {
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
         info.server_info = Implementation::new(self.name, self.version);
         info.instructions = self.instructions;
-        let context = self
-            .context
-            .unwrap_or_else(|| Arc::new(|_| Box::pin(async { Ok(Context::new()) })));
+        let context = self.context;
         Ok(McpServer {
             shared: Arc::new(Shared {
                 tools: self.tools,

@@ -67,7 +67,7 @@ impl Handler {
                 }),
             McpTransport::Stdio => {
                 self.shared
-                    .context_for(McpRequest::stdio())
+                    .context_for(McpRequest::stdio)
                     .await
                     .map_err(|error| {
                         tracing::warn!(
@@ -130,8 +130,12 @@ impl ServerHandler for Handler {
             .inspect_err(|error| spans::record_refused(&span, error))?;
         let call_id = cx.id.to_string();
         let name = request.name.as_ref();
-        let args = Value::Object(request.arguments.clone().unwrap_or_default());
-        let bytes = serde_json::to_vec(&args).unwrap_or_default();
+        // The arguments as the bytes the pipeline parses, serialized from the request's map
+        // (no copy of it): `{}` when there are none.
+        let bytes = match &request.arguments {
+            Some(arguments) => serde_json::to_vec(arguments).unwrap_or_default(),
+            None => b"{}".to_vec(),
+        };
         spans::record_arguments(&span, &bytes, content);
         let call_ctx = ctx.for_call(call_id.clone(), name);
         // K3: progress goes to the client when it gave a progress token.

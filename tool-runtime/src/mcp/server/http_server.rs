@@ -222,16 +222,22 @@ fn configure_accepted(stream: &mut TcpStream) {
 }
 
 /// Builds the request's [`Context`] from its method, URI and headers, or answers `401`.
-async fn authenticate(shared: &Shared, mut request: Request, next: Next) -> Response {
-    let info = McpRequest::http(
-        request.method().clone(),
-        request.uri().clone(),
-        request.headers().clone(),
-    );
-    match shared.context_for(info).await {
+async fn authenticate(shared: &Shared, request: Request, next: Next) -> Response {
+    // The body stays out of the future's borrows (it is not `Sync`).
+    let (mut parts, body) = request.into_parts();
+    let made = shared
+        .context_for(|| {
+            McpRequest::http(
+                parts.method.clone(),
+                parts.uri.clone(),
+                parts.headers.clone(),
+            )
+        })
+        .await;
+    match made {
         Ok(ctx) => {
-            request.extensions_mut().insert(Authenticated(ctx));
-            next.run(request).await
+            parts.extensions.insert(Authenticated(ctx));
+            next.run(Request::from_parts(parts, body)).await
         }
         Err(error) => {
             tracing::warn!(error = %error, "MCP request rejected: the context function failed");

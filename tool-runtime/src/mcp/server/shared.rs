@@ -25,7 +25,8 @@ pub(crate) struct Shared {
     /// Each tool as `tools/list` shows it (same order as `tools`), rendered at `build()`.
     pub(crate) listed: Vec<McpTool>,
     pub(crate) by_name: HashMap<String, usize>,
-    pub(crate) context: ContextFn,
+    /// The context function; without one every request gets an empty [`Context`].
+    pub(crate) context: Option<ContextFn>,
     pub(crate) info: ServerConfig,
     pub(crate) limits: Limits,
     pub(crate) on_outcome: Option<OutcomeFn>,
@@ -36,10 +37,18 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// The context of a request, from the application's context function; a panic in it is
-    /// contained.
-    pub(crate) async fn context_for(&self, request: McpRequest) -> Result<Context, BoxError> {
-        let make = Arc::clone(&self.context);
+    /// The context of a request, from the application's context function given `request()`;
+    /// a panic in it is contained. Without a context function the request is not even made
+    /// (over HTTP that spares a copy of its headers), and the context is empty.
+    pub(crate) async fn context_for(
+        &self,
+        request: impl FnOnce() -> McpRequest,
+    ) -> Result<Context, BoxError> {
+        let Some(make) = &self.context else {
+            return Ok(Context::new());
+        };
+        let make = Arc::clone(make);
+        let request = request();
         match CatchUnwind::new(async move { make(request).await }).await {
             Ok(result) => result,
             Err(panic) => Err(format!("the context function panicked: {panic}").into()),
