@@ -101,6 +101,10 @@ impl AgentBuilder {
     }
 
     /// Sets how many calls of one turn may run at once (default 8, R2).
+    ///
+    /// The calls run concurrently as futures of the run's own task (no task per call): a
+    /// handler that computes for long should hand that work to
+    /// `tokio::task::spawn_blocking`, as any async code should.
     pub fn max_concurrency(mut self, n: usize) -> Self {
         self.max_concurrency = n;
         self

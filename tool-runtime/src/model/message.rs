@@ -299,32 +299,41 @@ pub(crate) fn first_duplicate(calls: &[ToolCall]) -> Option<&str> {
 /// Checks that every tool result answers exactly one call of the assistant message before
 /// it, and that every call has its result before the next other message.
 pub(crate) fn check_transcript(messages: &[Message]) -> Result<(), ProtocolError> {
+    // The ids of the calls still unanswered, the last call first: results usually come in
+    // the calls' order, so the next one is the last id here, answered with a `pop`.
     let mut pending: Vec<&str> = Vec::new();
     for message in messages {
-        match message {
-            Message::Tool(result) => {
-                let Some(at) = pending.iter().position(|id| *id == result.call_id) else {
-                    return Err(ProtocolError::UnrequestedResult {
-                        call_id: preview(&result.call_id),
-                    });
-                };
-                pending.swap_remove(at);
-            }
-            other => {
-                if let Some(id) = pending.first() {
-                    return Err(ProtocolError::MissingResult {
-                        call_id: preview(id),
-                    });
-                }
-                let calls = other.tool_calls();
+        if let Message::Tool(result) = message {
+            let at = match pending.last() {
+                Some(last) if *last == result.call_id => Some(pending.len() - 1),
+                _ => pending.iter().position(|id| *id == result.call_id),
+            };
+            let Some(at) = at else {
+                return Err(ProtocolError::UnrequestedResult {
+                    call_id: preview(&result.call_id),
+                });
+            };
+            pending.swap_remove(at);
+            continue;
+        }
+        if let Some(id) = pending.last() {
+            return Err(ProtocolError::MissingResult {
+                call_id: preview(id),
+            });
+        }
+        // `pending` is empty here: it takes this message's calls, if it has any.
+        match message.tool_calls() {
+            [] => {}
+            [call] => pending.push(&call.id),
+            calls => {
                 if let Some(id) = first_duplicate(calls) {
                     return Err(ProtocolError::DuplicateCallId { id: preview(id) });
                 }
-                pending.extend(calls.iter().map(|call| call.id.as_str()));
+                pending.extend(calls.iter().rev().map(|call| call.id.as_str()));
             }
         }
     }
-    match pending.first() {
+    match pending.last() {
         Some(id) => Err(ProtocolError::MissingResult {
             call_id: preview(id),
         }),
