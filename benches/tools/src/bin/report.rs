@@ -541,11 +541,7 @@ impl Report {
             );
         }
         let loop_ins = self.json("runloop-instructions.json");
-        let run = |key: &str| {
-            loop_ins
-                .as_ref()
-                .and_then(|v| v["per_run"][key].as_f64())
-        };
+        let run = |key: &str| loop_ins.as_ref().and_then(|v| v["per_run"][key].as_f64());
         let ping = loop_ins.as_ref().and_then(|v| v["ping"].as_f64());
         let per_call = run("10/8/0")
             .zip(run("10/0/0"))

@@ -55,7 +55,7 @@ impl Report {
                 "a finished run's transcript",
             ),
             (
-                "the same at its peak, the first call's task not yet joined (heap)",
+                "the same at its peak while the runs were starting (heap)",
                 f(&i["heap_peak_bytes_per_run"]),
                 transcript,
                 "a finished run's transcript",
