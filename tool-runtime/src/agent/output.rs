@@ -32,11 +32,6 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
-    /// The length of the transcript the run wrote.
-    pub(crate) fn written(&self) -> usize {
-        self.written
-    }
-
     /// The number of turns (model requests) the run took.
     pub fn turns(&self) -> usize {
         self.usage.len()

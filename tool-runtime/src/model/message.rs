@@ -238,7 +238,7 @@ impl From<crate::RunOutput> for Input {
     /// The conversation of a finished run, to continue with a new user message: its
     /// messages are not checked again (see [`Input`]).
     fn from(output: crate::RunOutput) -> Self {
-        let checked = output.written();
+        let checked = output.written;
         let messages = output.transcript;
         Self {
             checked: if messages.len() == checked {

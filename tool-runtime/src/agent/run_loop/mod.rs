@@ -359,18 +359,21 @@ impl Run<'_> {
             .usage_limits()
             .before_calls(made, reply.calls.len() as u64)
         {
-            self.transcript.push(Message::assistant_with_calls(
-                reply.text.clone(),
-                reply.calls.clone(),
-            ));
-            for call in &reply.calls {
-                self.transcript.push(Message::Tool(ToolResult::new(
-                    call.id.clone(),
-                    call.name.clone(),
-                    NOT_RUN,
-                    true,
-                )));
-            }
+            let not_run: Vec<Message> = reply
+                .calls
+                .iter()
+                .map(|call| {
+                    Message::Tool(ToolResult::new(
+                        call.id.clone(),
+                        call.name.clone(),
+                        NOT_RUN,
+                        true,
+                    ))
+                })
+                .collect();
+            self.transcript
+                .push(Message::assistant_with_calls(reply.text, reply.calls));
+            self.transcript.extend(not_run);
             self.sink.emit(turn_end);
             let error = RunError::new(
                 ErrorKind::UsageLimit,

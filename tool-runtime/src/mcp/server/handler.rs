@@ -43,10 +43,10 @@ impl Handler {
         }
     }
 
-    /// A handler of a server that keeps no sessions: it never sends a request during a call
-    /// whose answer it would have to wait for (H6).
-    pub(crate) fn without_sessions(mut self) -> Self {
-        self.sessions = false;
+    /// The same handler, for a server that keeps sessions or not: one without them never
+    /// sends a request during a call whose answer it would have to wait for (H6).
+    pub(crate) fn with_sessions(mut self, sessions: bool) -> Self {
+        self.sessions = sessions;
         self
     }
 

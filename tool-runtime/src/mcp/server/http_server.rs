@@ -172,18 +172,15 @@ pub(crate) fn spawn(
     }
     let for_service = Arc::clone(&shared);
     let stateless = options.stateless;
-    let service = StreamableHttpService::new(
-        move || {
-            let handler = Handler::new(Arc::clone(&for_service), McpTransport::Http);
-            Ok(if stateless {
-                handler.without_sessions()
-            } else {
-                handler
-            })
-        },
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let service =
+        StreamableHttpService::new(
+            move || {
+                Ok(Handler::new(Arc::clone(&for_service), McpTransport::Http)
+                    .with_sessions(!stateless))
+            },
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
     let router = axum::Router::new()
         .route_service(&options.path, service)
         .layer(middleware::from_fn(move |request: Request, next: Next| {
