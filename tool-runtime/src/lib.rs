@@ -79,9 +79,10 @@ pub mod providers;
 mod testing;
 
 pub use agent::{
-    Agent, AgentBuilder, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_MAX_TURNS, DEFAULT_RETRIES, Decision, Decisions, PausedRun, PendingCall, PendingKind,
-    ResumeError, RunError, RunEvent, RunOptions, RunOutput, RunStream, Typed, UsageLimits,
+    Agent, AgentBuilder, BoxFuture, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_MAX_TURNS, DEFAULT_RETRIES, Decision, Decisions, MemoryLedger, PauseLedger, PausedRun,
+    PendingCall, PendingKind, ResumeError, ResumeOptions, RunError, RunEvent, RunOptions,
+    RunOutput, RunStream, Typed, UsageLimits,
 };
 pub use model::{
     AnswerFormat, ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent,

@@ -158,7 +158,7 @@ async fn h4_resume_validates_the_arguments_again() {
     // Someone rewrote the model's arguments and re-sealed the file (no key): the approved
     // call's arguments are validated again before any handler.
     let forged = forge(&paused, |run| {
-        let calls = &mut run["transcript"][1]["tool_calls"];
+        let calls = &mut run["state"]["transcript"][1]["tool_calls"];
         calls[1]["arguments"] = json!(r#"{"service_id":"PROD DB; rm -rf /"}"#);
     });
     let agent = fixture.agent(ScriptedModel::new([ScriptedTurn::reply("ok")]), None);

@@ -145,7 +145,7 @@ async fn h3_an_altered_paused_run_is_refused_and_reformatting_is_not_an_alterati
     for (from, to) in [
         ("prod-db", "prod-dc"),
         ("serves production traffic", "is a test box"),
-        (r#""turn": 1"#, r#""turn": 2"#),
+        (r#""calls_made": "#, r#""calls_made": 1"#),
     ] {
         assert!(text.contains(from), "{from}");
         let altered = PausedRun::from_json(&text.replacen(from, to, 1)).unwrap();
@@ -248,9 +248,16 @@ async fn h3_malformed_truncated_or_inconsistent_files_are_errors_not_panics() {
             Box::new(|run| run["pending"][1]["index"] = json!(1)),
         ),
         ("none", Box::new(|run| run["pending"] = json!([]))),
-        ("usage", Box::new(|run| run["usage"] = json!([]))),
+        ("usage", Box::new(|run| run["state"]["usage"] = json!([]))),
         ("lost", Box::new(|run| run["results"] = json!([]))),
-        ("transcript", Box::new(|run| run["transcript"] = json!([]))),
+        (
+            "transcript",
+            Box::new(|run| run["state"]["transcript"] = json!([])),
+        ),
+        (
+            "calls made",
+            Box::new(|run| run["state"]["calls_made"] = json!(0)),
+        ),
         (
             "unknown tool",
             Box::new(|run| run["tools"][0]["name"] = json!("nope")),

@@ -11,8 +11,11 @@ pub use crate::preview::{PREVIEW_CHARS, preview_str};
 /// The most violations one parse records; the rest are counted, not kept.
 pub const MAX_VIOLATIONS: usize = 32;
 
-/// The schema rule a violation broke.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The schema rule a violation broke. It serializes as its keyword ([`Rule::keyword`]).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Rule {
     /// The arguments were not one JSON value, or held a key twice.
@@ -122,7 +125,7 @@ impl fmt::Display for Rule {
 ///
 /// Its message quotes at most [`PREVIEW_CHARS`] characters of the model's own input and
 /// otherwise only the schema's own rules (S3).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Violation {
     /// The JSON pointer of the offending value (`""` for the root).
     pub path: String,

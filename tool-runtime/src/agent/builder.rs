@@ -11,6 +11,7 @@ use tool_core::{Hooks, IntoTool, Limits, Tool, index_by_name};
 use super::Agent;
 use super::error::{BuildError, BuildProblem};
 use super::options::RunOptions;
+use super::pause::PauseLedger;
 use super::shared::Shared;
 use crate::model::Model;
 
@@ -36,6 +37,7 @@ pub struct AgentBuilder {
     tool_timeouts: Vec<(String, Duration)>,
     limits: Limits,
     state_key: Option<Arc<[u8]>>,
+    ledger: Option<Arc<dyn PauseLedger>>,
     options: RunOptions,
     retries: u32,
     hooks: Hooks,
@@ -55,6 +57,7 @@ impl AgentBuilder {
             tool_timeouts: Vec::new(),
             limits: Limits::default(),
             state_key: None,
+            ledger: None,
             options: RunOptions::default(),
             retries: DEFAULT_RETRIES,
             hooks: Hooks::new(Transport::Agent),
@@ -142,6 +145,16 @@ impl AgentBuilder {
     /// (at least 16 random bytes); the paused run itself is not encrypted.
     pub fn state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
         self.state_key = Some(Arc::from(key.into()));
+        self
+    }
+
+    /// Consumes each paused run's pause id in `ledger` when it is resumed (H9): a paused run
+    /// resumes once, and a replayed state is refused with [`crate::ResumeError::Replayed`]
+    /// before anything runs. Without a ledger a saved state can be resumed again (its approved
+    /// calls would run again): keep one wherever states are stored. A resume may give its own
+    /// ([`crate::ResumeOptions::ledger`]).
+    pub fn ledger(mut self, ledger: impl PauseLedger) -> Self {
+        self.ledger = Some(Arc::new(ledger));
         self
     }
 
@@ -254,6 +267,7 @@ impl AgentBuilder {
             limits: self.limits,
             pauses,
             state_key: self.state_key,
+            ledger: self.ledger,
             budgets,
             default_retries: self.retries,
             options: self.options,

@@ -247,6 +247,12 @@ impl RunError {
         self
     }
 
+    /// The same failure, keeping `violations` (of an answer that no call gave, O2).
+    pub(crate) fn with_violations(mut self, violations: Vec<Violation>) -> Self {
+        self.inner.violations = violations;
+        self
+    }
+
     pub(crate) fn with_partial_text(mut self, text: String) -> Self {
         self.inner.partial_text = Some(text);
         self

@@ -28,6 +28,7 @@ mod reply;
 mod run_loop;
 mod shared;
 mod spans;
+mod state;
 mod typed;
 
 use std::fmt;
@@ -45,7 +46,10 @@ pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
 pub use options::{RunOptions, UsageLimits};
 pub use output::{CallRecord, RunOutput};
-pub use pause::{Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError};
+pub use pause::{
+    BoxFuture, Decision, Decisions, MemoryLedger, PauseLedger, PausedRun, PendingCall, PendingKind,
+    ResumeError, ResumeOptions,
+};
 pub use typed::Typed;
 
 /// A model with instructions and tools, ready to run. Cheap to clone; one agent may run many
@@ -196,7 +200,7 @@ impl Agent {
         input: impl Into<Input>,
         options: Option<RunOptions>,
     ) -> Result<Typed<T>, RunError> {
-        let answering = Answering::of::<T>(&*self.shared.model, self.shared.default_retries)?;
+        let answering = Answering::of::<T>(&*self.shared.model)?;
         let span = spans::run(&self.shared);
         let output = run_loop::run(
             Arc::clone(&self.shared),
@@ -229,21 +233,27 @@ impl Agent {
     ///
     /// Before anything runs, the paused run is checked ([`Agent::verify`]: its format, its
     /// seal, each advertised tool held with the same schema) and the decisions against its
-    /// pending calls. Then the paused turn is finished: an approved call goes through
+    /// pending calls; with a ledger ([`AgentBuilder::ledger`]) its pause is consumed, so that
+    /// it resumes once (H9). Then the paused turn is finished: an approved call goes through
     /// [`Tool::invoke_approved`] on a fresh call context (its availability re-checked and
     /// its arguments validated again, so a principal who lost the right meanwhile gets
     /// `tool unavailable`; the approval predicate is not asked again), a denied one answers
     /// the denial's message, a deferred one its result (E1, E2); the results go to the model
-    /// in the model's order with those of the calls that ran before the pause. The run goes
-    /// on with the tools it advertised when it started (A8), to an answer, another pause, or
-    /// an error.
+    /// in the model's order with those of the calls that ran before the pause.
+    ///
+    /// The run goes on as if it had never paused (H7): with the options it was started with
+    /// (its usage limits counting what it used before the pause, the tools it stops at, its
+    /// tool choice already spent), each tool's failures in a row, the tools it advertised
+    /// when it started (A8), to an answer, another pause, or an error. A run that wants a
+    /// typed answer is resumed with [`Agent::resume_typed`].
     ///
     /// `ctx` is the resuming caller's: the paused run holds no context.
     ///
     /// # Errors
     ///
     /// A [`RunError`] of kind `Resume` ([`RunError::resume_error`]) when the paused run or
-    /// the decisions are refused; nothing ran. Otherwise as [`Agent::run`].
+    /// the decisions are refused, or the pause was resumed before; nothing ran. Otherwise as
+    /// [`Agent::run`].
     ///
     /// # Cancel safety
     ///
@@ -254,15 +264,65 @@ impl Agent {
         paused: PausedRun,
         decisions: Decisions,
     ) -> Result<RunOutput, RunError> {
+        self.resume_with(ctx, paused, decisions, ResumeOptions::new())
+            .await
+    }
+
+    /// Resumes a paused run as [`Agent::resume`] does, with what `options` adds: tighter
+    /// usage limits (a limit only comes down, H7) or a ledger of its own (H9).
+    ///
+    /// # Errors
+    ///
+    /// As [`Agent::resume`].
+    pub async fn resume_with(
+        &self,
+        ctx: &Context,
+        paused: PausedRun,
+        decisions: Decisions,
+        options: ResumeOptions,
+    ) -> Result<RunOutput, RunError> {
         let span = spans::run(&self.shared);
         run_loop::run(
             Arc::clone(&self.shared),
             ctx.clone(),
-            Start::Resume(Box::new(paused), decisions),
+            Start::Resume(Box::new(paused), decisions, options, None),
             Sink::none(),
             span,
         )
         .await
+    }
+
+    /// Resumes a paused run that wants a typed final answer `T` (O2, [`Agent::run_typed`]):
+    /// `T` must be the answer type the run was started with (the same schema, H7), and the
+    /// answer's failures in a row count on from the pause.
+    ///
+    /// # Errors
+    ///
+    /// As [`Agent::resume`]; kind `Resume` with [`ResumeError::AnswerMismatch`] when the run
+    /// wants no typed answer or `T`'s schema is not the one it started with.
+    pub async fn resume_typed<T: Schema + Send + 'static>(
+        &self,
+        ctx: &Context,
+        paused: PausedRun,
+        decisions: Decisions,
+        options: ResumeOptions,
+    ) -> Result<Typed<T>, RunError> {
+        let answering = Answering::of::<T>(&*self.shared.model)?;
+        let span = spans::run(&self.shared);
+        let output = run_loop::run(
+            Arc::clone(&self.shared),
+            ctx.clone(),
+            Start::Resume(
+                Box::new(paused),
+                decisions,
+                options,
+                Some(Box::new(answering)),
+            ),
+            Sink::none(),
+            span,
+        )
+        .await?;
+        Typed::read(output)
     }
 
     /// Resumes a paused run as a stream of events (R4): [`Agent::resume`]'s run, starting
@@ -276,7 +336,7 @@ impl Agent {
         let shared = Arc::clone(&self.shared);
         let ctx = ctx.clone();
         let span = spans::run(&self.shared);
-        let start = Start::Resume(Box::new(paused), decisions);
+        let start = Start::Resume(Box::new(paused), decisions, ResumeOptions::new(), None);
         RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
     }
 

@@ -1,6 +1,8 @@
 //! What a run may be asked for beyond its input (L2, L3, L5): its tool choice, its usage
 //! limits and the tools it stops at.
 
+use serde::{Deserialize, Serialize};
+
 use crate::model::{ToolChoice, Usage};
 
 /// How one run is steered: pass it to [`Agent::run_with`](crate::Agent::run_with), or set
@@ -15,11 +17,18 @@ use crate::model::{ToolChoice, Usage};
 ///     .stop_at("restart-service");
 /// assert_eq!(options.stops_at(), ["restart-service"]);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// A run keeps its options when it pauses (H7): a paused run holds them, sealed, and its
+/// resume follows them ([`crate::Agent::resume_with`] may only tighten its limits).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RunOptions {
+    #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<ToolChoice>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     every_turn: bool,
     limits: UsageLimits,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     stop_at: Vec<String>,
 }
 
@@ -72,29 +81,53 @@ impl RunOptions {
         &self.limits
     }
 
-    /// The tool choice of request `turn` (1-based), if any (L3).
-    pub(crate) fn choice_for(&self, turn: usize, first: usize) -> Option<&ToolChoice> {
+    /// The tool choice of the next request, if any (L3): a forced choice (`Required`, a
+    /// named tool) only while it is not `spent` (the run's first request has not been sent
+    /// yet), unless it applies to every turn.
+    pub(crate) fn choice_for(&self, spent: bool) -> Option<&ToolChoice> {
         let choice = self.tool_choice.as_ref()?;
-        let forced = matches!(choice, ToolChoice::Required | ToolChoice::Tool(_));
-        (turn == first || self.every_turn || !forced).then_some(choice)
+        (!spent || self.every_turn || !forces(choice)).then_some(choice)
     }
+
+    /// Whether sending a request spends the tool choice (L3, H7): it forces calls and applies
+    /// to the first request only.
+    pub(crate) fn spends_choice(&self) -> bool {
+        !self.every_turn && self.tool_choice.as_ref().is_some_and(forces)
+    }
+
+    /// The same options with `limits` tightening the run's own (H7): see
+    /// [`UsageLimits::tightened`].
+    pub(crate) fn tighten(&mut self, limits: &UsageLimits) {
+        self.limits = self.limits.tightened(limits);
+    }
+}
+
+/// Whether `choice` forces the model to call tools (L3).
+fn forces(choice: &ToolChoice) -> bool {
+    matches!(choice, ToolChoice::Required | ToolChoice::Tool(_))
 }
 
 /// Limits on what one run may use (L2): checked before the request or the calls that would
 /// cross them, so that no request is sent that a limit forbids. A limit left `None` is not
 /// checked.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
 #[non_exhaustive]
 pub struct UsageLimits {
     /// Model requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub requests: Option<u64>,
     /// Input tokens, over all requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
     /// Output tokens, over all requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
     /// Input and output tokens, over all requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<u64>,
     /// Tool calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<u64>,
 }
 
@@ -137,6 +170,34 @@ impl UsageLimits {
     pub fn tool_calls(mut self, n: u64) -> Self {
         self.tool_calls = Some(n);
         self
+    }
+
+    /// These limits, tightened by `other` (H7): each limit is the smaller of the two, and a
+    /// limit that only one of them sets is kept. A limit can be tightened, never loosened.
+    ///
+    /// ```
+    /// use tool_runtime::UsageLimits;
+    ///
+    /// let run = UsageLimits::new().requests(5).tool_calls(10);
+    /// let resume = UsageLimits::new().requests(8).total_tokens(1_000);
+    /// assert_eq!(
+    ///     run.tightened(&resume),
+    ///     UsageLimits::new().requests(5).tool_calls(10).total_tokens(1_000)
+    /// );
+    /// ```
+    #[must_use]
+    pub fn tightened(&self, other: &UsageLimits) -> UsageLimits {
+        let min = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        UsageLimits {
+            requests: min(self.requests, other.requests),
+            input_tokens: min(self.input_tokens, other.input_tokens),
+            output_tokens: min(self.output_tokens, other.output_tokens),
+            total_tokens: min(self.total_tokens, other.total_tokens),
+            tool_calls: min(self.tool_calls, other.tool_calls),
+        }
     }
 
     /// The limit a new request would break, given the usage so far: requests already made

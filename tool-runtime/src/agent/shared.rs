@@ -8,6 +8,7 @@ use std::time::Duration;
 use tool_core::{Hooks, Limits, Tool};
 
 use super::options::RunOptions;
+use super::pause::PauseLedger;
 use crate::model::{Model, ToolSpec};
 
 /// What every run of an agent shares.
@@ -39,6 +40,8 @@ pub(crate) struct Shared {
     pub(crate) pauses: bool,
     /// The key that seals paused runs with HMAC-SHA256 (H3); without one, SHA-256.
     pub(crate) state_key: Option<Arc<[u8]>>,
+    /// Where resumed pauses are consumed (H9), if anywhere.
+    pub(crate) ledger: Option<Arc<dyn PauseLedger>>,
     /// Each tool's retry budget (L1), same order as `tools`.
     pub(crate) budgets: Vec<u32>,
     /// The retry budget of what has none of its own: a typed answer (L1, O2).

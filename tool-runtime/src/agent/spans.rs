@@ -38,6 +38,7 @@ pub(crate) fn run(shared: &Shared) -> Span {
         otel.status_code = Empty,
         gen_ai.operation.name = "invoke_agent",
         gen_ai.agent.name = shared.name.as_deref(),
+        gen_ai.conversation.id = Empty,
         gen_ai.provider.name = model.provider_name(),
         gen_ai.request.model = non_empty(model.model_name()),
         gen_ai.usage.input_tokens = Empty,
@@ -48,6 +49,12 @@ pub(crate) fn run(shared: &Shared) -> Span {
         turns = Empty,
         outcome = Empty,
     )
+}
+
+/// Records the run's id (H9) on its span: the same in every process that continues the run,
+/// so that a backend groups a paused run with its resumes.
+pub(crate) fn record_run_id(span: &Span, run_id: &str) {
+    span.record("gen_ai.conversation.id", run_id);
 }
 
 /// Records how a run ended on its span: turns, the run's token usage, and its outcome.

@@ -194,7 +194,8 @@ impl AnswerFormat {
 
 /// Which tools the model may or must call (L3), as a run asks for it; each driver sends it in
 /// its provider's form.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ToolChoice {
     /// The model decides.

@@ -148,8 +148,10 @@ impl Decisions {
         self.by_id.remove(call_id)
     }
 
-    /// The first id (in sorting order) of a decided call, if any is left.
-    pub(crate) fn first_id(&self) -> Option<&str> {
-        self.by_id.keys().min().map(String::as_str)
+    /// The ids of the decided calls, in sorting order.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = &str> {
+        let mut ids: Vec<&str> = self.by_id.keys().map(String::as_str).collect();
+        ids.sort_unstable();
+        ids.into_iter()
     }
 }

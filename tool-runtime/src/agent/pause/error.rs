@@ -82,6 +82,31 @@ pub enum ResumeError {
         /// The id the decision names.
         call_id: String,
     },
+    /// The pause was resumed before (H9): the ledger given to the resume had consumed its
+    /// id. Resuming it again would run its approved calls twice.
+    #[error("pause `{pause_id}` of run `{run_id}` was resumed before: a paused run resumes once")]
+    Replayed {
+        /// The run's id.
+        run_id: String,
+        /// The pause's id.
+        pause_id: String,
+    },
+    /// The ledger could not record the resume (H9); nothing ran.
+    #[error("the ledger could not record the resume of pause `{pause_id}`: {reason}")]
+    Ledger {
+        /// The pause's id.
+        pause_id: String,
+        /// The store's failure.
+        reason: String,
+    },
+    /// The run wants a typed final answer (O2), and the resume named none, or another type
+    /// (a schema that differs from the one the run started with); or the run wants none and
+    /// the resume named one.
+    #[error("{}", answer_mismatch(*wanted))]
+    AnswerMismatch {
+        /// Whether the paused run wants a typed answer.
+        wanted: bool,
+    },
     /// A decision does not fit its call: an approval for a deferred call (which needs its
     /// result), or a result for a call awaiting approval.
     #[error("{}", wrong_decision(call_id, *kind))]
@@ -91,6 +116,15 @@ pub enum ResumeError {
         /// What the call waits for.
         kind: PendingKind,
     },
+}
+
+fn answer_mismatch(wanted: bool) -> &'static str {
+    if wanted {
+        "the paused run wants a typed final answer: resume it with `Agent::resume_typed` and \
+         the answer type it was started with (the same schema)"
+    } else {
+        "the paused run wants no typed final answer: resume it with `Agent::resume`"
+    }
 }
 
 fn wrong_decision(call_id: &str, kind: PendingKind) -> String {

@@ -3,10 +3,14 @@
 //!
 //! - `seal`: the digest (or HMAC) over a paused run's content, and tools' fingerprints.
 //! - `decision`: [`Decision`] and [`Decisions`], one per pending call.
+//! - `ledger`: [`PauseLedger`], which consumes each pause once (H9), and [`MemoryLedger`].
+//! - `resume_options`: [`ResumeOptions`], what a resume may add (a ledger, tighter limits).
 //! - `error`: [`ResumeError`], why a paused run is refused.
 
 mod decision;
 mod error;
+mod ledger;
+mod resume_options;
 mod seal;
 
 use std::collections::HashMap;
@@ -15,24 +19,31 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_core::Tool;
 
+use super::state::{Counts, RunState};
 use crate::model::{Message, ToolCall, ToolResult, Usage, check_transcript};
 use seal::Seal;
 
 pub use decision::{Decision, Decisions};
 pub use error::ResumeError;
+pub use ledger::{BoxFuture, MemoryLedger, PauseLedger};
+pub use resume_options::ResumeOptions;
 pub(crate) use seal::fingerprint;
 
 /// The format a paused run names, so that a reader knows what it holds.
 pub(crate) const FORMAT: &str = "tool-runtime/paused-run";
-/// The version of the format this build writes and reads.
-pub(crate) const VERSION: u32 = 1;
+/// The version of the format this build writes and reads: 2 holds the run's whole state
+/// (H7) and its ids (H9).
+pub(crate) const VERSION: u32 = 2;
 
 /// A run that paused because some calls wait for approval (H1, H2) or for their results
 /// (H5): plain data, with no closure, no [`tool_core::Context`] and no unredacted error (H3).
 ///
-/// It holds the transcript up to the turn that paused, the results of that turn's calls that
-/// ran, the pending calls, the tools advertised (each name with a fingerprint of its schema)
-/// and the usage so far, sealed with a digest. Serialize it (serde, JSON: [`PausedRun::to_json`])
+/// It holds the run's whole state (H7): the transcript up to the turn that paused, the usage
+/// so far, the options the run follows (usage limits, stopping tools, its tool choice and
+/// whether it was spent), its counters (calls made, each tool's failures in a row) and the
+/// typed answer it wants; then the results of the paused turn's calls that ran, the pending
+/// calls and the tools advertised (each name with a fingerprint of its schema); the run's id,
+/// the same across its pauses, and this pause's own id (H9). It is sealed with a digest. Serialize it (serde, JSON: [`PausedRun::to_json`])
 /// to keep it while someone decides, then give it with [`Decisions`] to
 /// [`crate::Agent::resume`] in any process whose agent holds the same tools. A paused run
 /// whose tools changed, or whose content was altered, is refused with a [`ResumeError`].
@@ -56,14 +67,13 @@ pub struct PausedRun {
 /// What a paused run holds, sealed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Content {
+    /// This pause's id, unique (H9).
+    pub(crate) pause_id: String,
     /// The tools advertised in the run (A8), in declaration order.
     pub(crate) tools: Vec<AdvertisedTool>,
-    /// The turn that paused, from 1.
-    pub(crate) turn: usize,
-    /// Token usage of each turn, from turn 1.
-    pub(crate) usage: Vec<Usage>,
-    /// The conversation, ending with the assistant message whose calls paused.
-    pub(crate) transcript: Vec<Message>,
+    /// The run's state (H7): its transcript ends with the assistant message whose calls
+    /// paused, its usage covers every turn up to the one that paused.
+    pub(crate) state: RunState,
     /// The results of that message's calls that ran (model-facing text only).
     pub(crate) results: Vec<Answered>,
     /// That message's calls that wait.
@@ -77,11 +87,17 @@ pub(crate) struct AdvertisedTool {
     pub(crate) fingerprint: String,
 }
 
-/// The result of a call of the paused turn that ran, at its position in the turn.
+/// The result of a call of the paused turn that ran, at its position in the turn, with how
+/// it counts for run control once the turn is whole (L1, L5).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Answered {
     pub(crate) index: usize,
     pub(crate) result: ToolResult,
+    pub(crate) counts: Counts,
+    /// The violations of invalid arguments (model-facing, S3), kept for the failure that
+    /// ends the run if the tool's retry budget runs out (L1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) violations: Vec<tool_core::Violation>,
 }
 
 /// What a pending call waits for.
@@ -165,8 +181,8 @@ impl PausedRun {
     /// first: a paused run may be kept in memory for long (while someone decides), and the
     /// run's growing lists held twice their content (a third of a small paused run's heap).
     pub(crate) fn seal(mut content: Content, key: Option<&[u8]>) -> Self {
-        content.usage.shrink_to_fit();
-        content.transcript.shrink_to_fit();
+        content.state.usage.shrink_to_fit();
+        content.state.transcript.shrink_to_fit();
         content.results.shrink_to_fit();
         content.pending.shrink_to_fit();
         let mut paused = Self {
@@ -215,25 +231,53 @@ impl PausedRun {
         &self.run.pending
     }
 
+    /// The run's id: the same in every pause of one run (H9), and in its spans
+    /// (`gen_ai.conversation.id`).
+    pub fn run_id(&self) -> &str {
+        &self.run.state.run_id
+    }
+
+    /// This pause's id, unique (H9): a [`PauseLedger`] given to the resume consumes it, so
+    /// that the same paused run cannot be resumed twice.
+    pub fn pause_id(&self) -> &str {
+        &self.run.pause_id
+    }
+
+    /// The options the run follows (H7): a resume goes on with them.
+    pub fn options(&self) -> &crate::RunOptions {
+        &self.run.state.options
+    }
+
+    /// The tool calls the run made so far, the pending ones included (L2).
+    pub fn calls_made(&self) -> u64 {
+        self.run.state.calls_made
+    }
+
+    /// Whether the run wants a typed final answer (O2): then resume it with
+    /// [`crate::Agent::resume_typed`], naming the same answer type.
+    pub fn wants_typed_answer(&self) -> bool {
+        self.run.state.answer.is_some()
+    }
+
     /// The conversation up to the turn that paused: it ends with the assistant message whose
     /// calls are pending (their results, and those of its other calls, are added at resume).
     pub fn transcript(&self) -> &[Message] {
-        &self.run.transcript
+        &self.run.state.transcript
     }
 
     /// The conversation, owned.
     pub(crate) fn into_transcript(self) -> Vec<Message> {
-        self.run.transcript
+        self.run.state.transcript
     }
 
     /// Token usage of each turn so far, from turn 1.
     pub fn usage(&self) -> &[Usage] {
-        &self.run.usage
+        &self.run.state.usage
     }
 
     /// The turn that paused, from 1 (the number of model requests so far).
     pub fn turns(&self) -> usize {
-        self.run.turn
+        self.run.state.usage.len()
     }
 
     /// The names of the tools advertised in the run, in declaration order.
@@ -291,10 +335,11 @@ impl PausedRun {
         if run.pending.is_empty() {
             return Err(inconsistent("it has no pending call"));
         }
-        if run.turn == 0 || run.usage.len() != run.turn {
+        if run.state.usage.is_empty() {
             return Err(inconsistent("its usage does not cover its turns"));
         }
-        let Some((Message::Assistant { tool_calls, .. }, before)) = run.transcript.split_last()
+        let Some((Message::Assistant { tool_calls, .. }, before)) =
+            run.state.transcript.split_last()
         else {
             return Err(inconsistent(
                 "its transcript does not end with the calls that paused",
@@ -340,11 +385,26 @@ impl PausedRun {
         if seen.iter().any(|seen| !seen) {
             return Err(inconsistent("a call of its last turn has no result"));
         }
+        if run.state.calls_made < seen.len() as u64 {
+            return Err(inconsistent(
+                "its count of calls made misses the calls that paused",
+            ));
+        }
         Ok(())
+    }
+
+    /// The typed answer the run wants (O2), as its state keeps it.
+    pub(crate) fn answer_state(&self) -> Option<&super::state::AnswerState> {
+        self.run.state.answer.as_ref()
     }
 
     /// The turn's answered results and pending calls, taken apart for resuming.
     pub(crate) fn into_parts(self) -> Content {
         self.run
     }
+}
+
+/// `value` as canonical JSON text: what a fingerprint of a schema covers.
+pub(crate) fn canonical_json(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }

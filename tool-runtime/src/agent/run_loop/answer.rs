@@ -3,11 +3,13 @@
 //! tool. Either way the answer is parsed by the answer type's own parser (S2), and an answer
 //! that does not fit goes back to the model with its violations, under the retry budget (L1).
 
+use sha2::{Digest, Sha256};
 use tool_core::schema::{Schema, parse_arguments, render_root};
 use tool_core::violation::{ParseCx, Rule, Violation, render_violations};
 use tool_core::{ErrorKind, Tool};
 
 use crate::agent::error::RunError;
+use crate::agent::state::AnswerState;
 use crate::model::{AnswerFormat, Model, ToolSpec};
 
 /// The name of the final-answer tool, and of the answer's format.
@@ -26,23 +28,16 @@ pub(crate) struct Answering {
     pub(crate) tool: Option<ToolSpec>,
     /// Parses an answer's JSON text with the answer type's parser.
     check: fn(&str) -> Result<(), Misfit>,
-    /// The retry budget of the answer (L1).
-    budget: u32,
-    /// The answers that did not fit, in a row.
-    failures: u32,
 }
 
 impl Answering {
-    /// The typed answer `T` of a run on `model`, with the retry budget `budget`.
+    /// The typed answer `T` of a run on `model`.
     ///
     /// # Errors
     ///
     /// Kind `Declaration` when `T`'s schema has no object root (an answer is a JSON object)
     /// or the model cannot express it as a tool.
-    pub(crate) fn of<T: Schema + Send + 'static>(
-        model: &dyn Model,
-        budget: u32,
-    ) -> Result<Self, RunError> {
+    pub(crate) fn of<T: Schema + Send + 'static>(model: &dyn Model) -> Result<Self, RunError> {
         let schema = render_root::<T>().map_err(|e| {
             RunError::new(
                 ErrorKind::Declaration,
@@ -75,9 +70,35 @@ impl Answering {
             format,
             tool,
             check: check::<T>,
+        })
+    }
+
+    /// The state a new run keeps of this answer (H7), with the retry budget `budget`.
+    pub(crate) fn start(&self, budget: u32) -> AnswerState {
+        AnswerState {
+            schema: self.fingerprint(),
+            native: self.native(),
             budget,
             failures: 0,
-        })
+        }
+    }
+
+    /// Whether a paused run's answer `state` is this answer: the same schema, taken the same
+    /// way (H7).
+    pub(crate) fn fits(&self, state: &AnswerState) -> bool {
+        state.schema == self.fingerprint() && state.native == self.native()
+    }
+
+    /// The fingerprint of the answer's schema.
+    fn fingerprint(&self) -> String {
+        let text = crate::agent::pause::canonical_json(self.format.schema());
+        let digest = Sha256::digest(text.as_bytes());
+        let mut out = String::from("sha256:");
+        for byte in digest {
+            out.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+            out.push(char::from(b"0123456789abcdef"[usize::from(byte & 0x0f)]));
+        }
+        out
     }
 
     /// Whether the model takes the answer natively.
@@ -85,9 +106,15 @@ impl Answering {
         self.tool.is_none()
     }
 
-    /// Checks the answer `text`: `Ok` when it fits; otherwise what the model is told, or the
-    /// failure that ends the run when the budget is spent.
-    pub(crate) fn judge(&mut self, text: &str) -> Result<(), Correction> {
+    /// Checks the answer `text`, given by the call `call_id` of the final-answer tool (or, as
+    /// native output, by no call): `Ok` when it fits; otherwise what the model is told, or the
+    /// failure that ends the run when the budget in `state` is spent.
+    pub(crate) fn judge(
+        &self,
+        text: &str,
+        call_id: Option<&str>,
+        state: &mut AnswerState,
+    ) -> Result<(), Correction> {
         match (self.check)(text) {
             Ok(()) => Ok(()),
             Err((violations, dropped)) => {
@@ -95,36 +122,46 @@ impl Answering {
                     "Your final answer does not fit its schema.\n{}",
                     render_violations(&violations, dropped)
                 );
-                self.failed(message, violations)
+                failed(state, message, call_id, violations)
             }
         }
     }
 
     /// A reply in text where the final-answer tool was wanted.
-    pub(crate) fn text_instead_of_call(&mut self) -> Correction {
-        match self.failed(CALL_THE_TOOL.to_owned(), Vec::new()) {
+    pub(crate) fn text_instead_of_call(&self, state: &mut AnswerState) -> Correction {
+        match failed(state, CALL_THE_TOOL.to_owned(), None, Vec::new()) {
             Err(correction) => correction,
             Ok(()) => Correction::Retry(CALL_THE_TOOL.to_owned()),
         }
     }
+}
 
-    fn failed(&mut self, message: String, violations: Vec<Violation>) -> Result<(), Correction> {
-        self.failures += 1;
-        if self.failures > self.budget {
-            let error = RunError::new(
-                ErrorKind::RetriesExhausted,
-                format!(
-                    "the final answer did not fit its schema {} times in a row, more than its \
-                     retry budget of {}",
-                    self.failures, self.budget
-                ),
-            )
-            .with_tool(ANSWER_NAME)
-            .with_call(ANSWER_NAME, violations);
-            return Err(Correction::GiveUp(Box::new(error)));
-        }
-        Err(Correction::Retry(message))
+/// An answer that did not fit: counted in `state` against its budget (L1). The failure that
+/// ends the run names the call that gave the last answer, if a call did.
+fn failed(
+    state: &mut AnswerState,
+    message: String,
+    call_id: Option<&str>,
+    violations: Vec<Violation>,
+) -> Result<(), Correction> {
+    state.failures += 1;
+    if state.failures > state.budget {
+        let error = RunError::new(
+            ErrorKind::RetriesExhausted,
+            format!(
+                "the final answer did not fit its schema {} times in a row, more than its \
+                 retry budget of {}",
+                state.failures, state.budget
+            ),
+        )
+        .with_tool(ANSWER_NAME);
+        let error = match call_id {
+            Some(id) => error.with_call(id, violations),
+            None => error.with_violations(violations),
+        };
+        return Err(Correction::GiveUp(Box::new(error)));
     }
+    Err(Correction::Retry(message))
 }
 
 /// Why an answer does not fit: its violations, and how many more were dropped.

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 use tool_core::error::find_in_chain;
-use tool_core::{Context, ErrorKind, OutcomeKind, Panicked, ToolError};
+use tool_core::{Context, ErrorKind, OutcomeKind, Panicked};
 use tracing::Instrument;
 
 use super::calls::{Batch, CallsEnd, run_calls};
@@ -24,13 +24,15 @@ use super::event::{RunEvent, Sink};
 use super::options::RunOptions;
 use super::output::{CallRecord, RunOutput};
 use super::pause::{
-    AdvertisedTool, Answered, Content, Decisions, PausedRun, PendingCall, PendingKind, fingerprint,
+    AdvertisedTool, Answered, Content, Decisions, PausedRun, PendingCall, PendingKind,
+    ResumeOptions, fingerprint,
 };
 use super::reply::{ReplyError, read_reply};
 use super::shared::Shared;
 use super::spans;
+use super::state::{CallEnd, Counts, RunState, new_id};
 use crate::model::{
-    FinishReason, Input, Message, ModelRequest, ToolChoice, ToolResult, ToolSpec, Usage,
+    FinishReason, Input, Message, ModelRequest, ToolCall, ToolChoice, ToolResult, ToolSpec,
     check_transcript,
 };
 
@@ -48,8 +50,14 @@ pub(crate) enum Start {
     /// A new run of this conversation, with its own options or the agent's, and how it gets
     /// a typed answer if it wants one (O2).
     Fresh(Input, Option<RunOptions>, Option<Box<Answering>>),
-    /// A paused run, resumed (H3, H4).
-    Resume(Box<PausedRun>, Decisions),
+    /// A paused run, resumed (H3, H4, H7) with what the resume adds, and the typed answer it
+    /// names (O2).
+    Resume(
+        Box<PausedRun>,
+        Decisions,
+        ResumeOptions,
+        Option<Box<Answering>>,
+    ),
 }
 
 /// Runs one conversation to its end, inside `span` (the run's span, which gets the number of
@@ -61,28 +69,30 @@ pub(crate) async fn run(
     sink: Sink,
     span: tracing::Span,
 ) -> Result<RunOutput, RunError> {
-    let mut run = Run {
-        shared: &shared,
-        ctx: &ctx,
-        sink: &sink,
-        transcript: Vec::new(),
-        calls: Vec::new(),
-        usage: Vec::new(),
-        own_options: None,
-        failures: Vec::new(),
-        stopped_at: None,
-        answering: None,
-    };
     let result = match start {
         Start::Fresh(input, options, answering) => {
-            run.own_options = options;
-            run.answering = answering.map(|answering| *answering);
+            let answering = answering.map(|answering| *answering);
             let (transcript, checked) = input.into_parts();
-            run.transcript = transcript;
+            let state = RunState::new(
+                options.unwrap_or_else(|| shared.options.clone()),
+                shared.max_turns,
+                transcript,
+                answering
+                    .as_ref()
+                    .map(|answering| answering.start(shared.default_retries)),
+            );
+            spans::record_run_id(&span, &state.run_id);
+            let mut run = Run::new(&shared, &ctx, &sink, state, answering);
             run.drive(checked).instrument(span.clone()).await
         }
-        Start::Resume(paused, decisions) => {
-            run.resume(*paused, decisions)
+        Start::Resume(paused, decisions, options, answering) => {
+            let answering = answering.map(|answering| *answering);
+            let env = Env {
+                shared: &shared,
+                ctx: &ctx,
+                sink: &sink,
+            };
+            resume::resume(env, *paused, decisions, options, answering, &span)
                 .instrument(span.clone())
                 .await
         }
@@ -151,29 +161,64 @@ fn cancelled() -> RunError {
     RunError::new(ErrorKind::Cancelled, "the run was cancelled by its caller")
 }
 
-/// The state of one run.
+/// What a run borrows from its caller and its agent: never part of its state.
+#[derive(Clone, Copy)]
+pub(crate) struct Env<'a> {
+    pub(crate) shared: &'a Shared,
+    pub(crate) ctx: &'a Context,
+    pub(crate) sink: &'a Sink,
+}
+
+/// One run: its state (H7), which a pause seals, beside what this process keeps of it.
 struct Run<'a> {
     shared: &'a Shared,
     ctx: &'a Context,
     sink: &'a Sink,
-    transcript: Vec<Message>,
+    /// Everything that governs the run (H7).
+    state: RunState,
+    /// The records of the calls this process made (E3): never in a paused run.
     calls: Vec<CallRecord>,
-    usage: Vec<Usage>,
-    /// The run's own options, when it was started with some (else the agent's).
-    own_options: Option<RunOptions>,
-    /// Each tool's failed calls in a row (L1), by tool index; empty until one fails.
-    failures: Vec<u32>,
     /// The tool whose success ended the run (L5).
     stopped_at: Option<String>,
-    /// How the run gets its typed answer (O2), if it wants one.
+    /// How the run checks its typed answer (O2), if it wants one; the answer's counters are
+    /// in `state`.
     answering: Option<Answering>,
 }
 
-impl Run<'_> {
+/// What run control says after a turn's calls (L1, L5).
+enum Control {
+    /// The run goes on.
+    Go,
+    /// A stopping tool succeeded: its result is the run's output (L5).
+    Stop { tool: String, text: String },
+    /// A tool failed more calls in a row than its budget (L1).
+    OverBudget(RunError),
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        shared: &'a Shared,
+        ctx: &'a Context,
+        sink: &'a Sink,
+        state: RunState,
+        answering: Option<Answering>,
+    ) -> Self {
+        Self {
+            shared,
+            ctx,
+            sink,
+            state,
+            calls: Vec::new(),
+            stopped_at: None,
+            answering,
+        }
+    }
+
     /// A fresh run, whose first `checked` messages a run wrote (a closed conversation, not
     /// checked again).
     async fn drive(&mut self, checked: usize) -> Result<RunOutput, RunError> {
-        let added = self.transcript.get(checked..).unwrap_or(&self.transcript);
+        let transcript = &self.state.transcript;
+        let added = transcript.get(checked..).unwrap_or(transcript);
         if let Err(e) = check_transcript(added) {
             return Err(self.fail(e.into()));
         }
@@ -181,14 +226,13 @@ impl Run<'_> {
             Ok(visible) => visible,
             Err(e) => return Err(self.fail(e)),
         };
-        self.turns(1, visible, None).await
+        self.turns(visible, None).await
     }
 
-    /// Turns from `first` on, with the tools `visible` says were advertised: to the final
-    /// answer, a pause, or an error. A resumed run first finishes its `paused` turn.
+    /// Turns from the state's next on, with the tools `visible` says were advertised: to the
+    /// final answer, a pause, or an error. A resumed run first finishes its `paused` turn.
     async fn turns(
         &mut self,
-        first: usize,
         visible: Vec<bool>,
         paused: Option<PausedTurn>,
     ) -> Result<RunOutput, RunError> {
@@ -221,41 +265,67 @@ impl Run<'_> {
         });
         let slots = Semaphore::new(self.shared.max_concurrency);
         if let Some(paused) = paused {
-            // A resumed run: the paused turn's decided calls first (H4, H5).
-            self.finish_paused_turn(paused, &visible, &slots).await?;
+            // A resumed run: the paused turn's decided calls first (H4, H5), then run control
+            // over the whole turn, as if it had not paused (H7).
+            if let Some(text) = self.finish_paused_turn(paused, &visible, &slots).await? {
+                return Ok(self.output(text, names));
+            }
         }
-        for turn in first..=self.shared.max_turns {
+        loop {
+            let turn = self.state.next_turn();
+            if turn > self.state.max_turns {
+                break;
+            }
             // L2: no request is sent that a limit forbids.
-            if let Some(limit) = self.options().usage_limits().before_request(&self.usage) {
+            if let Some(limit) = self
+                .state
+                .options
+                .usage_limits()
+                .before_request(&self.state.usage)
+            {
                 let error = RunError::new(
                     ErrorKind::UsageLimit,
                     format!("the run reached {limit}; request {turn} was not sent"),
                 );
                 return Err(self.fail(error));
             }
-            let mut choice = self.options().choice_for(turn, first).cloned();
+            // L3: a forced choice is spent by the run's first request, whichever process
+            // sends it (H7).
+            let mut choice = self
+                .state
+                .options
+                .choice_for(self.state.choice_spent)
+                .cloned();
+            if self.state.options.spends_choice() {
+                self.state.choice_spent = true;
+            }
             // O2: a run whose answer comes through the final-answer tool must call a tool.
             if choice.is_none() && self.answering.as_ref().is_some_and(|a| !a.native()) {
                 choice = Some(ToolChoice::Required);
             }
             let step = self.turn(turn, &advertised, &visible, &slots, choice.as_ref());
             if let Some(text) = step.await? {
-                return Ok(RunOutput {
-                    text,
-                    written: self.transcript.len(),
-                    transcript: std::mem::take(&mut self.transcript),
-                    usage: std::mem::take(&mut self.usage),
-                    calls: std::mem::take(&mut self.calls),
-                    advertised: names,
-                    stopped_at: self.stopped_at.take(),
-                });
+                return Ok(self.output(text, names));
             }
         }
-        let limit = self.shared.max_turns;
+        let limit = self.state.max_turns;
         Err(self.fail(RunError::new(
             ErrorKind::MaxTurns,
             format!("the run reached its limit of {limit} turns without a final answer"),
         )))
+    }
+
+    /// The run's output: its answer `text`, with what the run wrote and used.
+    fn output(&mut self, text: String, advertised: Arc<[String]>) -> RunOutput {
+        RunOutput {
+            text,
+            written: self.state.transcript.len(),
+            transcript: std::mem::take(&mut self.state.transcript),
+            usage: std::mem::take(&mut self.state.usage),
+            calls: std::mem::take(&mut self.calls),
+            advertised,
+            stopped_at: self.stopped_at.take(),
+        }
     }
 
     /// One turn: a request, then its calls. Returns the final answer, if this was it.
@@ -272,7 +342,7 @@ impl Run<'_> {
             .as_ref()
             .filter(|answering| answering.native())
             .map(|answering| &answering.format);
-        let request = ModelRequest::new(&self.transcript, advertised)
+        let request = ModelRequest::new(&self.state.transcript, advertised)
             .with_instructions(self.shared.instructions.as_deref())
             .with_tool_choice(choice)
             .with_answer(native);
@@ -289,7 +359,7 @@ impl Run<'_> {
             Err(ReplyError::Model(e)) => return Err(self.fail(e.into())),
             Err(ReplyError::Protocol(e)) => return Err(self.fail(e.into())),
         };
-        self.usage.push(reply.usage);
+        self.state.usage.push(reply.usage);
         for (index, call) in reply.calls.iter().enumerate() {
             self.sink.emit(|| RunEvent::ToolCall {
                 turn,
@@ -303,7 +373,9 @@ impl Run<'_> {
             finish: reply.finish.clone(),
         };
         if reply.calls.is_empty() {
-            self.transcript.push(Message::assistant(reply.text.clone()));
+            self.state
+                .transcript
+                .push(Message::assistant(reply.text.clone()));
             self.sink.emit(turn_end);
             if reply.finish == Some(FinishReason::Length) {
                 // A reply cut at the output token limit is not an answer: the run ends with
@@ -317,17 +389,16 @@ impl Run<'_> {
                 return Err(self.fail(error));
             }
             // O2: the text is the typed answer (native), or should have been a call.
-            if let Some(mut answering) = self.answering.take() {
+            if let (Some(answering), Some(state)) = (&self.answering, &mut self.state.answer) {
                 let judged = if answering.native() {
-                    answering.judge(&reply.text)
+                    answering.judge(&reply.text, None, state)
                 } else {
-                    Err(answering.text_instead_of_call())
+                    Err(answering.text_instead_of_call(state))
                 };
-                self.answering = Some(answering);
                 return match judged {
                     Ok(()) => Ok(Some(reply.text)),
                     Err(Correction::Retry(message)) => {
-                        self.transcript.push(Message::user(message));
+                        self.state.transcript.push(Message::user(message));
                         Ok(None)
                     }
                     Err(Correction::GiveUp(error)) => Err(self.fail(*error)),
@@ -342,7 +413,7 @@ impl Run<'_> {
             .filter(|answering| !answering.native())
             .and_then(|_| reply.calls.iter().position(|call| call.name == ANSWER_NAME))
         {
-            self.transcript.push(Message::assistant_with_calls(
+            self.state.transcript.push(Message::assistant_with_calls(
                 reply.text.clone(),
                 reply.calls.clone(),
             ));
@@ -353,11 +424,11 @@ impl Run<'_> {
 
         // L2: the turn's calls would cross the limit on calls: none runs, each is answered so
         // that the transcript stays whole, and the run ends.
-        let made = self.calls.len() as u64;
         if let Some(limit) = self
-            .options()
+            .state
+            .options
             .usage_limits()
-            .before_calls(made, reply.calls.len() as u64)
+            .before_calls(self.state.calls_made, reply.calls.len() as u64)
         {
             let not_run: Vec<Message> = reply
                 .calls
@@ -371,9 +442,10 @@ impl Run<'_> {
                     ))
                 })
                 .collect();
-            self.transcript
+            self.state
+                .transcript
                 .push(Message::assistant_with_calls(reply.text, reply.calls));
-            self.transcript.extend(not_run);
+            self.state.transcript.extend(not_run);
             self.sink.emit(turn_end);
             let error = RunError::new(
                 ErrorKind::UsageLimit,
@@ -392,7 +464,8 @@ impl Run<'_> {
         )
         .await;
         // The assistant's message takes the calls, which ran from the reply.
-        self.transcript
+        self.state
+            .transcript
             .push(Message::assistant_with_calls(reply.text, reply.calls));
         // H2: the calls that needed no decision ran; the run pauses with the others. Only an
         // agent holding a tool that can pause looks.
@@ -401,7 +474,7 @@ impl Run<'_> {
             && records.iter().any(|record| record.outcome.is_pending())
         {
             self.sink.emit(turn_end);
-            return Err(self.pause(turn, visible, records));
+            return Err(self.pause(visible, records, None));
         }
         let answered = self.answer(records, end);
         self.sink.emit(turn_end);
@@ -414,18 +487,17 @@ impl Run<'_> {
     async fn final_call(
         &mut self,
         turn: usize,
-        calls: &[crate::model::ToolCall],
+        calls: &[ToolCall],
         at: usize,
         visible: &[bool],
         slots: &Semaphore,
         turn_end: impl FnOnce() -> RunEvent,
     ) -> Result<Option<String>, RunError> {
-        let Some(mut answering) = self.answering.take() else {
+        let (Some(answering), Some(state)) = (&self.answering, &mut self.state.answer) else {
             return Ok(None);
         };
-        let judged = answering.judge(&calls[at].arguments);
-        self.answering = Some(answering);
-        let message = match judged {
+        let answer = &calls[at];
+        let message = match answering.judge(&answer.arguments, Some(&answer.id), state) {
             Ok(()) => {
                 for (i, call) in calls.iter().enumerate() {
                     let (text, failed) = if i == at {
@@ -433,7 +505,7 @@ impl Run<'_> {
                     } else {
                         (NOT_RUN_ANSWERED, true)
                     };
-                    self.transcript.push(Message::Tool(ToolResult::new(
+                    self.state.transcript.push(Message::Tool(ToolResult::new(
                         call.id.clone(),
                         call.name.clone(),
                         text,
@@ -441,11 +513,11 @@ impl Run<'_> {
                     )));
                 }
                 self.sink.emit(turn_end);
-                return Ok(Some(calls[at].arguments.clone()));
+                return Ok(Some(answer.arguments.clone()));
             }
             Err(Correction::GiveUp(error)) => {
                 for call in calls {
-                    self.transcript.push(Message::Tool(ToolResult::new(
+                    self.state.transcript.push(Message::Tool(ToolResult::new(
                         call.id.clone(),
                         call.name.clone(),
                         NOT_RUN_ANSWERED,
@@ -457,13 +529,13 @@ impl Run<'_> {
             }
             Err(Correction::Retry(message)) => message,
         };
-        let others: Vec<crate::model::ToolCall> = calls
+        let others: Vec<ToolCall> = calls
             .iter()
             .enumerate()
             .filter(|(i, _)| *i != at)
             .map(|(_, call)| call.clone())
             .collect();
-        let (records, end) = run_calls(
+        let (mut records, end) = run_calls(
             self.shared,
             self.ctx,
             Batch::turn(&others),
@@ -473,19 +545,33 @@ impl Run<'_> {
             self.sink,
         )
         .await;
-        let before = self.transcript.len();
+        // The records name their positions in the model's turn, past the answer's call.
+        for record in &mut records {
+            if record.index >= at {
+                record.index += 1;
+            }
+        }
+        let rejected = ToolResult::new(answer.id.clone(), ANSWER_NAME, message, true);
+        // H2: calls of the same turn that wait pause the run, the answer's violations kept
+        // as that call's result.
+        if self.shared.pauses
+            && end == CallsEnd::Done
+            && records.iter().any(|record| record.outcome.is_pending())
+        {
+            self.sink.emit(turn_end);
+            let answered = Answered {
+                index: at,
+                result: rejected,
+                counts: Counts::Neither,
+                violations: Vec::new(),
+            };
+            return Err(self.pause(visible, records, Some(answered)));
+        }
+        let before = self.state.transcript.len();
         let answered = self.answer(records, end);
         // The answer's violations, at its place among the results (R2).
-        let place = (before + at).min(self.transcript.len());
-        self.transcript.insert(
-            place,
-            Message::Tool(ToolResult::new(
-                calls[at].id.clone(),
-                ANSWER_NAME,
-                message,
-                true,
-            )),
-        );
+        let place = (before + at).min(self.state.transcript.len());
+        self.state.transcript.insert(place, Message::Tool(rejected));
         self.sink.emit(turn_end);
         answered
     }
@@ -498,117 +584,52 @@ impl Run<'_> {
         end: CallsEnd,
     ) -> Result<Option<String>, RunError> {
         let first = self.calls.len();
+        self.state.calls_made += records.len() as u64;
         for record in records {
-            self.transcript.push(Message::Tool(
-                ToolResult::new(
-                    record.id.clone(),
-                    record.name.clone(),
-                    record.text(),
-                    record.kind() != OutcomeKind::Success,
-                )
-                .with_images(record.outcome.images().to_vec()),
-            ));
+            self.state
+                .transcript
+                .push(Message::Tool(result_of(&record)));
             self.calls.push(record);
         }
         match end {
             CallsEnd::Done => {}
             CallsEnd::Cancelled => return Err(self.fail(cancelled())),
             CallsEnd::Fatal(index) => {
-                let record = &self.calls[first + index];
-                let error = match record.error() {
-                    Some(error) => RunError::from_call(error.clone(), &record.name, &record.id),
-                    None => RunError::new(ErrorKind::Permanent, "a call failed fatally")
-                        .with_tool(&record.name),
-                };
+                let error = fatal(&self.calls[first + index]);
                 return Err(self.fail(error));
             }
         }
-        // L5: a stopping tool's success is the run's output; no further request.
-        if let Some(text) = self.stop(first) {
-            return Ok(Some(text));
-        }
-        // L1: a tool that failed more calls in a row than its budget ends the run.
-        match self.over_budget(first) {
-            Some(error) => Err(self.fail(error)),
-            None => Ok(None),
-        }
+        let ends = self.calls[first..].iter().map(CallEnd::of);
+        let control = control(&mut self.state, self.shared, ends);
+        self.follow(control)
     }
 
-    /// The options this run follows: its own, else the agent's.
-    fn options(&self) -> &RunOptions {
-        self.own_options.as_ref().unwrap_or(&self.shared.options)
-    }
-
-    /// The result of the first successful call (from `first` on) of a tool the run stops at
-    /// (L5), noting the tool.
-    fn stop(&mut self, first: usize) -> Option<String> {
-        let stops = self.options().stops_at();
-        if stops.is_empty() {
-            return None;
-        }
-        let record = self.calls[first..]
-            .iter()
-            .find(|record| record.kind() == OutcomeKind::Success && stops.contains(&record.name))?;
-        let (name, text) = (record.name.clone(), record.text().to_owned());
-        self.stopped_at = Some(name);
-        Some(text)
-    }
-
-    /// Counts the failed calls in a row of each tool, from the records at `first` on (L1):
-    /// invalid arguments or a handler's [`ToolError::retry`] count, a success starts over.
-    /// The failure that ends the run when a tool goes past its budget.
-    fn over_budget(&mut self, first: usize) -> Option<RunError> {
-        for record in &self.calls[first..] {
-            let failed = match record.kind() {
-                OutcomeKind::InvalidArguments => true,
-                OutcomeKind::Rejected => record
-                    .error()
-                    .and_then(|error| error.tool_error())
-                    .is_some_and(ToolError::asks_retry),
-                // A success starts its tool's count over; nothing to count before a failure.
-                OutcomeKind::Success => {
-                    if !self.failures.is_empty()
-                        && let Some(&tool) = self.shared.by_name.get(&record.name)
-                    {
-                        self.failures[tool] = 0;
-                    }
-                    false
-                }
-                _ => false,
-            };
-            if !failed {
-                continue;
+    /// Follows run control's word: the run's output when a stopping tool succeeded (L5), the
+    /// failure when a tool went past its budget (L1).
+    fn follow(&mut self, control: Control) -> Result<Option<String>, RunError> {
+        match control {
+            Control::Go => Ok(None),
+            Control::Stop { tool, text } => {
+                self.stopped_at = Some(tool);
+                Ok(Some(text))
             }
-            let Some(&tool) = self.shared.by_name.get(&record.name) else {
-                continue;
-            };
-            if self.failures.is_empty() {
-                self.failures = vec![0; self.shared.tools.len()];
-            }
-            self.failures[tool] += 1;
-            let budget = self.shared.budgets[tool];
-            if self.failures[tool] > budget {
-                let error = RunError::new(
-                    ErrorKind::RetriesExhausted,
-                    format!(
-                        "tool `{}` failed {} calls in a row, more than its retry budget of {budget}",
-                        record.name, self.failures[tool]
-                    ),
-                )
-                .with_tool(&record.name)
-                .with_call(&record.id, record.violations().to_vec());
-                return Some(error);
-            }
+            Control::OverBudget(error) => Err(self.fail(error)),
         }
-        None
     }
 
-    /// Pauses the run at `turn` (H2, H5): the results of the calls that ran and the pending
-    /// calls go into a sealed [`PausedRun`] with the transcript, the advertised tools and the
-    /// usage; the records of every call stay with the application (E3), never in the state.
-    fn pause(&mut self, turn: usize, visible: &[bool], records: Vec<CallRecord>) -> RunError {
-        let mut results = Vec::new();
+    /// Pauses the run (H2, H5, H7): the results of the calls that ran and the pending calls
+    /// go into a sealed [`PausedRun`] with the run's state and the advertised tools; the
+    /// records of every call stay with the application (E3), never in the state. `extra` is
+    /// a result the turn gave besides its calls' (the final answer's violations, O2).
+    fn pause(
+        &mut self,
+        visible: &[bool],
+        records: Vec<CallRecord>,
+        extra: Option<Answered>,
+    ) -> RunError {
+        let mut results: Vec<Answered> = extra.into_iter().collect();
         let mut pending = Vec::new();
+        self.state.calls_made += records.len() as u64;
         for record in records {
             let kind = match record.kind() {
                 OutcomeKind::AwaitingApproval => Some(PendingKind::Approval),
@@ -630,17 +651,14 @@ impl Run<'_> {
                 )),
                 None => results.push(Answered {
                     index: record.index,
-                    result: ToolResult::new(
-                        record.id.clone(),
-                        record.name.clone(),
-                        record.text(),
-                        record.kind() != OutcomeKind::Success,
-                    )
-                    .with_images(record.outcome.images().to_vec()),
+                    result: result_of(&record),
+                    counts: Counts::of(&record),
+                    violations: record.violations().to_vec(),
                 }),
             }
             self.calls.push(record);
         }
+        results.sort_by_key(|answered| answered.index);
         let tools = self
             .shared
             .tools
@@ -657,10 +675,9 @@ impl Run<'_> {
             "the run paused: calls await a decision or a result"
         );
         let content = Content {
+            pause_id: new_id("pause"),
             tools,
-            turn,
-            usage: std::mem::take(&mut self.usage),
-            transcript: std::mem::take(&mut self.transcript),
+            state: std::mem::take(&mut self.state),
             results,
             pending,
         };
@@ -671,9 +688,85 @@ impl Run<'_> {
     /// `error`, with the transcript, calls and usage so far.
     fn fail(&mut self, error: RunError) -> RunError {
         error.with_run(
-            std::mem::take(&mut self.transcript),
+            std::mem::take(&mut self.state.transcript),
             std::mem::take(&mut self.calls),
-            std::mem::take(&mut self.usage),
+            std::mem::take(&mut self.state.usage),
         )
     }
+}
+
+/// The result the model reads of a call (its model-facing text, E1, E2).
+fn result_of(record: &CallRecord) -> ToolResult {
+    ToolResult::new(
+        record.id.clone(),
+        record.name.clone(),
+        record.text(),
+        record.kind() != OutcomeKind::Success,
+    )
+    .with_images(record.outcome.images().to_vec())
+}
+
+/// The failure of a call that ends the run (P1, A6, E4).
+fn fatal(record: &CallRecord) -> RunError {
+    match record.error() {
+        Some(error) => RunError::from_call(error.clone(), &record.name, &record.id),
+        None => {
+            RunError::new(ErrorKind::Permanent, "a call failed fatally").with_tool(&record.name)
+        }
+    }
+}
+
+/// Run control over a turn's calls, in the model's order (L5, then L1): the first success of
+/// a tool the run stops at is its output; otherwise each tool's failures in a row are counted
+/// in `state` (invalid arguments or a handler's [`tool_core::ToolError::retry`] count, a
+/// success starts over), and a tool past its retry budget ends the run.
+fn control<'e>(
+    state: &mut RunState,
+    shared: &Shared,
+    ends: impl Iterator<Item = CallEnd<'e>> + Clone,
+) -> Control {
+    let stops = state.options.stops_at();
+    if !stops.is_empty()
+        && let Some(end) = ends
+            .clone()
+            .find(|end| end.counts == Counts::Success && stops.iter().any(|s| s == end.name))
+    {
+        return Control::Stop {
+            tool: end.name.to_owned(),
+            text: end.text.to_owned(),
+        };
+    }
+    for end in ends {
+        match end.counts {
+            Counts::Neither => {}
+            // A success starts its tool's count over.
+            Counts::Success => {
+                if !state.failures.is_empty() {
+                    state.failures.remove(end.name);
+                }
+            }
+            Counts::Retry => {
+                let Some(&tool) = shared.by_name.get(end.name) else {
+                    continue;
+                };
+                let failures = state.failures.entry(end.name.to_owned()).or_insert(0);
+                *failures += 1;
+                let budget = shared.budgets[tool];
+                if *failures > budget {
+                    let error = RunError::new(
+                        ErrorKind::RetriesExhausted,
+                        format!(
+                            "tool `{}` failed {failures} calls in a row, more than its retry \
+                             budget of {budget}",
+                            end.name
+                        ),
+                    )
+                    .with_tool(end.name)
+                    .with_call(end.id, end.violations.to_vec());
+                    return Control::OverBudget(error);
+                }
+            }
+        }
+    }
+    Control::Go
 }

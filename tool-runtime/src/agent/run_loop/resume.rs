@@ -1,20 +1,22 @@
-//! Resuming a paused run (H3–H5): the paused run is checked against the agent (its seal, its
-//! tools) and the decisions against its pending calls, all before anything runs; then the
-//! paused turn is finished (approved calls run through the pipeline again, denied ones and
-//! deferred results answered as decided) and the run goes on.
+//! Resuming a paused run (H3–H5, H7, H9): the paused run is checked against the agent (its
+//! seal, its tools, its typed answer) and the decisions against its pending calls, its pause
+//! consumed in the ledger, all before anything runs; then the paused turn is finished
+//! (approved calls run through the pipeline again, denied ones and deferred results answered
+//! as decided), run control reads the whole turn, and the run goes on from its own state.
 
 use tokio::sync::Semaphore;
-use tool_core::{Error, ErrorKind, Outcome, OutcomeKind};
+use tool_core::{Error, ErrorKind, Outcome};
 
-use super::{Run, cancelled};
+use super::{Answering, CallEnd, Env, Run, cancelled, control, fatal, result_of};
 use crate::agent::calls::{Batch, CallsEnd, record, run_calls};
 use crate::agent::error::RunError;
 use crate::agent::event::RunEvent;
-use crate::agent::output::{CallRecord, RunOutput};
+use crate::agent::output::RunOutput;
 use crate::agent::pause::{
-    Answered, Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError,
+    Answered, Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError, ResumeOptions,
 };
-use crate::model::{Message, ToolCall, ToolResult};
+use crate::agent::spans;
+use crate::model::{Message, ToolCall};
 
 /// The paused turn of a run being resumed: the results of its calls that ran before the
 /// pause, and each pending call with its decision.
@@ -25,55 +27,88 @@ pub(crate) struct PausedTurn {
     decided: Vec<(PendingCall, Decision)>,
 }
 
-impl Run<'_> {
-    /// Resumes `paused` with `decisions`: every check first (H3, H4: nothing runs when one
-    /// fails), then the paused turn, then the turns after it.
-    pub(super) async fn resume(
-        &mut self,
-        paused: PausedRun,
-        decisions: Decisions,
-    ) -> Result<RunOutput, RunError> {
-        let visible = match paused.verify(
-            &self.shared.tools,
-            &self.shared.by_name,
-            self.shared.state_key.as_deref(),
-        ) {
-            Ok(visible) => visible,
-            Err(e) => return Err(refused(e)),
-        };
-        let decided = match match_decisions(paused.pending(), decisions) {
-            Ok(decided) => decided,
-            Err(e) => return Err(refused(e)),
-        };
-        let content = paused.into_parts();
-        // `verify` checked that the transcript ends with the paused turn's calls.
-        let calls = content
-            .transcript
-            .last()
-            .map(|m| m.tool_calls().to_vec())
-            .unwrap_or_default();
-        self.transcript = content.transcript;
-        self.usage = content.usage;
-        let turn = content.turn;
-        let paused = PausedTurn {
-            turn,
-            calls,
-            results: content.results,
-            decided,
-        };
-        self.turns(turn + 1, visible, Some(paused)).await
+/// Resumes `paused` with `decisions`: every check first (H3, H4, H7: nothing runs when one
+/// fails), the pause consumed in the ledger (H9), then the paused turn and the turns after it.
+pub(super) async fn resume(
+    env: Env<'_>,
+    paused: PausedRun,
+    decisions: Decisions,
+    options: ResumeOptions,
+    answering: Option<Answering>,
+    span: &tracing::Span,
+) -> Result<RunOutput, RunError> {
+    let shared = env.shared;
+    let visible = paused
+        .verify(&shared.tools, &shared.by_name, shared.state_key.as_deref())
+        .map_err(refused)?;
+    // O2: the run's typed answer is named again, with the same schema.
+    let wanted = paused.answer_state();
+    let fits = match (wanted, &answering) {
+        (None, None) => true,
+        (Some(state), Some(answering)) => answering.fits(state),
+        _ => false,
+    };
+    if !fits {
+        return Err(refused(ResumeError::AnswerMismatch {
+            wanted: wanted.is_some(),
+        }));
     }
+    let decided = match_decisions(paused.pending(), decisions).map_err(refused)?;
+    // H9: the pause is consumed before anything runs; a replay is refused.
+    if let Some(ledger) = options.ledger.as_ref().or(shared.ledger.as_ref()) {
+        let (run_id, pause_id) = (paused.run_id(), paused.pause_id());
+        match ledger.consume(run_id, pause_id).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(refused(ResumeError::Replayed {
+                    run_id: run_id.to_owned(),
+                    pause_id: pause_id.to_owned(),
+                }));
+            }
+            Err(e) => {
+                return Err(refused(ResumeError::Ledger {
+                    pause_id: pause_id.to_owned(),
+                    reason: e.to_string(),
+                }));
+            }
+        }
+    }
+    let content = paused.into_parts();
+    let mut state = content.state;
+    // H7: a resume may tighten the run's limits, never loosen them.
+    if let Some(limits) = &options.limits {
+        state.options.tighten(limits);
+    }
+    spans::record_run_id(span, &state.run_id);
+    // `verify` checked that the transcript ends with the paused turn's calls.
+    let calls = state
+        .transcript
+        .last()
+        .map(|m| m.tool_calls().to_vec())
+        .unwrap_or_default();
+    let turn = state.usage.len();
+    let paused = PausedTurn {
+        turn,
+        calls,
+        results: content.results,
+        decided,
+    };
+    let mut run = Run::new(env.shared, env.ctx, env.sink, state, answering);
+    run.turns(visible, Some(paused)).await
+}
 
+impl Run<'_> {
     /// Finishes the paused turn: each decided call gets its outcome (an approved one runs
     /// through [`tool_core::Tool::invoke_approved`]: availability re-checked and arguments
-    /// validated again, H4), and every result goes into the transcript in the model's order
-    /// (R2).
+    /// validated again, H4), every result goes into the transcript in the model's order (R2),
+    /// and run control reads the whole turn as if it had not paused (L1, L5, H7). Returns the
+    /// run's output when a stopping tool succeeded in the turn.
     pub(super) async fn finish_paused_turn(
         &mut self,
         paused: PausedTurn,
         visible: &[bool],
         slots: &Semaphore,
-    ) -> Result<(), RunError> {
+    ) -> Result<Option<String>, RunError> {
         let PausedTurn {
             turn,
             calls,
@@ -131,20 +166,23 @@ impl Run<'_> {
                 }
             }
         }
-        let mut answered: Vec<Option<ToolResult>> = vec![None; calls.len()];
-        for Answered { index, result } in results {
+        let mut answered: Vec<Option<Answered>> = vec![None; calls.len()];
+        for result in results {
+            let index = result.index;
             if let Some(slot) = answered.get_mut(index) {
                 *slot = Some(result);
             }
         }
-        let mut fatal = None;
-        for (index, (call, (result, outcome))) in calls
-            .iter()
-            .zip(answered.into_iter().zip(outcomes))
-            .enumerate()
+        // Each call's place: a result kept by the pause, or this process's record.
+        let first = self.calls.len();
+        let mut fatal_at = None;
+        for (index, (call, (kept, outcome))) in
+            calls.iter().zip(answered.iter().zip(outcomes)).enumerate()
         {
-            if let Some(result) = result {
-                self.transcript.push(Message::Tool(result));
+            if let Some(kept) = kept {
+                self.state
+                    .transcript
+                    .push(Message::Tool(kept.result.clone()));
                 continue;
             }
             // An approved call that did not run (a sibling ended the run first).
@@ -155,46 +193,61 @@ impl Run<'_> {
                 ))
             });
             let record = record(turn, index, call, outcome);
-            self.transcript.push(Message::Tool(
-                ToolResult::new(
-                    record.id.clone(),
-                    record.name.clone(),
-                    record.text(),
-                    record.kind() != OutcomeKind::Success,
-                )
-                .with_images(record.outcome.images().to_vec()),
-            ));
+            self.state
+                .transcript
+                .push(Message::Tool(result_of(&record)));
             if end == CallsEnd::Fatal(index) {
-                fatal = Some(self.calls.len());
+                fatal_at = Some(self.calls.len());
             }
             self.calls.push(record);
         }
         match end {
-            CallsEnd::Done => Ok(()),
-            CallsEnd::Cancelled => Err(self.fail(cancelled())),
+            CallsEnd::Done => {}
+            CallsEnd::Cancelled => return Err(self.fail(cancelled())),
             CallsEnd::Fatal(_) => {
-                let error = match fatal.and_then(|at| self.calls.get(at)) {
-                    Some(CallRecord {
-                        name, id, outcome, ..
-                    }) => match outcome.error() {
-                        Some(error) => RunError::from_call(error.clone(), name, id),
-                        None => RunError::new(ErrorKind::Permanent, "a call failed fatally")
-                            .with_tool(name),
-                    },
+                let error = match fatal_at.and_then(|at| self.calls.get(at)) {
+                    Some(record) => fatal(record),
                     None => RunError::new(ErrorKind::Permanent, "a call failed fatally"),
                 };
-                Err(self.fail(error))
+                return Err(self.fail(error));
             }
         }
+        // H7: run control over the whole turn, in the model's order, as a run that did not
+        // pause reads it.
+        let mut records = self.calls[first..].iter();
+        let ends: Vec<CallEnd<'_>> = answered
+            .iter()
+            .filter_map(|kept| match kept {
+                Some(kept) => Some(CallEnd {
+                    name: &kept.result.name,
+                    id: &kept.result.call_id,
+                    counts: kept.counts,
+                    violations: &kept.violations,
+                    text: &kept.result.text,
+                }),
+                None => records.next().map(CallEnd::of),
+            })
+            .collect();
+        let control = control(&mut self.state, self.shared, ends.into_iter());
+        self.follow(control)
     }
 }
 
-/// One decision per pending call, in the model's order (H4): a call without one, a decision
-/// for a call that is not pending, or a decision that does not fit its call is an error.
+/// One decision per pending call, in the model's order (H4): a decision for a call that is
+/// not pending, a call without one, or a decision that does not fit its call is an error. A
+/// decision for an unknown id is named first: it is the likelier mistake (a mistyped id).
 fn match_decisions(
     pending: &[PendingCall],
     mut decisions: Decisions,
 ) -> Result<Vec<(PendingCall, Decision)>, ResumeError> {
+    if let Some(id) = decisions
+        .ids()
+        .find(|id| pending.iter().all(|call| call.id() != *id))
+    {
+        return Err(ResumeError::UnknownCall {
+            call_id: id.to_owned(),
+        });
+    }
     let mut decided = Vec::with_capacity(pending.len());
     for call in pending {
         let Some(decision) = decisions.take(call.id()) else {
@@ -214,11 +267,6 @@ fn match_decisions(
             });
         }
         decided.push((call.clone(), decision));
-    }
-    if let Some(id) = decisions.first_id() {
-        return Err(ResumeError::UnknownCall {
-            call_id: id.to_owned(),
-        });
     }
     Ok(decided)
 }
