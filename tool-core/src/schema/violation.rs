@@ -452,6 +452,16 @@ impl ParseCx {
 mod tests {
     use super::*;
 
+    /// A paused run keeps violations (H7): each rule serializes as its keyword, and back.
+    #[test]
+    fn rules_serialize_as_their_keywords() {
+        for rule in Rule::ALL {
+            let json = serde_json::to_value(rule).expect("a rule serializes");
+            assert_eq!(json, serde_json::Value::from(rule.keyword()));
+            assert_eq!(serde_json::from_value::<Rule>(json).ok(), Some(rule));
+        }
+    }
+
     #[test]
     fn pointer_escapes_and_unwinds() {
         let mut cx = ParseCx::new();
