@@ -31,8 +31,12 @@
 //! load balancer (HAProxy, nginx) serve one client with no session affinity. A restart that
 //! needs approval asks a client on protocol 2026-07-28 or later with an `input_required`
 //! result, and the client's retry with the answer may land on any replica; a client on an
-//! older protocol cannot be asked without a session and is told so at once. Each process
-//! prints a line per call it served on standard error. A replica accepts loopback `Host`s
+//! older protocol cannot be asked without a session and is told so at once. The question's
+//! `requestState` is sealed with the server's key (H10), so the replicas must share one: set
+//! `MAINTENANCE_STATE_KEY` to the same secret on each (at least 32 random bytes, such as
+//! `openssl rand -base64 32` prints); without it each process makes its own, and a question
+//! asked by one replica is not approved on another. Each process prints a line per call it
+//! served on standard error. A replica accepts loopback `Host`s
 //! only, unless `MAINTENANCE_ALLOWED_HOSTS` lists, instead, the names clients reach the
 //! balancer by (`mcp.example.com,mcp.example.com:8080`). `examples/tests/scale_out.rs` runs two
 //! replicas behind HAProxy, and the README shows the configuration.

@@ -117,12 +117,14 @@ pub fn principal_from_env() -> Result<Principal, BoxError> {
 /// without the program's name, [`Options::parse`]) ask, until the server stops. Over HTTP it
 /// prints the URL it serves at (with the port the system chose for port 0) on standard error,
 /// and a line per call it served; it reads the bearer tokens from `MAINTENANCE_TOKENS` (else
-/// [`Tokens::demo`]), and the `Host` names it accepts instead of loopback ones from
-/// `MAINTENANCE_ALLOWED_HOSTS` (`mcp.example.com,mcp.example.com:8080`).
+/// [`Tokens::demo`]), the `Host` names it accepts instead of loopback ones from
+/// `MAINTENANCE_ALLOWED_HOSTS` (`mcp.example.com,mcp.example.com:8080`), and the key that seals
+/// its approval questions from `MAINTENANCE_STATE_KEY` ([`state_key_from_env`]).
 ///
 /// # Errors
 ///
-/// A bad command line or environment, an address that cannot be bound, a failing server.
+/// A bad command line or environment (an empty `MAINTENANCE_STATE_KEY`, say), an address that
+/// cannot be bound, a failing server.
 pub async fn main(args: &[String]) -> Result<(), BoxError> {
     let options = Options::parse(args)?;
     let base = services();
@@ -149,12 +151,22 @@ pub async fn main(args: &[String]) -> Result<(), BoxError> {
         Err(_) => Tokens::demo(),
     };
     // Each request is authenticated by its own bearer token, whichever replica it reaches.
-    let server = builder()
-        .context(move |request: McpRequest| {
-            let ctx = tokens.context(&request, &base);
-            async move { ctx }
-        })
-        .build()?;
+    let mut server = builder().context(move |request: McpRequest| {
+        let ctx = tokens.context(&request, &base);
+        async move { ctx }
+    });
+    // H10: replicas seal their approval questions with one key, so that any of them takes the
+    // answer to a question another asked.
+    let state_key = state_key_from_env();
+    if let Some(key) = state_key.clone() {
+        server = server.state_key(key);
+    } else if options.stateless {
+        eprintln!(
+            "mcp_server: no MAINTENANCE_STATE_KEY: this replica seals approval questions with a \
+             key of its own, and another replica will refuse their answers"
+        );
+    }
+    let server = server.build()?;
     let mut http_options = if options.stateless {
         HttpOptions::new().stateless().json_answers()
     } else {
@@ -172,9 +184,14 @@ pub async fn main(args: &[String]) -> Result<(), BoxError> {
     }
     let http = server.bind_http(addr, http_options).await?;
     eprintln!(
-        "mcp_server: serving the maintenance tools at {} ({}bearer tokens: {})",
+        "mcp_server: serving the maintenance tools at {} ({}{}bearer tokens: {})",
         http.url(),
         if options.stateless { "stateless; " } else { "" },
+        if state_key.is_some() {
+            "state key from MAINTENANCE_STATE_KEY; "
+        } else {
+            ""
+        },
         if std::env::var_os("MAINTENANCE_TOKENS").is_some() {
             "from MAINTENANCE_TOKENS"
         } else {
@@ -183,6 +200,14 @@ pub async fn main(args: &[String]) -> Result<(), BoxError> {
     );
     http.wait().await?;
     Ok(())
+}
+
+/// The key that seals the server's approval questions (H10), from `MAINTENANCE_STATE_KEY`:
+/// its bytes, the same on every replica behind one balancer (at least 32 random bytes, such
+/// as the output of `openssl rand -base64 32`); `None` when it is not set, and the server makes
+/// a key of its own. A key that is set but empty is refused when the server is built.
+pub fn state_key_from_env() -> Option<Vec<u8>> {
+    std::env::var_os("MAINTENANCE_STATE_KEY").map(|key| key.into_encoded_bytes())
 }
 
 /// The principals of the HTTP server, by bearer token.

@@ -7,8 +7,9 @@
 //!   replica that served it) hold whichever replica serves a request, each request
 //!   authenticated by its own bearer token; an approval (H6, protocol 2026-07-28) asked by one
 //!   replica is answered on the other, where the call runs (each replica's log shows what it
-//!   ran); a client on an older protocol is served too, and told at once that a server
-//!   without sessions cannot ask its user.
+//!   ran), since both seal questions with the key given in `MAINTENANCE_STATE_KEY` (H10); a
+//!   client on an older protocol is served too, and told at once that a server without
+//!   sessions cannot ask its user.
 //! - `an_old_protocol_elicitation_is_refused_at_once_not_left_waiting` (H6): a client on an
 //!   older protocol that declares elicitation in the request itself would be sent an
 //!   `elicitation/create` whose answer no replica could route back to the call; it is answered
@@ -39,6 +40,8 @@ mod peers;
 /// The arguments of the example's program, for a child, separated by this character.
 const ARGS_VARIABLE: &str = "SCALE_OUT_REPLICA_ARGS";
 const SEPARATOR: char = '\u{1f}';
+/// The key both replicas seal approval questions with (H10), as a deployment configures it.
+const STATE_KEY: &str = "scale-out test key: thirty-two bytes or more";
 
 /// In a child (when `SCALE_OUT_REPLICA_ARGS` is set): runs the `mcp_server` example's program
 /// with those arguments, until it is killed. Otherwise it does nothing.
@@ -304,6 +307,8 @@ fn replica(name: &str, dir: &Path) -> Process {
         .args(["child_runs_the_mcp_server", "--exact", "--nocapture"])
         .env(ARGS_VARIABLE, args)
         .env_remove("MAINTENANCE_TOKENS")
+        // H10: the replicas share the key that seals their approval questions.
+        .env("MAINTENANCE_STATE_KEY", STATE_KEY)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&stderr).expect("a log file"))
@@ -327,6 +332,10 @@ fn served_address(replica: &Process) -> SocketAddr {
             .and_then(|rest| rest.split('/').next());
         if let Some(addr) = url.and_then(|addr| addr.parse().ok()) {
             assert!(log.contains("stateless"), "{log}");
+            assert!(
+                log.contains("state key from MAINTENANCE_STATE_KEY"),
+                "{log}"
+            );
             return addr;
         }
         assert!(

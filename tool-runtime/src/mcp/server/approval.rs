@@ -12,6 +12,13 @@
 //! instead of waiting for an answer that cannot arrive. The `input_required` round trip needs
 //! no session: the retry carries the question's state and the user's answer, so any replica
 //! can take it.
+//!
+//! That state is sealed with the server's key (H10, `request_state`): bound to the tool, the
+//! arguments and the question, and given an expiry. A retry is approved only when its state
+//! verifies for the call it comes with, has not expired and was not answered before in this
+//! process, the client declared elicitation and the user's answer is "accept"; anything else
+//! is `the call was not approved`, and nothing runs. A client cannot make up an answer to a
+//! question it was never asked.
 
 use std::collections::BTreeMap;
 
@@ -21,9 +28,10 @@ use rmcp::model::{
     ElicitationSchema, InputRequest, InputRequiredResult, ProtocolVersion,
 };
 use rmcp::service::RequestContext;
-use sha2::{Digest, Sha256};
 use tool_core::preview::preview;
 use tool_core::{Outcome, Tool};
+
+use super::request_state::{Binding, RequestStates};
 
 /// What a client that cannot ask its user is answered for a call that needs approval (H6).
 pub const NO_ELICITATION: &str = "the call needs approval, and this client cannot ask its user \
@@ -60,8 +68,10 @@ pub(super) enum Asked {
 }
 
 /// Asks the client's user whether the call `request` of `tool`, which `pending` says awaits
-/// approval, may run. `sessions`: whether an answer to a request sent during the call can
-/// reach it (false for a stateless HTTP server).
+/// approval, may run, or takes the user's answer when `request` is the client's retry with
+/// it. `sessions`: whether an answer to a request sent during the call can reach it (false
+/// for a stateless HTTP server). `states` seals the question's `requestState` and checks the
+/// one a retry brings back (H10).
 pub(super) async fn ask(
     tool: &Tool,
     pending: &Outcome,
@@ -69,22 +79,32 @@ pub(super) async fn ask(
     args: &[u8],
     cx: &RequestContext<RoleServer>,
     sessions: bool,
+    states: &RequestStates,
 ) -> Asked {
-    let state = request_state(tool.name(), args);
-    // A retry that carries the user's answer to the question asked for this very call.
-    if request.request_state.as_deref() == Some(state.as_str())
-        && let Some(answer) = request
-            .input_responses
-            .as_ref()
-            .and_then(|responses| responses.get(APPROVAL_INPUT))
-    {
-        return match serde_json::from_value::<ElicitResult>(answer.clone()) {
-            Ok(result) => verdict(&result),
-            Err(e) => {
-                tracing::warn!(error = %e, "an MCP client's answer to an approval is unreadable");
-                Asked::NotApproved
-            }
-        };
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question(tool, pending),
+        requested_schema: ElicitationSchema::new(BTreeMap::new()),
+    };
+    let can_ask = cx
+        .client_capabilities()
+        .and_then(|capabilities| capabilities.elicitation)
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
+    // The question as sent: what its state is bound to, with the tool and the arguments.
+    let Ok(asked) = serde_json::to_vec(&params) else {
+        tracing::error!(
+            tool = tool.name(),
+            "an approval question cannot be serialized"
+        );
+        return Asked::NotApproved;
+    };
+    let binding = Binding {
+        tool: tool.name(),
+        args,
+        question: &asked,
+    };
+    if is_retry(request) {
+        return retry(tool, request, &binding, can_ask, states);
     }
     let modern = cx
         .protocol_version()
@@ -94,19 +114,21 @@ pub(super) async fn ask(
         // nothing here can route to this call: say so now rather than wait forever.
         return Asked::Stateless;
     }
-    let can_ask = cx
-        .client_capabilities()
-        .and_then(|capabilities| capabilities.elicitation)
-        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
     if !can_ask {
         return Asked::Unsupported;
     }
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: question(tool, pending),
-        requested_schema: ElicitationSchema::new(BTreeMap::new()),
-    };
     if modern {
+        let state = match states.seal(&binding) {
+            Ok(state) => state,
+            Err(refusal) => {
+                tracing::error!(
+                    tool = tool.name(),
+                    reason = %refusal,
+                    "an approval question could not be sealed; the call does not run"
+                );
+                return Asked::NotApproved;
+            }
+        };
         let requests = BTreeMap::from([(
             APPROVAL_INPUT.to_owned(),
             InputRequest::Elicitation(ElicitRequest::new(params)),
@@ -126,6 +148,55 @@ pub(super) async fn ask(
             }
         },
         () = cx.ct.cancelled() => Asked::Cancelled,
+    }
+}
+
+/// Whether `request` says it answers a question: it brings a `requestState` back, or an
+/// answer to our question. Such a call is never asked again: it is approved by a valid
+/// answer, or not approved.
+fn is_retry(request: &CallToolRequestParams) -> bool {
+    request.request_state.is_some()
+        || request
+            .input_responses
+            .as_ref()
+            .is_some_and(|responses| responses.contains_key(APPROVAL_INPUT))
+}
+
+/// The verdict on a retry (H10): approved only when the client can ask its user, the state it
+/// brings back was sealed by this server for this tool, these arguments and this question,
+/// has not expired and was not answered before, and the user's answer is "accept". Anything
+/// else is `the call was not approved`, and the reason is logged.
+fn retry(
+    tool: &Tool,
+    request: &CallToolRequestParams,
+    binding: &Binding<'_>,
+    can_ask: bool,
+    states: &RequestStates,
+) -> Asked {
+    let refuse = |reason: &dyn std::fmt::Display| {
+        tracing::warn!(
+            tool = tool.name(),
+            reason = %reason,
+            "an MCP client's answer to an approval question is refused; the call does not run"
+        );
+        Asked::NotApproved
+    };
+    let answer = request
+        .input_responses
+        .as_ref()
+        .and_then(|responses| responses.get(APPROVAL_INPUT));
+    let (Some(state), Some(answer)) = (request.request_state.as_deref(), answer) else {
+        return refuse(&"the retry lacks the question's state or the user's answer");
+    };
+    if !can_ask {
+        return refuse(&"the client declared no elicitation, so it was asked nothing");
+    }
+    if let Err(refusal) = states.redeem(state, binding) {
+        return refuse(&refusal);
+    }
+    match serde_json::from_value::<ElicitResult>(answer.clone()) {
+        Ok(result) => verdict(&result),
+        Err(e) => refuse(&format_args!("the user's answer is unreadable: {e}")),
     }
 }
 
@@ -154,16 +225,4 @@ fn question(tool: &Tool, pending: &Outcome) -> String {
         text.push_str(&format!("\n{reason}"));
     }
     text
-}
-
-/// The request state of an approval question: names the tool and the arguments, so that an
-/// answer counts only for the call it was asked about.
-fn request_state(tool: &str, args: &[u8]) -> String {
-    let digest = Sha256::new()
-        .chain_update(tool.as_bytes())
-        .chain_update([0])
-        .chain_update(args)
-        .finalize();
-    let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
-    format!("approval:{hex}")
 }

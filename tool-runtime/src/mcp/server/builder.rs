@@ -4,6 +4,7 @@
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     Implementation, JsonObject, ServerCapabilities, ServerConfig, Tool as McpTool, ToolAnnotations,
@@ -13,6 +14,7 @@ use tool_core::{BoxError, Context, Hooks, IntoTool, Limits, Tool, index_by_name}
 
 use super::McpServer;
 use super::request::{McpCall, McpRequest};
+use super::request_state::{self, RequestStates};
 use super::shared::{ContextFn, OutcomeFn, Shared};
 use crate::agent::{BuildError, BuildProblem};
 
@@ -28,7 +30,12 @@ pub struct McpServerBuilder {
     on_outcome: Option<OutcomeFn>,
     record_tool_content: bool,
     hooks: Hooks,
+    state_key: Option<Vec<u8>>,
+    approval_expiry: Duration,
 }
+
+/// A state key shorter than this is accepted, with a warning at build.
+const RECOMMENDED_KEY_LEN: usize = 32;
 
 impl McpServerBuilder {
     /// An empty server: no tools, an empty context for every request, this crate's name and
@@ -44,6 +51,8 @@ impl McpServerBuilder {
             on_outcome: None,
             record_tool_content: false,
             hooks: Hooks::new(Transport::Mcp),
+            state_key: None,
+            approval_expiry: request_state::DEFAULT_EXPIRY,
         }
     }
 
@@ -136,14 +145,51 @@ impl McpServerBuilder {
         self
     }
 
+    /// Seals the `requestState` of approval questions with HMAC-SHA256 under `key` (H10).
+    ///
+    /// On protocol 2026-07-28 a call that needs approval (H6) is answered with an
+    /// `input_required` result whose `requestState` the client brings back with its user's
+    /// answer. That state is sealed with the server's key and bound to the tool, the
+    /// arguments and the question asked, so a client cannot make up an answer to a question
+    /// it was never asked: a forged, altered, expired or (on the same process) replayed state
+    /// is answered `the call was not approved`, and nothing runs.
+    ///
+    /// Without a key the server makes a random one of 32 bytes at `build()` (from the
+    /// operating system), which serves one process. Replicas behind a load balancer must share
+    /// a configured key: a question asked by one replica may be answered on another, which
+    /// can take the answer only if it holds the key that sealed the question. Give at least
+    /// 32 random bytes (a shorter key is accepted, with a warning; an empty one is refused at
+    /// build); keep it secret, and keep the replicas' clocks in step (a state's expiry is
+    /// checked against the clock of the replica that takes the answer). The state is signed,
+    /// not encrypted: it holds a nonce and an expiry, nothing of the call.
+    pub fn state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.state_key = Some(key.into());
+        self
+    }
+
+    /// Sets how long a client has to bring back the answer to an approval question (H10):
+    /// past it, the answer is `the call was not approved` (default ten minutes). Counted in
+    /// whole seconds, rounded up, with the second the question was sealed in: a state counts
+    /// for at least `expiry` and less than a second more. Kept between one second and a day.
+    ///
+    /// Within its expiry a state answered once is refused again by the same process, which
+    /// remembers answered states until they expire (at most 100,000 at once: past that,
+    /// answers are refused until some expire). Replicas do not share what they remember, so
+    /// across replicas the expiry alone bounds a replay: keep it short.
+    pub fn approval_expiry(mut self, expiry: Duration) -> Self {
+        self.approval_expiry = expiry;
+        self
+    }
+
     /// Builds the server, checking every tool before anything is served.
     ///
     /// # Errors
     ///
     /// Returns a [`BuildError`] (kind `Declaration`) listing every problem: each tool
     /// declared wrong (its [`Tool::declaration_error`], D2), each pair of tools sharing a name,
-    /// naming both declaration sites (N3), and each deferred tool (H5: a server answers each
-    /// call when it is made, and a deferred tool has no handler here to answer it).
+    /// naming both declaration sites (N3), each deferred tool (H5: a server answers each
+    /// call when it is made, and a deferred tool has no handler here to answer it), and an
+    /// empty [`McpServerBuilder::state_key`] ([`BuildProblem::EmptyStateKey`], H10).
     pub fn build(self) -> Result<McpServer, BuildError> {
         let mut problems = Vec::new();
         let mut listed = Vec::with_capacity(self.tools.len());
@@ -162,9 +208,19 @@ impl McpServerBuilder {
                 None => listed.push(list_entry(tool)),
             }
         }
+        match self.state_key.as_deref() {
+            Some([]) => problems.push(BuildProblem::EmptyStateKey),
+            Some(key) if key.len() < RECOMMENDED_KEY_LEN => tracing::warn!(
+                length = key.len(),
+                "the MCP server's state key is shorter than the {RECOMMENDED_KEY_LEN} random \
+                 bytes recommended"
+            ),
+            _ => {}
+        }
         if !problems.is_empty() {
             return Err(BuildError::new(problems));
         }
+        let request_states = RequestStates::new(self.state_key.as_deref(), self.approval_expiry);
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
         info.server_info = Implementation::new(self.name, self.version);
         info.instructions = self.instructions;
@@ -180,6 +236,7 @@ impl McpServerBuilder {
                 on_outcome: self.on_outcome,
                 record_tool_content: self.record_tool_content,
                 hooks: self.hooks,
+                request_states,
             }),
         })
     }
@@ -191,6 +248,8 @@ impl fmt::Debug for McpServerBuilder {
             .field("name", &self.name)
             .field("tools", &self.tools)
             .field("hooks", &self.hooks)
+            .field("state_key", &self.state_key.as_ref().map(|_| "…"))
+            .field("approval_expiry", &self.approval_expiry)
             .finish_non_exhaustive()
     }
 }

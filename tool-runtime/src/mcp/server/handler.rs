@@ -150,7 +150,8 @@ impl ServerHandler for Handler {
                     .await;
                 if outcome.kind() == OutcomeKind::AwaitingApproval {
                     // H6: the client's user decides; an unapproved call never runs.
-                    match ask(tool, &outcome, &request, &bytes, &cx, self.sessions).await {
+                    let states = &self.shared.request_states;
+                    match ask(tool, &outcome, &request, &bytes, &cx, self.sessions, states).await {
                         Asked::Approved => {
                             run(tool, &call_ctx, &bytes, &self.shared, &cx, true)
                                 .instrument(span.clone())

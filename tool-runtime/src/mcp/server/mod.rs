@@ -8,6 +8,7 @@
 //!   transport authenticated) and [`McpCall`] (one call answered).
 //! - `handler`: the MCP requests of a session, `tools/list` and `tools/call`.
 //! - `approval`: a call awaiting approval, asked of the client's user by elicitation (H6).
+//! - `request_state`: the sealed `requestState` of an approval question (H10).
 //! - `malformed`: the answers to requests the SDK cannot parse.
 //! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
 //! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
@@ -22,6 +23,7 @@ mod http_server;
 mod malformed;
 mod progress;
 mod request;
+mod request_state;
 mod shared;
 mod spans;
 
@@ -69,6 +71,12 @@ pub use request::{McpCall, McpRequest, McpTransport};
 ///   2026-07-28 [`NO_ELICITATION_STATELESS`] (no session could bring its answer back). A call
 ///   that was not approved never runs. A deferred tool (H5) cannot be served: it has no
 ///   handler here.
+/// - The `requestState` of an `input_required` question is sealed with the server's key
+///   (H10, [`McpServerBuilder::state_key`]), bound to the tool, the arguments and the
+///   question, and expires ([`McpServerBuilder::approval_expiry`]): a forged, altered,
+///   expired or replayed state, or one brought back for another call or by a client that
+///   declared no elicitation, is answered `the call was not approved`, and nothing runs.
+///   Replicas behind a balancer share a configured key.
 /// - Hooks ([`McpServerBuilder::hook`], K1) run around each call as on an agent: a denial
 ///   answers with the hook's message (kind `denied`), a hook that ends the run or panics
 ///   answers `the tool failed` (logged, and given to `on_outcome`), and the server goes on.

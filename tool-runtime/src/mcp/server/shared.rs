@@ -10,6 +10,7 @@ use tool_core::policy::BoxFuture;
 use tool_core::{BoxError, Context, Hooks, Limits, Tool};
 
 use super::request::{McpCall, McpRequest};
+use super::request_state::RequestStates;
 
 /// Builds the [`Context`] of one request from what its transport authenticated.
 pub(crate) type ContextFn =
@@ -34,6 +35,9 @@ pub(crate) struct Shared {
     pub(crate) record_tool_content: bool,
     /// The hooks around every call (K1).
     pub(crate) hooks: Hooks,
+    /// Seals the `requestState` of approval questions and checks the ones brought back
+    /// (H10).
+    pub(crate) request_states: RequestStates,
 }
 
 impl Shared {
