@@ -2,5 +2,6 @@
 
 pub mod approvals;
 pub mod maintenance;
+pub mod paused_store;
 #[cfg(feature = "mcp")]
 pub mod serve;
