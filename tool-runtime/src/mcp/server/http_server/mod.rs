@@ -1,18 +1,27 @@
 //! The streamable HTTP transport of [`McpServer`](super::McpServer): rmcp's service mounted
-//! on an axum router, behind a layer that builds each request's [`Context`] with the
-//! application's context function (and answers `401` when it fails). Every accepted socket
-//! gets `TCP_NODELAY` ([`accepting`]).
+//! on an axum router, behind a guard that checks each request before it is served and
+//! answers a refusal with `Connection: close`. Every accepted socket gets `TCP_NODELAY`
+//! ([`accepting`]).
+//!
+//! - `options`: [`HttpOptions`].
+//! - `guard`: what a request goes through first: its `Host` and `Origin` (T4), the context
+//!   function.
+//! - `host`: the `Host`s a server answers to (T4).
+//! - `origin`: the browser origins a server accepts (T4).
+//! - `refusal`: the answers to refused requests, and `Connection: close` on them (T4).
 
+mod guard;
+mod host;
 mod options;
+mod origin;
+mod refusal;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::Request;
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
 use axum::serve::{ListenerExt, TapIo};
-use http::{StatusCode, header};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::{TcpListener, TcpStream};
@@ -20,9 +29,12 @@ use tokio::task::JoinHandle;
 use tool_core::CancellationToken;
 
 use super::error::ServeError;
-use super::handler::{Authenticated, Handler};
-use super::request::{McpRequest, McpTransport};
+use super::handler::Handler;
+use super::request::McpTransport;
 use super::shared::Shared;
+use guard::Guard;
+use host::Hosts;
+use origin::Origins;
 
 pub use options::HttpOptions;
 
@@ -101,23 +113,29 @@ pub(crate) fn spawn(
             .with_legacy_session_mode(false)
             .with_json_response(options.json_answers);
     }
-    let for_service = Arc::clone(&shared);
+    let guard = Arc::new(Guard {
+        shared: Arc::clone(&shared),
+        hosts: match &options.allowed_hosts {
+            Some(entries) => Hosts::from_entries(entries),
+            None => Hosts::loopback(),
+        },
+        origins: match &options.allowed_origins {
+            Some(entries) => Origins::from_entries(entries),
+            None => Origins::loopback(),
+        },
+    });
     let stateless = options.stateless;
-    let service =
-        StreamableHttpService::new(
-            move || {
-                Ok(Handler::new(Arc::clone(&for_service), McpTransport::Http)
-                    .with_sessions(!stateless))
-            },
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+    let service = StreamableHttpService::new(
+        move || Ok(Handler::new(Arc::clone(&shared), McpTransport::Http).with_sessions(!stateless)),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
     let router = axum::Router::new()
         .route_service(&options.path, service)
         .layer(middleware::from_fn(move |request: Request, next: Next| {
-            let shared = Arc::clone(&shared);
-            async move { authenticate(&shared, request, next).await }
-        }));
+            guard::check(Arc::clone(&guard), request, next)
+        }))
+        .layer(middleware::map_response(refusal::close_after_errors));
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
         axum::serve(accepting(listener), router)
@@ -146,36 +164,6 @@ fn configure_accepted(stream: &mut TcpStream) {
     if let Err(error) = stream.set_nodelay(true) {
         // The connection still works, only slower: serve it.
         tracing::debug!(error = %error, "TCP_NODELAY could not be set on an MCP connection");
-    }
-}
-
-/// Builds the request's [`Context`] from its method, URI and headers, or answers `401`.
-async fn authenticate(shared: &Shared, request: Request, next: Next) -> Response {
-    // The body stays out of the future's borrows (it is not `Sync`).
-    let (mut parts, body) = request.into_parts();
-    let made = shared
-        .context_for(|| {
-            McpRequest::http(
-                parts.method.clone(),
-                parts.uri.clone(),
-                parts.headers.clone(),
-            )
-        })
-        .await;
-    match made {
-        Ok(ctx) => {
-            parts.extensions.insert(Authenticated(ctx));
-            next.run(Request::from_parts(parts, body)).await
-        }
-        Err(error) => {
-            tracing::warn!(error = %error, "MCP request rejected: the context function failed");
-            (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                "unauthorized",
-            )
-                .into_response()
-        }
     }
 }
 

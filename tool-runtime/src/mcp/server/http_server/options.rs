@@ -1,10 +1,20 @@
-//! [`HttpOptions`]: where the streamable HTTP transport serves, and whom it accepts.
+//! [`HttpOptions`]: where the streamable HTTP transport serves, and whom it accepts (T4).
 
 /// Options of the streamable HTTP transport.
+///
+/// # Who may call (T4)
+///
+/// Only loopback `Host`s are accepted unless [`HttpOptions::allowed_hosts`] says otherwise,
+/// and only requests without an `Origin` (non-browser clients) or from a loopback origin
+/// unless [`HttpOptions::allowed_origins`] does: anything else is answered `403` before its
+/// body is read. Every refusal (`401`, `403`, `404`, `405`, `413`, …) carries
+/// `Connection: close`, so a client that pools connections opens a new one for its next
+/// request instead of failing on one the server closed.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     pub(super) path: String,
     pub(super) allowed_hosts: Option<Vec<String>>,
+    pub(super) allowed_origins: Option<Vec<String>>,
     pub(super) stateless: bool,
     pub(super) json_answers: bool,
 }
@@ -14,6 +24,7 @@ impl Default for HttpOptions {
         Self {
             path: "/mcp".to_owned(),
             allowed_hosts: None,
+            allowed_origins: None,
             stateless: false,
             json_answers: false,
         }
@@ -21,7 +32,7 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
-    /// The default options: served at `/mcp`, accepting loopback `Host`s only.
+    /// The default options: served at `/mcp`, accepting loopback `Host`s and origins only.
     pub fn new() -> Self {
         Self::default()
     }
@@ -63,12 +74,28 @@ impl HttpOptions {
         &self.path
     }
 
-    /// Accepts requests whose `Host` is one of `hosts` (`"example.com"` or
+    /// Accepts requests whose `Host` is one of `hosts` (`"example.com"`, any port, or
     /// `"example.com:8443"`) instead of loopback names only, which guard a local server
-    /// against DNS rebinding.
+    /// against DNS rebinding. Any other `Host` is answered `403` before the context function
+    /// runs or the body is read (T4). An empty list accepts any `Host`: only for a server
+    /// that something in front of it guards.
     #[must_use]
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Accepts requests from the browser origins `origins` instead of loopback ones (T4).
+    /// An entry is an origin, `scheme://host[:port]` (without a port, the scheme's default:
+    /// `https://app.example.com` is port 443), the same with the port `*` for any port
+    /// (`http://localhost:*`), or `null` for the opaque origin of a sandboxed frame or a local
+    /// file. An entry that is none of these is logged when the server starts and matches
+    /// nothing. A request without `Origin` is always accepted (it comes from no browser);
+    /// one from another origin is answered `403` before its body is read. An empty list
+    /// accepts no browser at all.
+    #[must_use]
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
         self
     }
 }
