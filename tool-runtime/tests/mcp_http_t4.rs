@@ -187,7 +187,11 @@ async fn t4_a_401_before_the_body_says_connection_close_and_closes() {
 async fn t4_a_pooled_clients_next_request_succeeds_after_each_refusal() {
     use reqwest::header::{CONTENT_TYPE, HOST, ORIGIN};
 
-    let (http, _) = serve(HttpOptions::new()).await;
+    // One live session in all, one per principal: alice's is the one, bob gets `503`.
+    let options = HttpOptions::new()
+        .max_sessions(1)
+        .max_sessions_per_principal(1);
+    let (http, _) = serve(options).await;
     let url = http.url();
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(4)
@@ -246,6 +250,16 @@ async fn t4_a_pooled_clients_next_request_succeeds_after_each_refusal() {
             "a method not served",
             405,
             mcp(client.put(&url), "alice-token").body("{}"),
+        ),
+        (
+            "alice's second session",
+            429,
+            mcp(client.post(&url), "alice-token").body(initialize().to_string()),
+        ),
+        (
+            "bob's first session",
+            503,
+            mcp(client.post(&url), "bob-token").body(initialize().to_string()),
         ),
     ];
     let good = |id: u64| {

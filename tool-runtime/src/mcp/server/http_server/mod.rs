@@ -5,16 +5,20 @@
 //!
 //! - `options`: [`HttpOptions`].
 //! - `guard`: what a request goes through first: its `Host` and `Origin` (T4), the context
-//!   function.
+//!   function, the session bounds (T5).
 //! - `host`: the `Host`s a server answers to (T4).
 //! - `origin`: the browser origins a server accepts (T4).
+//! - `principal`: whom a session is counted against (T5).
+//! - `sessions`: rmcp's session manager with the sessions counted (T5).
 //! - `refusal`: the answers to refused requests, and `Connection: close` on them (T4).
 
 mod guard;
 mod host;
 mod options;
 mod origin;
+mod principal;
 mod refusal;
+mod sessions;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -22,7 +26,6 @@ use std::sync::Arc;
 use axum::extract::Request;
 use axum::middleware::{self, Next};
 use axum::serve::{ListenerExt, TapIo};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
@@ -32,9 +35,10 @@ use super::error::ServeError;
 use super::handler::Handler;
 use super::request::McpTransport;
 use super::shared::Shared;
-use guard::Guard;
+use guard::{Guard, SessionBounds};
 use host::Hosts;
 use origin::Origins;
+use sessions::{Bounded, Ledger, Limits};
 
 pub use options::HttpOptions;
 
@@ -113,6 +117,10 @@ pub(crate) fn spawn(
             .with_legacy_session_mode(false)
             .with_json_response(options.json_answers);
     }
+    let ledger = Arc::new(Ledger::new(Limits {
+        total: options.max_sessions,
+        per_principal: options.max_sessions_per_principal,
+    }));
     let guard = Arc::new(Guard {
         shared: Arc::clone(&shared),
         hosts: match &options.allowed_hosts {
@@ -123,11 +131,18 @@ pub(crate) fn spawn(
             Some(entries) => Origins::from_entries(entries),
             None => Origins::loopback(),
         },
+        // A stateless server holds no session: no bound applies.
+        sessions: (!options.stateless).then(|| SessionBounds {
+            ledger: Arc::clone(&ledger),
+            key: options.principal_key.clone(),
+            retry_after: SessionBounds::retry_after(options.session_idle_timeout),
+            max_body: config.max_request_body_bytes,
+        }),
     });
     let stateless = options.stateless;
     let service = StreamableHttpService::new(
         move || Ok(Handler::new(Arc::clone(&shared), McpTransport::Http).with_sessions(!stateless)),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(Bounded::new(ledger, options.session_idle_timeout)),
         config,
     );
     let router = axum::Router::new()
@@ -138,9 +153,12 @@ pub(crate) fn spawn(
         .layer(middleware::map_response(refusal::close_after_errors));
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
-        axum::serve(accepting(listener), router)
-            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-            .await
+        axum::serve(
+            accepting(listener),
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+        .await
     });
     HttpServer {
         local_addr,

@@ -1,4 +1,4 @@
-//! The answers to requests the server refuses before serving them (T4), and the
+//! The answers to requests the server refuses before serving them (T4, T5), and the
 //! `Connection: close` every refusal carries.
 //!
 //! A request refused before its body was read leaves the body on the connection; hyper then
@@ -7,12 +7,16 @@
 //! ([`close_after_errors`]), and the client opens a new one.
 
 use axum::response::{IntoResponse, Response};
-use http::header::{CONNECTION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::header::{CONNECTION, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{HeaderValue, StatusCode};
 use serde_json::json;
 
+use super::sessions::Bound;
+
 /// JSON-RPC's `Invalid Request`.
 const INVALID_REQUEST: i64 = -32600;
+/// The JSON-RPC code of a server that cannot take the request now.
+const SERVER_BUSY: i64 = -32000;
 
 /// Why a request is refused before it is served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +27,11 @@ pub(super) enum Refusal {
     Origin,
     /// The context function failed: `401`.
     Unauthenticated,
+    /// The body is larger than the server reads: `413`.
+    TooLarge,
+    /// A session bound is reached (T5): `429` for the principal's, `503` for the server's,
+    /// with `Retry-After` in seconds.
+    Full { bound: Bound, retry_after: u64 },
 }
 
 impl IntoResponse for Refusal {
@@ -46,18 +55,45 @@ impl IntoResponse for Refusal {
                 )
                     .into_response();
             }
+            Self::TooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                INVALID_REQUEST,
+                "the request body is too large",
+            ),
+            Self::Full {
+                bound: Bound::PerPrincipal,
+                ..
+            } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                SERVER_BUSY,
+                "too many live sessions for this principal: close one or retry later",
+            ),
+            Self::Full {
+                bound: Bound::Total,
+                ..
+            } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                SERVER_BUSY,
+                "the server holds as many sessions as it can: retry later",
+            ),
         };
         let body = json!({
             "jsonrpc": "2.0",
             "id": null,
             "error": {"code": code, "message": message},
         });
-        (
+        let mut response = (
             status,
             [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
             body.to_string(),
         )
-            .into_response()
+            .into_response();
+        if let Self::Full { retry_after, .. } = self {
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from(retry_after));
+        }
+        response
     }
 }
 
