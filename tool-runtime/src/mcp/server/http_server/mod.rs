@@ -1,99 +1,46 @@
 //! The streamable HTTP transport of [`McpServer`](super::McpServer): rmcp's service mounted
-//! on an axum router, behind a layer that builds each request's [`Context`] with the
-//! application's context function (and answers `401` when it fails). Every accepted socket
-//! gets `TCP_NODELAY` ([`accepting`]).
+//! on an axum router, behind a guard that checks each request before it is served and
+//! answers a refusal with `Connection: close`. Every accepted socket gets `TCP_NODELAY`
+//! ([`accepting`]).
+//!
+//! - `options`: [`HttpOptions`].
+//! - `guard`: what a request goes through first: its `Host` and `Origin` (T4), the context
+//!   function, the session bounds (T5).
+//! - `host`: the `Host`s a server answers to (T4).
+//! - `origin`: the browser origins a server accepts (T4).
+//! - `principal`: whom a session is counted against (T5).
+//! - `sessions`: rmcp's session manager with the sessions counted (T5).
+//! - `refusal`: the answers to refused requests, and `Connection: close` on them (T4).
+
+mod guard;
+mod host;
+mod options;
+mod origin;
+mod principal;
+mod refusal;
+mod sessions;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::Request;
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
 use axum::serve::{ListenerExt, TapIo};
-use http::{StatusCode, header};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tool_core::CancellationToken;
 
 use super::error::ServeError;
-use super::handler::{Authenticated, Handler};
-use super::request::{McpRequest, McpTransport};
+use super::handler::Handler;
+use super::request::McpTransport;
 use super::shared::Shared;
+use guard::{Guard, SessionBounds};
+use host::Hosts;
+use origin::Origins;
+use sessions::{Bounded, Ledger, Limits};
 
-/// Options of the streamable HTTP transport.
-#[derive(Debug, Clone)]
-pub struct HttpOptions {
-    path: String,
-    allowed_hosts: Option<Vec<String>>,
-    stateless: bool,
-    json_answers: bool,
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        Self {
-            path: "/mcp".to_owned(),
-            allowed_hosts: None,
-            stateless: false,
-            json_answers: false,
-        }
-    }
-}
-
-impl HttpOptions {
-    /// The default options: served at `/mcp`, accepting loopback `Host`s only.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Serves at `path` instead of `/mcp`.
-    #[must_use]
-    pub fn path(mut self, path: impl Into<String>) -> Self {
-        self.path = path.into();
-        self
-    }
-
-    /// Serves without sessions: no `Mcp-Session-Id`, each request stands alone, so replicas
-    /// behind an ordinary load balancer can serve one client with no session affinity. A
-    /// request's principal still comes from its own headers (the context function), and
-    /// every call still goes through the whole pipeline. Clients that negotiate the
-    /// 2026-07-28 protocol are served without sessions in any case.
-    ///
-    /// A call that needs approval (H6) asks a client on protocol 2026-07-28 or later with an
-    /// `input_required` result, which any replica answers; a client on an older protocol
-    /// cannot be asked without a session (its answer would not reach the waiting call) and is
-    /// answered [`NO_ELICITATION_STATELESS`](super::NO_ELICITATION_STATELESS) at once.
-    #[must_use]
-    pub fn stateless(mut self) -> Self {
-        self.stateless = true;
-        self
-    }
-
-    /// With [`HttpOptions::stateless`], answers a request with a plain JSON body
-    /// (`application/json`) rather than an event stream when nothing else (a progress
-    /// notification, an elicitation) is sent before the result.
-    #[must_use]
-    pub fn json_answers(mut self) -> Self {
-        self.json_answers = true;
-        self
-    }
-
-    /// The path served.
-    pub fn served_path(&self) -> &str {
-        &self.path
-    }
-
-    /// Accepts requests whose `Host` is one of `hosts` (`"example.com"` or
-    /// `"example.com:8443"`) instead of loopback names only, which guard a local server
-    /// against DNS rebinding.
-    #[must_use]
-    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
-        self
-    }
-}
+pub use options::HttpOptions;
 
 /// A running streamable HTTP server, made by
 /// [`McpServer::bind_http`](super::McpServer::bind_http).
@@ -170,28 +117,48 @@ pub(crate) fn spawn(
             .with_legacy_session_mode(false)
             .with_json_response(options.json_answers);
     }
-    let for_service = Arc::clone(&shared);
+    let ledger = Arc::new(Ledger::new(Limits {
+        total: options.max_sessions,
+        per_principal: options.max_sessions_per_principal,
+    }));
+    let guard = Arc::new(Guard {
+        shared: Arc::clone(&shared),
+        hosts: match &options.allowed_hosts {
+            Some(entries) => Hosts::from_entries(entries),
+            None => Hosts::loopback(),
+        },
+        origins: match &options.allowed_origins {
+            Some(entries) => Origins::from_entries(entries),
+            None => Origins::loopback(),
+        },
+        // A stateless server holds no session: no bound applies.
+        sessions: (!options.stateless).then(|| SessionBounds {
+            ledger: Arc::clone(&ledger),
+            key: options.principal_key.clone(),
+            retry_after: SessionBounds::retry_after(options.session_idle_timeout),
+            max_body: config.max_request_body_bytes,
+        }),
+    });
     let stateless = options.stateless;
-    let service =
-        StreamableHttpService::new(
-            move || {
-                Ok(Handler::new(Arc::clone(&for_service), McpTransport::Http)
-                    .with_sessions(!stateless))
-            },
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+    let service = StreamableHttpService::new(
+        move || Ok(Handler::new(Arc::clone(&shared), McpTransport::Http).with_sessions(!stateless)),
+        Arc::new(Bounded::new(ledger, options.session_idle_timeout)),
+        config,
+    );
     let router = axum::Router::new()
         .route_service(&options.path, service)
         .layer(middleware::from_fn(move |request: Request, next: Next| {
-            let shared = Arc::clone(&shared);
-            async move { authenticate(&shared, request, next).await }
-        }));
+            guard::check(Arc::clone(&guard), request, next)
+        }))
+        .layer(middleware::map_response(refusal::close_after_errors));
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
-        axum::serve(accepting(listener), router)
-            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-            .await
+        axum::serve(
+            accepting(listener),
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+        .await
     });
     HttpServer {
         local_addr,
@@ -215,36 +182,6 @@ fn configure_accepted(stream: &mut TcpStream) {
     if let Err(error) = stream.set_nodelay(true) {
         // The connection still works, only slower: serve it.
         tracing::debug!(error = %error, "TCP_NODELAY could not be set on an MCP connection");
-    }
-}
-
-/// Builds the request's [`Context`] from its method, URI and headers, or answers `401`.
-async fn authenticate(shared: &Shared, request: Request, next: Next) -> Response {
-    // The body stays out of the future's borrows (it is not `Sync`).
-    let (mut parts, body) = request.into_parts();
-    let made = shared
-        .context_for(|| {
-            McpRequest::http(
-                parts.method.clone(),
-                parts.uri.clone(),
-                parts.headers.clone(),
-            )
-        })
-        .await;
-    match made {
-        Ok(ctx) => {
-            parts.extensions.insert(Authenticated(ctx));
-            next.run(Request::from_parts(parts, body)).await
-        }
-        Err(error) => {
-            tracing::warn!(error = %error, "MCP request rejected: the context function failed");
-            (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                "unauthorized",
-            )
-                .into_response()
-        }
     }
 }
 
