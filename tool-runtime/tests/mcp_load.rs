@@ -46,7 +46,11 @@ async fn issue_10_concurrent_calls_over_http_are_all_answered_and_measured() {
         .tools(served().tools)
         .build()
         .expect("the tools are declared right")
-        .bind_http("127.0.0.1:0", HttpOptions::default())
+        // Every client is one anonymous principal (127.0.0.1): up to 256 sessions for it (T5).
+        .bind_http(
+            "127.0.0.1:0",
+            HttpOptions::default().max_sessions_per_principal(256),
+        )
         .await
         .expect("a loopback port is free");
     let run_for = Duration::from_secs(secs);
