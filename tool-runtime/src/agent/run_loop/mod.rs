@@ -5,8 +5,8 @@
 mod answer;
 mod resume;
 
-pub(crate) use answer::Answering;
-use answer::{ANSWER_NAME, Correction};
+use answer::Correction;
+pub(crate) use answer::{ANSWER_NAME, Answering};
 
 use resume::PausedTurn;
 
