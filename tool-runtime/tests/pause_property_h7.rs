@@ -32,10 +32,10 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use support::spans::Spans;
 use tool_runtime::{
-    Agent, AnswerFormat, Approval, BoxError, Context, Decisions, ErrorKind, MemoryLedger, Message,
-    ModelError, OutcomeKind, PausedRun, PendingKind, RecordedRequest, ResumeError, ResumeOptions,
-    RunError, RunEvent, RunOptions, RunOutput, RunStream, Schema, ScriptedModel, ScriptedTurn,
-    Tool, ToolChoice, ToolError, ToolSpec, Usage, UsageLimits,
+    Agent, AnswerFormat, Approval, BoxError, Context, Decisions, ErrorKind, FinishReason,
+    MemoryLedger, Message, ModelError, OutcomeKind, PausedRun, PendingKind, RecordedRequest,
+    ResumeError, ResumeOptions, RunError, RunEvent, RunOptions, RunOutput, RunStream, Schema,
+    ScriptedModel, ScriptedTurn, Tool, ToolChoice, ToolError, ToolSpec, Usage, UsageLimits,
 };
 
 // ─── The tools ───────────────────────────────────────────────────────────────────────────────
@@ -354,6 +354,8 @@ struct TurnSpec {
     text: String,
     calls: Vec<CallSpec>,
     usage: (u64, u64),
+    /// Cut off at the output token limit.
+    truncated: bool,
 }
 
 impl TurnSpec {
@@ -363,6 +365,9 @@ impl TurnSpec {
             .usage(self.usage.0, self.usage.1);
         for call in &self.calls {
             turn = turn.call(call.id.clone(), call.tool, call.arguments.clone());
+        }
+        if self.truncated {
+            turn = turn.finish(FinishReason::Length);
         }
         turn
     }
@@ -450,6 +455,7 @@ fn generate(seed: u64) -> Script {
                         text: format!("answer {t}"),
                         calls,
                         usage,
+                        truncated: rng.chance(4),
                     });
                 }
                 Answering::Native => {
@@ -457,6 +463,7 @@ fn generate(seed: u64) -> Script {
                         text: answer_text(&mut rng),
                         calls,
                         usage,
+                        truncated: rng.chance(4),
                     });
                 }
                 Answering::Tool if rng.chance(85) => {
@@ -471,13 +478,19 @@ fn generate(seed: u64) -> Script {
                     for (i, c) in calls.iter_mut().enumerate() {
                         c.id = format!("t{t}c{i}");
                     }
-                    turns.push(TurnSpec { text, calls, usage });
+                    turns.push(TurnSpec {
+                        text,
+                        calls,
+                        usage,
+                        truncated: false,
+                    });
                 }
                 Answering::Tool => {
                     turns.push(TurnSpec {
                         text: format!("answer {t} in text"),
                         calls,
                         usage,
+                        truncated: false,
                     });
                 }
             }
@@ -487,7 +500,25 @@ fn generate(seed: u64) -> Script {
             let tool = rng.pick(&weighted);
             call(&mut rng, &mut calls, tool);
         }
-        turns.push(TurnSpec { text, calls, usage });
+        // Now and then the model gives a call an id it gave before, in an earlier turn or in
+        // this one.
+        if rng.chance(4) {
+            let earlier: Vec<String> = turns
+                .iter()
+                .flat_map(|turn: &TurnSpec| turn.calls.iter().map(|c| c.id.clone()))
+                .chain(calls.iter().skip(1).map(|c| c.id.clone()))
+                .collect();
+            if !earlier.is_empty() {
+                let at = rng.range(0, earlier.len() as u64 - 1) as usize;
+                calls[0].id = earlier[at].clone();
+            }
+        }
+        turns.push(TurnSpec {
+            text,
+            calls,
+            usage,
+            truncated: false,
+        });
     }
 
     let total_calls: u64 = turns.iter().map(|t| t.calls.len() as u64).sum();
@@ -1530,9 +1561,85 @@ async fn h7_a_typed_answer_out_of_retries_through_the_final_answer_tool_names_it
 }
 
 #[tokio::test]
-async fn h7_the_trace_context_goes_on_across_the_pauses() {
-    // K2, H9: every segment of a run is a run span with the run's id as its conversation id,
-    // and its requests are numbered on from the turns before the pause.
+async fn h7_a_turn_with_a_rejected_answer_that_ends_the_run_keeps_the_answers_result() {
+    // The answer does not fit and goes back to the model; a sibling call puts its tool past
+    // its budget (0), which ends the run: the transcript still answers every call of the
+    // turn, in the model's order, straight through and with a pause in that turn.
+    let config = Config {
+        window_retries: 0,
+        ..Config::default()
+    };
+    let turn = |gate: bool| {
+        let turn = ScriptedTurn::new()
+            .call("w1", "window", r#"{"days":99}"#)
+            .call("a1", "final_answer", r#"{"city":"Paris","count":0}"#);
+        if gate {
+            turn.call("g1", "gate", r#"{"target":"db"}"#)
+        } else {
+            turn
+        }
+    };
+    let ids = |transcript: &[Message]| -> Vec<String> {
+        transcript
+            .iter()
+            .filter_map(Message::tool_result)
+            .map(|r| r.call_id.clone())
+            .collect()
+    };
+    let log = Log::default();
+    let straight = fixture(&config, ScriptedModel::new([turn(false)]), &[], &log)
+        .run_typed::<Answer>(&Context::new(), INPUT, None)
+        .await
+        .unwrap_err();
+    assert_eq!(straight.kind(), ErrorKind::RetriesExhausted, "{straight:#}");
+    assert_eq!(ids(straight.transcript()), ["w1", "a1"]);
+    let error = fixture(&config, ScriptedModel::new([turn(true)]), &["g1"], &log)
+        .run_typed::<Answer>(&Context::new(), INPUT, None)
+        .await
+        .unwrap_err();
+    let resumed = fixture(&config, ScriptedModel::new([]), &["g1"], &log)
+        .resume_typed::<Answer>(
+            &Context::new(),
+            through_json(error),
+            Decisions::new().approve("g1"),
+            ResumeOptions::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(resumed.kind(), ErrorKind::RetriesExhausted, "{resumed:#}");
+    assert_eq!(ids(resumed.transcript()), ["w1", "a1", "g1"]);
+}
+
+#[test]
+fn h7_the_trace_context_goes_on_across_the_pauses() {
+    // The spans are recorded in a process of their own: a callsite first reached by a
+    // concurrent test of this binary, with no subscriber, could be cached as uninteresting.
+    const CHILD: &str = "H7_TRACE_CONTEXT_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(trace_context_goes_on());
+        return;
+    }
+    let name = "h7_the_trace_context_goes_on_across_the_pauses";
+    let output = std::process::Command::new(std::env::current_exe().expect("this test"))
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .expect("the child runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "the child failed:\n{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// K2, H9: every segment of a run is a run span with the run's id as its conversation id, and
+/// its requests are numbered on from the turns before the pause.
+async fn trace_context_goes_on() {
     let spans = Spans::default();
     let _guard = spans.install();
     let config = Config::default();
