@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_core::Tool;
 
+use super::run_loop::ANSWER_NAME;
 use super::state::{Counts, RunState};
 use crate::model::{Message, ToolCall, ToolResult, Usage, check_transcript};
 use seal::Seal;
@@ -385,7 +386,17 @@ impl PausedRun {
         if seen.iter().any(|seen| !seen) {
             return Err(inconsistent("a call of its last turn has no result"));
         }
-        if run.state.calls_made < seen.len() as u64 {
+        // The final answer's call (O2) is no tool call: the count leaves it out (L2).
+        let answers = run
+            .results
+            .iter()
+            .filter(|answered| answered.result.name == ANSWER_NAME)
+            .count();
+        let typed_by_tool = run.state.answer.as_ref().is_some_and(|a| !a.native);
+        let counted = seen
+            .len()
+            .saturating_sub(if typed_by_tool { answers } else { 0 });
+        if run.state.calls_made < counted as u64 {
             return Err(inconsistent(
                 "its count of calls made misses the calls that paused",
             ));

@@ -5,8 +5,8 @@
 mod answer;
 mod resume;
 
-pub(crate) use answer::Answering;
-use answer::{ANSWER_NAME, Correction};
+use answer::Correction;
+pub(crate) use answer::{ANSWER_NAME, Answering};
 
 use resume::PausedTurn;
 
@@ -567,11 +567,9 @@ impl<'a> Run<'a> {
             };
             return Err(self.pause(visible, records, Some(answered)));
         }
-        let before = self.state.transcript.len();
-        let answered = self.answer(records, end);
-        // The answer's violations, at its place among the results (R2).
-        let place = (before + at).min(self.state.transcript.len());
-        self.state.transcript.insert(place, Message::Tool(rejected));
+        // The answer's violations go at their place among the results (R2), before run
+        // control may end the run with the transcript.
+        let answered = self.answer_with(records, end, Some((at, rejected)));
         self.sink.emit(turn_end);
         answered
     }
@@ -583,13 +581,30 @@ impl<'a> Run<'a> {
         records: Vec<CallRecord>,
         end: CallsEnd,
     ) -> Result<Option<String>, RunError> {
+        self.answer_with(records, end, None)
+    }
+
+    /// [`Run::answer`], with `extra`: a result the turn gave besides its calls' (the final
+    /// answer's violations, O2) and its position in the turn, put in the transcript at its
+    /// place before the run may end.
+    fn answer_with(
+        &mut self,
+        records: Vec<CallRecord>,
+        end: CallsEnd,
+        extra: Option<(usize, ToolResult)>,
+    ) -> Result<Option<String>, RunError> {
         let first = self.calls.len();
+        let before = self.state.transcript.len();
         self.state.calls_made += records.len() as u64;
         for record in records {
             self.state
                 .transcript
                 .push(Message::Tool(result_of(&record)));
             self.calls.push(record);
+        }
+        if let Some((at, result)) = extra {
+            let place = (before + at).min(self.state.transcript.len());
+            self.state.transcript.insert(place, Message::Tool(result));
         }
         match end {
             CallsEnd::Done => {}
