@@ -134,3 +134,47 @@ async fn o2_the_offline_model_answers_in_the_schema() {
     assert!(typed.value.service_id.starts_with("svc-"));
     assert!((1..=600).contains(&typed.value.minutes));
 }
+
+/// L2 in a turn whose final answer does not fit (O2): the turn's other calls are tool calls
+/// like any, and when they would cross the limit on calls none runs and the run ends.
+#[tokio::test]
+async fn o2_l2_the_other_calls_of_a_rejected_answer_keep_the_call_limit() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tool_runtime::{RunOptions, Tool, UsageLimits};
+
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&runs);
+    let ping = Tool::builder("ping", "Answers pong.")
+        .handler(
+            move |_ctx: Context, _args: std::collections::BTreeMap<String, serde_json::Value>| {
+                let counted = Arc::clone(&counted);
+                async move {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, std::convert::Infallible>("pong")
+                }
+            },
+        )
+        .build();
+    let model = Arc::new(ScriptedModel::new([ScriptedTurn::new()
+        .call("a1", "final_answer", BAD)
+        .call("p1", "ping", "{}")
+        .call("p2", "ping", "{}")]));
+    let agent = Agent::builder(Arc::clone(&model))
+        .tool(ping)
+        .build()
+        .expect("builds");
+    let options = RunOptions::new().limits(UsageLimits::new().tool_calls(1));
+    let error = agent
+        .run_typed::<Downtime>(&Context::new(), "When is svc-42 down?", Some(options))
+        .await
+        .expect_err("the limit ends the run");
+    assert_eq!(error.kind(), ErrorKind::UsageLimit, "{error}");
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "no call ran past the limit");
+    // Every call of the turn has its result: the transcript stays whole.
+    let results = error
+        .transcript()
+        .iter()
+        .filter(|m| matches!(m, Message::Tool(_)))
+        .count();
+    assert_eq!(results, 3);
+}

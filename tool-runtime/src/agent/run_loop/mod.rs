@@ -529,6 +529,35 @@ impl<'a> Run<'a> {
             }
             Err(Correction::Retry(message)) => message,
         };
+        // L2: the other calls would cross the limit on calls: none runs, each is answered, and
+        // the run ends, as in any turn.
+        let more = calls.len() as u64 - 1;
+        if let Some(limit) = self
+            .state
+            .options
+            .usage_limits()
+            .before_calls(self.state.calls_made, more)
+        {
+            for (i, call) in calls.iter().enumerate() {
+                let (name, text) = if i == at {
+                    (ANSWER_NAME, message.as_str())
+                } else {
+                    (call.name.as_str(), NOT_RUN)
+                };
+                self.state.transcript.push(Message::Tool(ToolResult::new(
+                    call.id.clone(),
+                    name,
+                    text,
+                    true,
+                )));
+            }
+            self.sink.emit(turn_end);
+            let error = RunError::new(
+                ErrorKind::UsageLimit,
+                format!("the run reached {limit}; the calls of turn {turn} did not run"),
+            );
+            return Err(self.fail(error));
+        }
         let others: Vec<ToolCall> = calls
             .iter()
             .enumerate()
