@@ -2,9 +2,11 @@
 //! their results, how it is sealed and checked, and the decisions that resume it.
 //!
 //! - `seal`: the digest (or HMAC) over a paused run's content, and tools' fingerprints.
+//! - `canonical`: the canonical JSON (RFC 8785) the seal covers (H8).
 //! - `decision`: [`Decision`] and [`Decisions`], one per pending call.
 //! - `error`: [`ResumeError`], why a paused run is refused.
 
+mod canonical;
 mod decision;
 mod error;
 mod seal;
@@ -179,13 +181,14 @@ impl PausedRun {
         paused
     }
 
-    /// The canonical bytes the seal covers: the JSON array `[format, version, content]`,
-    /// compact, every object's keys sorted (a file's whitespace or key order does not
-    /// matter).
+    /// The bytes the seal covers: the JSON array `[format, version, content]` in its
+    /// canonical form (RFC 8785, H8), so that a JSON-equivalent rewrite of a file (key order,
+    /// whitespace, escapes, number spelling) still matches, whichever map serde_json was
+    /// built with.
     fn sealed_bytes(&self) -> Vec<u8> {
         // Serializing these types cannot fail: every map key is a string.
         serde_json::to_value((&self.format, self.version, &self.run))
-            .and_then(|value| serde_json::to_vec(&value))
+            .map(|value| canonical::to_vec(&value))
             .unwrap_or_default()
     }
 

@@ -1,4 +1,4 @@
-//! The integrity of a paused run (H3): a digest over its content, SHA-256 by
+//! The integrity of a paused run (H3): a digest over its canonical content (H8), SHA-256 by
 //! default or HMAC-SHA256 under the application's key, and the fingerprint of a tool.
 //!
 //! Without a key the digest detects accidental edits and naive ones (a changed byte, a
