@@ -281,22 +281,35 @@ mod tests {
         );
     }
 
+    /// Checks that `text`, written for `x`, reads back as `x` and has ECMAScript's shape:
+    /// an exponent exactly outside [1e-6, 1e21), no `.0`, no exponent with a leading zero.
+    fn check_double(x: f64, text: &str) -> Result<(), TestCaseError> {
+        let back: f64 = text.parse().unwrap();
+        // The same double (both zeros are written `0`).
+        prop_assert!(back == x, "{x:e} → {text}");
+        prop_assert!(!text.ends_with(".0") && !text.contains("e+0") && !text.contains("e-0"));
+        let plain = (1e-6..1e21).contains(&x.abs()) || x == 0.0;
+        prop_assert_eq!(text.contains('e'), !plain, "{}", text);
+        Ok(())
+    }
+
     proptest! {
         #[test]
-        fn h8_doubles_read_back_and_have_ecmascript_shape(bits in any::<u64>()) {
+        fn h8_every_double_reads_back_in_ecmascript_shape(bits in any::<u64>()) {
             let x = f64::from_bits(bits);
             prop_assume!(x.is_finite());
-            let text = double(x);
-            let back: f64 = text.parse().unwrap();
-            // The same double (both zeros are written `0`).
-            prop_assert!(back == x, "{x:e} → {text}");
-            prop_assert!(!text.ends_with(".0") && !text.contains("e+0") && !text.contains("e-0"));
-            let magnitude = x.abs();
-            if text.contains('e') {
-                prop_assert!(magnitude >= 1e21 || magnitude < 1e-6, "{text}");
-            } else {
-                prop_assert!(magnitude < 1e21 && (magnitude >= 1e-6 || x == 0.0), "{text}");
-            }
+            check_double(x, &double(x))?;
+        }
+
+        #[test]
+        fn h8_decimal_doubles_read_back_in_ecmascript_shape(
+            digits in 1_u64..100_000_000_000_000_000,
+            exponent in -30_i32..30,
+            negative in any::<bool>(),
+        ) {
+            let sign = if negative { "-" } else { "" };
+            let x: f64 = format!("{sign}{digits}e{exponent}").parse().unwrap();
+            check_double(x, &double(x))?;
         }
     }
 }
