@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tool_core::Tool;
 
+use super::canonical;
 use super::error::ResumeError;
 
 /// How a paused run is sealed.
@@ -86,14 +87,15 @@ fn digest(content: &[u8], key: Option<&[u8]>) -> Option<[u8; 32]> {
     Some(digest.into())
 }
 
-/// The fingerprint of a tool as a paused run records it: SHA-256 over its name, its input
-/// schema's JSON text and whether it has a handler here, so that a tool whose schema changed,
-/// or that became deferred, no longer matches (H3).
+/// The fingerprint of a tool as a paused run records it: SHA-256 over its name, the canonical
+/// JSON of its input schema and whether it has a handler here, so that a tool whose schema
+/// changed, or that became deferred, no longer matches (H3), and the same tool matches in
+/// every build (H8: the schema's JSON text follows the map serde_json was built with).
 pub(crate) fn fingerprint(tool: &Tool) -> String {
     let mut hasher = Sha256::new();
     hasher.update(tool.name().as_bytes());
     hasher.update(b"\n");
-    hasher.update(tool.schema_json().as_bytes());
+    hasher.update(canonical::to_vec(tool.schema()));
     hasher.update(if tool.is_deferred() {
         &b"\ndeferred"[..]
     } else {
