@@ -19,6 +19,8 @@
 //! writes; beyond, JCS rounds it through a double, so that another integer (which a handler
 //! would receive as such) would match the same seal.
 
+use std::fmt::Write as _;
+
 use serde_json::{Number, Value};
 
 /// The canonical form of `value`, as UTF-8 bytes.
@@ -63,44 +65,52 @@ fn write_value(out: &mut String, value: &Value) {
     }
 }
 
-/// Appends `text` as a JSON string: quoted, with only what must be escaped escaped.
+/// Appends `text` as a JSON string: quoted, with only what must be escaped escaped. What
+/// needs escaping is ASCII, never part of a longer UTF-8 sequence: the runs between are copied
+/// whole.
 fn write_string(out: &mut String, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if c < ' ' => {
-                let code = c as usize;
-                out.push_str("\\u00");
-                out.push(char::from(HEX[code >> 4]));
-                out.push(char::from(HEX[code & 0xf]));
-            }
-            c => out.push(c),
+    let mut run = 0;
+    for (i, byte) in text.bytes().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            0x0c => "\\f",
+            b'\r' => "\\r",
+            0x00..=0x1f => "\\u00",
+            _ => continue,
+        };
+        out.push_str(&text[run..i]);
+        out.push_str(escape);
+        if escape == "\\u00" {
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0xf)]));
         }
+        run = i + 1;
     }
+    out.push_str(&text[run..]);
     out.push('"');
 }
 
 /// Appends a number: an integer held exactly with its exact digits, any other as a double.
 fn write_number(out: &mut String, number: &Number) {
-    if let Some(n) = number.as_u64() {
-        out.push_str(&n.to_string());
+    // Writing to a `String` cannot fail.
+    let _ = if let Some(n) = number.as_u64() {
+        write!(out, "{n}")
     } else if let Some(n) = number.as_i64() {
-        out.push_str(&n.to_string());
+        write!(out, "{n}")
     } else if let Some(x) = number.as_f64() {
         write_double(out, x);
+        Ok(())
     } else {
         // Only with serde_json's `arbitrary_precision`, for a number no double holds: its
         // own text, so that two such numbers stay apart.
-        out.push_str(&number.to_string());
-    }
+        write!(out, "{number}")
+    };
 }
 
 /// Appends `x` as ECMAScript's Number-to-String (radix 10) writes it, with `ryu-js`: the
