@@ -4,7 +4,6 @@
 //! caller's context, the event sink, the advertised specs) stays beside it, never in it.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -157,12 +156,5 @@ pub(crate) fn new_id(prefix: &str) -> String {
             .finalize();
         bytes.copy_from_slice(&digest[..16]);
     }
-    let mut id = String::with_capacity(prefix.len() + 33);
-    id.push_str(prefix);
-    id.push('_');
-    for byte in bytes {
-        // Writing to a `String` cannot fail.
-        let _ = write!(id, "{byte:02x}");
-    }
-    id
+    format!("{prefix}_{}", base16ct::lower::encode_string(&bytes))
 }

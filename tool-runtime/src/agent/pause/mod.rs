@@ -2,11 +2,13 @@
 //! their results, how it is sealed and checked, and the decisions that resume it.
 //!
 //! - `seal`: the digest (or HMAC) over a paused run's content, and tools' fingerprints.
+//! - `canonical`: the canonical JSON (RFC 8785) the seal covers (H8).
 //! - `decision`: [`Decision`] and [`Decisions`], one per pending call.
 //! - `ledger`: [`PauseLedger`], which consumes each pause once (H9), and [`MemoryLedger`].
 //! - `resume_options`: [`ResumeOptions`], what a resume may add (a ledger, tighter limits).
 //! - `error`: [`ResumeError`], why a paused run is refused.
 
+mod canonical;
 mod decision;
 mod error;
 mod ledger;
@@ -28,7 +30,7 @@ pub use decision::{Decision, Decisions};
 pub use error::ResumeError;
 pub use ledger::{BoxFuture, MemoryLedger, PauseLedger};
 pub use resume_options::ResumeOptions;
-pub(crate) use seal::fingerprint;
+pub(crate) use seal::{fingerprint, value_fingerprint};
 
 /// The format a paused run names, so that a reader knows what it holds.
 pub(crate) const FORMAT: &str = "tool-runtime/paused-run";
@@ -196,13 +198,14 @@ impl PausedRun {
         paused
     }
 
-    /// The canonical bytes the seal covers: the JSON array `[format, version, content]`,
-    /// compact, every object's keys sorted (a file's whitespace or key order does not
-    /// matter).
+    /// The bytes the seal covers: the JSON array `[format, version, content]` in its
+    /// canonical form (RFC 8785, H8), so that a JSON-equivalent rewrite of a file (key order,
+    /// whitespace, escapes, number spelling) still matches, whichever map serde_json was
+    /// built with.
     fn sealed_bytes(&self) -> Vec<u8> {
         // Serializing these types cannot fail: every map key is a string.
         serde_json::to_value((&self.format, self.version, &self.run))
-            .and_then(|value| serde_json::to_vec(&value))
+            .map(|value| canonical::to_vec(&value))
             .unwrap_or_default()
     }
 
@@ -413,9 +416,4 @@ impl PausedRun {
     pub(crate) fn into_parts(self) -> Content {
         self.run
     }
-}
-
-/// `value` as canonical JSON text: what a fingerprint of a schema covers.
-pub(crate) fn canonical_json(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_default()
 }

@@ -1,15 +1,19 @@
-//! The integrity of a paused run (H3): a digest over its canonical content, SHA-256 by
+//! The integrity of a paused run (H3): a digest over its canonical content (H8), SHA-256 by
 //! default or HMAC-SHA256 under the application's key, and the fingerprint of a tool.
 //!
 //! Without a key the digest detects accidental edits and naive ones (a changed byte, a
 //! truncated file, a hand-edited argument), but anyone who can write the file can also
 //! recompute it. With a key ([`crate::AgentBuilder::state_key`]) only a holder of the key can
-//! produce a state that resumes.
+//! produce a state that resumes. The HMAC is RustCrypto's, the comparison `subtle`'s (in
+//! constant time), the hex `base16ct`'s: none is written here.
 
+use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 use tool_core::Tool;
 
+use super::canonical;
 use super::error::ResumeError;
 
 /// How a paused run is sealed.
@@ -33,33 +37,35 @@ pub(crate) struct Seal {
 impl Seal {
     /// Seals `content`: with HMAC-SHA256 under `key` when there is one, else with SHA-256.
     pub(crate) fn new(content: &[u8], key: Option<&[u8]>) -> Self {
-        match key {
-            Some(key) => Seal {
-                algorithm: Algorithm::HmacSha256,
-                digest: hex(&hmac_sha256(key, content)),
-            },
-            None => Seal {
-                algorithm: Algorithm::Sha256,
-                digest: hex(&Sha256::digest(content)),
-            },
-        }
+        let algorithm = match key {
+            Some(_) => Algorithm::HmacSha256,
+            None => Algorithm::Sha256,
+        };
+        // No digest (a seal nothing matches) only if the HMAC refused the key, which it does
+        // not: HMAC takes keys of any length.
+        let digest = digest(content, key)
+            .map(|digest| base16ct::lower::encode_string(&digest))
+            .unwrap_or_default();
+        Seal { algorithm, digest }
     }
 
-    /// Checks that this seal is `content`'s under `key`.
+    /// Checks that this seal is `content`'s under `key`, comparing the digests in constant
+    /// time.
     ///
     /// # Errors
     ///
     /// [`ResumeError::KeyRequired`] for a keyed seal and no key, [`ResumeError::NotKeyed`] for
     /// an unkeyed seal and a key (anyone could have made it), [`ResumeError::Altered`] when
-    /// the digest does not match.
+    /// the digest does not match or is not lowercase hex.
     pub(crate) fn verify(&self, content: &[u8], key: Option<&[u8]>) -> Result<(), ResumeError> {
         match (self.algorithm, key) {
             (Algorithm::HmacSha256, None) => return Err(ResumeError::KeyRequired),
             (Algorithm::Sha256, Some(_)) => return Err(ResumeError::NotKeyed),
             _ => {}
         }
-        let expected = Seal::new(content, key);
-        if equal_in_constant_time(expected.digest.as_bytes(), self.digest.as_bytes()) {
+        let stored = base16ct::lower::decode_vec(&self.digest).map_err(|_| ResumeError::Altered)?;
+        let expected = digest(content, key).ok_or(ResumeError::Altered)?;
+        if bool::from(expected.as_slice().ct_eq(&stored)) {
             Ok(())
         } else {
             Err(ResumeError::Altered)
@@ -67,58 +73,47 @@ impl Seal {
     }
 }
 
-/// The fingerprint of a tool as a paused run records it: SHA-256 over its name, its input
-/// schema's JSON text and whether it has a handler here, so that a tool whose schema changed,
-/// or that became deferred, no longer matches (H3).
+/// The digest of `content`: HMAC-SHA256 under `key` when there is one, else SHA-256. `None`
+/// only if the HMAC refused the key.
+fn digest(content: &[u8], key: Option<&[u8]>) -> Option<[u8; 32]> {
+    let digest = match key {
+        Some(key) => Hmac::<Sha256>::new_from_slice(key)
+            .ok()?
+            .chain_update(content)
+            .finalize()
+            .into_bytes(),
+        None => Sha256::digest(content),
+    };
+    Some(digest.into())
+}
+
+/// The fingerprint of a JSON value (a typed answer's schema, H7): SHA-256 over its canonical
+/// JSON, the same in every build (H8).
+pub(crate) fn value_fingerprint(value: &serde_json::Value) -> String {
+    format!(
+        "sha256:{}",
+        base16ct::lower::encode_string(&Sha256::digest(canonical::to_vec(value)))
+    )
+}
+
+/// The fingerprint of a tool as a paused run records it: SHA-256 over its name, the canonical
+/// JSON of its input schema and whether it has a handler here, so that a tool whose schema
+/// changed, or that became deferred, no longer matches (H3), and the same tool matches in
+/// every build (H8: the schema's JSON text follows the map serde_json was built with).
 pub(crate) fn fingerprint(tool: &Tool) -> String {
     let mut hasher = Sha256::new();
     hasher.update(tool.name().as_bytes());
     hasher.update(b"\n");
-    hasher.update(tool.schema_json().as_bytes());
+    hasher.update(canonical::to_vec(tool.schema()));
     hasher.update(if tool.is_deferred() {
         &b"\ndeferred"[..]
     } else {
         &b"\nhandler"[..]
     });
-    format!("sha256:{}", hex(&hasher.finalize()))
-}
-
-/// HMAC-SHA256 (RFC 2104) of `message` under `key`.
-fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
-    const BLOCK: usize = 64;
-    let mut block = [0_u8; BLOCK];
-    if key.len() > BLOCK {
-        block[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        block[..key.len()].copy_from_slice(key);
-    }
-    let pad = |byte: u8| block.map(|k| k ^ byte);
-    let inner = Sha256::new()
-        .chain_update(pad(0x36))
-        .chain_update(message)
-        .finalize();
-    let outer = Sha256::new()
-        .chain_update(pad(0x5c))
-        .chain_update(inner)
-        .finalize();
-    let mut out = [0_u8; 32];
-    out.copy_from_slice(&outer);
-    out
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
-    }
-    out
-}
-
-/// Whether `a` and `b` are equal, in a time that does not depend on where they differ.
-fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0_u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    format!(
+        "sha256:{}",
+        base16ct::lower::encode_string(&hasher.finalize())
+    )
 }
 
 #[cfg(test)]
@@ -129,17 +124,22 @@ mod tests {
     fn hmac_matches_rfc_4231() {
         // RFC 4231, test cases 1 and 6 (a key longer than the block).
         let key = [0x0b_u8; 20];
+        let hi = Seal::new(b"Hi There", Some(&key));
+        assert_eq!(hi.algorithm, Algorithm::HmacSha256);
         assert_eq!(
-            hex(&hmac_sha256(&key, b"Hi There")),
+            hi.digest,
             "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
         );
         let long_key = [0xaa_u8; 131];
+        let message = b"Test Using Larger Than Block-Size Key - Hash Key First";
         assert_eq!(
-            hex(&hmac_sha256(
-                &long_key,
-                b"Test Using Larger Than Block-Size Key - Hash Key First"
-            )),
+            Seal::new(message, Some(&long_key)).digest,
             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+        // And SHA-256 without a key (FIPS 180-2's "abc").
+        assert_eq!(
+            Seal::new(b"abc", None).digest,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
 
@@ -162,5 +162,30 @@ mod tests {
             keyed.verify(b"content", None),
             Err(ResumeError::KeyRequired)
         );
+    }
+
+    #[test]
+    fn h8_a_digest_that_is_not_lowercase_hex_of_the_content_is_altered() {
+        let sealed = Seal::new(b"content", None);
+        let with = |digest: String| Seal {
+            algorithm: Algorithm::Sha256,
+            digest,
+        };
+        let refused = [
+            sealed.digest.to_uppercase(),
+            sealed.digest[..62].to_owned(),
+            format!("{}00", sealed.digest),
+            format!("{}g", &sealed.digest[..63]),
+            format!("{} ", sealed.digest),
+            String::new(),
+        ];
+        for digest in refused {
+            assert_eq!(
+                with(digest.clone()).verify(b"content", None),
+                Err(ResumeError::Altered),
+                "{digest:?}"
+            );
+        }
+        assert_eq!(with(sealed.digest).verify(b"content", None), Ok(()));
     }
 }

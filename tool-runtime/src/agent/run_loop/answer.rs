@@ -3,7 +3,6 @@
 //! tool. Either way the answer is parsed by the answer type's own parser (S2), and an answer
 //! that does not fit goes back to the model with its violations, under the retry budget (L1).
 
-use sha2::{Digest, Sha256};
 use tool_core::schema::{Schema, parse_arguments, render_root};
 use tool_core::violation::{ParseCx, Rule, Violation, render_violations};
 use tool_core::{ErrorKind, Tool};
@@ -91,14 +90,7 @@ impl Answering {
 
     /// The fingerprint of the answer's schema.
     fn fingerprint(&self) -> String {
-        let text = crate::agent::pause::canonical_json(self.format.schema());
-        let digest = Sha256::digest(text.as_bytes());
-        let mut out = String::from("sha256:");
-        for byte in digest {
-            out.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
-            out.push(char::from(b"0123456789abcdef"[usize::from(byte & 0x0f)]));
-        }
-        out
+        crate::agent::pause::value_fingerprint(self.format.schema())
     }
 
     /// Whether the model takes the answer natively.
