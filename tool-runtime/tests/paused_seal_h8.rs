@@ -420,7 +420,7 @@ async fn h8_the_jq_rewrite_is_what_jq_writes() {
     let (_, jq) = styles().pop().unwrap();
     let rewritten = write(&value, jq);
     assert!(rewritten.starts_with(
-        "{\n  \"format\": \"tool-runtime/paused-run\",\n  \"run\": {\n    \"pending\": ["
+        "{\n  \"format\": \"tool-runtime/paused-run\",\n  \"run\": {\n    \"pause_id\": \"pause_"
     ));
     assert!(rewritten.contains("\\u007f end"), "DEL escaped");
     assert!(
@@ -505,7 +505,7 @@ async fn h8_a_change_of_meaning_is_refused_as_altered_keyed_and_unkeyed() {
         (
             "the model's argument text, respelled inside the string",
             Box::new(|run: &mut Value| {
-                let call = &mut run["transcript"][1]["tool_calls"][1]["arguments"];
+                let call = &mut run["state"]["transcript"][1]["tool_calls"][1]["arguments"];
                 let respelled = call
                     .as_str()
                     .unwrap()

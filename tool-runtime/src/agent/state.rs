@@ -13,6 +13,9 @@ use super::options::RunOptions;
 use super::output::CallRecord;
 use crate::model::{Message, Usage};
 
+/// The name of the final-answer tool, and of the answer's format (O2).
+pub(crate) const ANSWER_NAME: &str = "final_answer";
+
 /// The state of one run, from its start to its end, across its pauses (H7).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct RunState {

@@ -21,8 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_core::Tool;
 
-use super::run_loop::ANSWER_NAME;
-use super::state::{Counts, RunState};
+use super::state::{ANSWER_NAME, Counts, RunState};
 use crate::model::{Message, ToolCall, ToolResult, Usage, check_transcript};
 use seal::Seal;
 

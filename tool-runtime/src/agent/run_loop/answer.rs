@@ -11,8 +11,7 @@ use crate::agent::error::RunError;
 use crate::agent::state::AnswerState;
 use crate::model::{AnswerFormat, Model, ToolSpec};
 
-/// The name of the final-answer tool, and of the answer's format.
-pub(crate) const ANSWER_NAME: &str = "final_answer";
+pub(crate) use crate::agent::state::ANSWER_NAME;
 
 /// What the model reads when it answers in text where a call of the final-answer tool is
 /// wanted.

@@ -3,9 +3,11 @@
 //! error. `resume` continues a paused run ([`crate::Agent::resume`]).
 
 mod answer;
+mod control;
+mod final_answer;
+mod pausing;
 mod resume;
 
-use answer::Correction;
 pub(crate) use answer::{ANSWER_NAME, Answering};
 
 use resume::PausedTurn;
@@ -15,7 +17,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 use tool_core::error::find_in_chain;
-use tool_core::{Context, ErrorKind, OutcomeKind, Panicked};
+use tool_core::{Context, ErrorKind, Panicked};
 use tracing::Instrument;
 
 use super::calls::{Batch, CallsEnd, run_calls};
@@ -23,18 +25,12 @@ use super::error::RunError;
 use super::event::{RunEvent, Sink};
 use super::options::RunOptions;
 use super::output::{CallRecord, RunOutput};
-use super::pause::{
-    AdvertisedTool, Answered, Content, Decisions, PausedRun, PendingCall, PendingKind,
-    ResumeOptions, fingerprint,
-};
-use super::reply::{ReplyError, read_reply};
+use super::pause::{Decisions, PausedRun, ResumeOptions};
+use super::reply::{Reply, ReplyError, read_reply};
 use super::shared::Shared;
 use super::spans;
-use super::state::{CallEnd, Counts, RunState, new_id};
-use crate::model::{
-    FinishReason, Input, Message, ModelRequest, ToolCall, ToolChoice, ToolResult, ToolSpec,
-    check_transcript,
-};
+use super::state::{CallEnd, RunState};
+use crate::model::{Input, Message, ModelRequest, ToolChoice, ToolSpec, check_transcript};
 
 /// What the model reads for a call that did not run because the run reached its limit on
 /// tool calls (L2).
@@ -185,16 +181,6 @@ struct Run<'a> {
     answering: Option<Answering>,
 }
 
-/// What run control says after a turn's calls (L1, L5).
-enum Control {
-    /// The run goes on.
-    Go,
-    /// A stopping tool succeeded: its result is the run's output (L5).
-    Stop { tool: String, text: String },
-    /// A tool failed more calls in a row than its budget (L1).
-    OverBudget(RunError),
-}
-
 impl<'a> Run<'a> {
     fn new(
         shared: &'a Shared,
@@ -328,15 +314,14 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// One turn: a request, then its calls. Returns the final answer, if this was it.
-    async fn turn(
+    /// The request of turn `turn` and the model's reply, read whole (R1); the reply's usage
+    /// counts toward the run's (L2).
+    async fn request(
         &mut self,
         turn: usize,
         advertised: &[ToolSpec],
-        visible: &[bool],
-        slots: &Semaphore,
         choice: Option<&ToolChoice>,
-    ) -> Result<Option<String>, RunError> {
+    ) -> Result<Reply, RunError> {
         let native = self
             .answering
             .as_ref()
@@ -367,44 +352,26 @@ impl<'a> Run<'a> {
                 call: call.clone(),
             });
         }
+        Ok(reply)
+    }
+
+    /// One turn: a request, then its calls. Returns the final answer, if this was it.
+    async fn turn(
+        &mut self,
+        turn: usize,
+        advertised: &[ToolSpec],
+        visible: &[bool],
+        slots: &Semaphore,
+        choice: Option<&ToolChoice>,
+    ) -> Result<Option<String>, RunError> {
+        let reply = self.request(turn, advertised, choice).await?;
         let turn_end = || RunEvent::TurnEnd {
             turn,
             usage: reply.usage,
             finish: reply.finish.clone(),
         };
         if reply.calls.is_empty() {
-            self.state
-                .transcript
-                .push(Message::assistant(reply.text.clone()));
-            self.sink.emit(turn_end);
-            if reply.finish == Some(FinishReason::Length) {
-                // A reply cut at the output token limit is not an answer: the run ends with
-                // kind `Truncated`, keeping the partial text (in the error and the transcript)
-                // and the usage.
-                let error = RunError::new(
-                    ErrorKind::Truncated,
-                    "the model's final reply was cut off at its output token limit",
-                )
-                .with_partial_text(reply.text);
-                return Err(self.fail(error));
-            }
-            // O2: the text is the typed answer (native), or should have been a call.
-            if let (Some(answering), Some(state)) = (&self.answering, &mut self.state.answer) {
-                let judged = if answering.native() {
-                    answering.judge(&reply.text, None, state)
-                } else {
-                    Err(answering.text_instead_of_call(state))
-                };
-                return match judged {
-                    Ok(()) => Ok(Some(reply.text)),
-                    Err(Correction::Retry(message)) => {
-                        self.state.transcript.push(Message::user(message));
-                        Ok(None)
-                    }
-                    Err(Correction::GiveUp(error)) => Err(self.fail(*error)),
-                };
-            }
-            return Ok(Some(reply.text));
+            return self.text_reply(reply.text, reply.finish.as_ref(), turn_end);
         }
         // O2: a call of the final-answer tool ends the run when its answer fits.
         if let Some(at) = self
@@ -430,28 +397,12 @@ impl<'a> Run<'a> {
             .usage_limits()
             .before_calls(self.state.calls_made, reply.calls.len() as u64)
         {
-            let not_run: Vec<Message> = reply
-                .calls
-                .iter()
-                .map(|call| {
-                    Message::Tool(ToolResult::new(
-                        call.id.clone(),
-                        call.name.clone(),
-                        NOT_RUN,
-                        true,
-                    ))
-                })
-                .collect();
+            let calls = reply.calls.clone();
             self.state
                 .transcript
                 .push(Message::assistant_with_calls(reply.text, reply.calls));
-            self.state.transcript.extend(not_run);
             self.sink.emit(turn_end);
-            let error = RunError::new(
-                ErrorKind::UsageLimit,
-                format!("the run reached {limit}; the calls of turn {turn} did not run"),
-            );
-            return Err(self.fail(error));
+            return Err(self.refuse_calls(turn, &limit, &calls, None));
         }
         let (records, end) = run_calls(
             self.shared,
@@ -481,254 +432,6 @@ impl<'a> Run<'a> {
         answered
     }
 
-    /// A turn whose call at `at` is the final-answer tool's (O2): an answer that fits ends the
-    /// run (the turn's other calls do not run); one that does not goes back to the model with
-    /// its violations, in the model's order among the results of the other calls, which run.
-    async fn final_call(
-        &mut self,
-        turn: usize,
-        calls: &[ToolCall],
-        at: usize,
-        visible: &[bool],
-        slots: &Semaphore,
-        turn_end: impl FnOnce() -> RunEvent,
-    ) -> Result<Option<String>, RunError> {
-        let (Some(answering), Some(state)) = (&self.answering, &mut self.state.answer) else {
-            return Ok(None);
-        };
-        let answer = &calls[at];
-        let message = match answering.judge(&answer.arguments, Some(&answer.id), state) {
-            Ok(()) => {
-                for (i, call) in calls.iter().enumerate() {
-                    let (text, failed) = if i == at {
-                        ("the final answer was received", false)
-                    } else {
-                        (NOT_RUN_ANSWERED, true)
-                    };
-                    self.state.transcript.push(Message::Tool(ToolResult::new(
-                        call.id.clone(),
-                        call.name.clone(),
-                        text,
-                        failed,
-                    )));
-                }
-                self.sink.emit(turn_end);
-                return Ok(Some(answer.arguments.clone()));
-            }
-            Err(Correction::GiveUp(error)) => {
-                for call in calls {
-                    self.state.transcript.push(Message::Tool(ToolResult::new(
-                        call.id.clone(),
-                        call.name.clone(),
-                        NOT_RUN_ANSWERED,
-                        true,
-                    )));
-                }
-                self.sink.emit(turn_end);
-                return Err(self.fail(*error));
-            }
-            Err(Correction::Retry(message)) => message,
-        };
-        // L2: the other calls would cross the limit on calls: none runs, each is answered, and
-        // the run ends, as in any turn.
-        let more = calls.len() as u64 - 1;
-        if let Some(limit) = self
-            .state
-            .options
-            .usage_limits()
-            .before_calls(self.state.calls_made, more)
-        {
-            for (i, call) in calls.iter().enumerate() {
-                let (name, text) = if i == at {
-                    (ANSWER_NAME, message.as_str())
-                } else {
-                    (call.name.as_str(), NOT_RUN)
-                };
-                self.state.transcript.push(Message::Tool(ToolResult::new(
-                    call.id.clone(),
-                    name,
-                    text,
-                    true,
-                )));
-            }
-            self.sink.emit(turn_end);
-            let error = RunError::new(
-                ErrorKind::UsageLimit,
-                format!("the run reached {limit}; the calls of turn {turn} did not run"),
-            );
-            return Err(self.fail(error));
-        }
-        let others: Vec<ToolCall> = calls
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != at)
-            .map(|(_, call)| call.clone())
-            .collect();
-        let (mut records, end) = run_calls(
-            self.shared,
-            self.ctx,
-            Batch::turn(&others),
-            visible,
-            turn,
-            slots,
-            self.sink,
-        )
-        .await;
-        // The records name their positions in the model's turn, past the answer's call.
-        for record in &mut records {
-            if record.index >= at {
-                record.index += 1;
-            }
-        }
-        let rejected = ToolResult::new(answer.id.clone(), ANSWER_NAME, message, true);
-        // H2: calls of the same turn that wait pause the run, the answer's violations kept
-        // as that call's result.
-        if self.shared.pauses
-            && end == CallsEnd::Done
-            && records.iter().any(|record| record.outcome.is_pending())
-        {
-            self.sink.emit(turn_end);
-            let answered = Answered {
-                index: at,
-                result: rejected,
-                counts: Counts::Neither,
-                violations: Vec::new(),
-            };
-            return Err(self.pause(visible, records, Some(answered)));
-        }
-        // The answer's violations go at their place among the results (R2), before run
-        // control may end the run with the transcript.
-        let answered = self.answer_with(records, end, Some((at, rejected)));
-        self.sink.emit(turn_end);
-        answered
-    }
-
-    /// Puts a turn's call records in the transcript (in the model's order, R2) and the
-    /// run's record; ends the run if the turn did.
-    fn answer(
-        &mut self,
-        records: Vec<CallRecord>,
-        end: CallsEnd,
-    ) -> Result<Option<String>, RunError> {
-        self.answer_with(records, end, None)
-    }
-
-    /// [`Run::answer`], with `extra`: a result the turn gave besides its calls' (the final
-    /// answer's violations, O2) and its position in the turn, put in the transcript at its
-    /// place before the run may end.
-    fn answer_with(
-        &mut self,
-        records: Vec<CallRecord>,
-        end: CallsEnd,
-        extra: Option<(usize, ToolResult)>,
-    ) -> Result<Option<String>, RunError> {
-        let first = self.calls.len();
-        let before = self.state.transcript.len();
-        self.state.calls_made += records.len() as u64;
-        for record in records {
-            self.state
-                .transcript
-                .push(Message::Tool(result_of(&record)));
-            self.calls.push(record);
-        }
-        if let Some((at, result)) = extra {
-            let place = (before + at).min(self.state.transcript.len());
-            self.state.transcript.insert(place, Message::Tool(result));
-        }
-        match end {
-            CallsEnd::Done => {}
-            CallsEnd::Cancelled => return Err(self.fail(cancelled())),
-            CallsEnd::Fatal(index) => {
-                let error = fatal(&self.calls[first + index]);
-                return Err(self.fail(error));
-            }
-        }
-        let ends = self.calls[first..].iter().map(CallEnd::of);
-        let control = control(&mut self.state, self.shared, ends);
-        self.follow(control)
-    }
-
-    /// Follows run control's word: the run's output when a stopping tool succeeded (L5), the
-    /// failure when a tool went past its budget (L1).
-    fn follow(&mut self, control: Control) -> Result<Option<String>, RunError> {
-        match control {
-            Control::Go => Ok(None),
-            Control::Stop { tool, text } => {
-                self.stopped_at = Some(tool);
-                Ok(Some(text))
-            }
-            Control::OverBudget(error) => Err(self.fail(error)),
-        }
-    }
-
-    /// Pauses the run (H2, H5, H7): the results of the calls that ran and the pending calls
-    /// go into a sealed [`PausedRun`] with the run's state and the advertised tools; the
-    /// records of every call stay with the application (E3), never in the state. `extra` is
-    /// a result the turn gave besides its calls' (the final answer's violations, O2).
-    fn pause(
-        &mut self,
-        visible: &[bool],
-        records: Vec<CallRecord>,
-        extra: Option<Answered>,
-    ) -> RunError {
-        let mut results: Vec<Answered> = extra.into_iter().collect();
-        let mut pending = Vec::new();
-        self.state.calls_made += records.len() as u64;
-        for record in records {
-            let kind = match record.kind() {
-                OutcomeKind::AwaitingApproval => Some(PendingKind::Approval),
-                OutcomeKind::Deferred => Some(PendingKind::Deferred),
-                _ => None,
-            };
-            match kind {
-                Some(kind) => pending.push(PendingCall::new(
-                    record.index,
-                    &record.id,
-                    &record.name,
-                    record
-                        .outcome
-                        .validated_arguments()
-                        .cloned()
-                        .unwrap_or_default(),
-                    kind,
-                    record.outcome.approval_reason(),
-                )),
-                None => results.push(Answered {
-                    index: record.index,
-                    result: result_of(&record),
-                    counts: Counts::of(&record),
-                    violations: record.violations().to_vec(),
-                }),
-            }
-            self.calls.push(record);
-        }
-        results.sort_by_key(|answered| answered.index);
-        let tools = self
-            .shared
-            .tools
-            .iter()
-            .zip(visible)
-            .filter(|(_, shown)| **shown)
-            .map(|(tool, _)| AdvertisedTool {
-                name: tool.name().to_owned(),
-                fingerprint: fingerprint(tool),
-            })
-            .collect();
-        tracing::info!(
-            pending = pending.len(),
-            "the run paused: calls await a decision or a result"
-        );
-        let content = Content {
-            pause_id: new_id("pause"),
-            tools,
-            state: std::mem::take(&mut self.state),
-            results,
-            pending,
-        };
-        let paused = PausedRun::seal(content, self.shared.state_key.as_deref());
-        RunError::pause(paused, std::mem::take(&mut self.calls))
-    }
-
     /// `error`, with the transcript, calls and usage so far.
     fn fail(&mut self, error: RunError) -> RunError {
         error.with_run(
@@ -737,80 +440,4 @@ impl<'a> Run<'a> {
             std::mem::take(&mut self.state.usage),
         )
     }
-}
-
-/// The result the model reads of a call (its model-facing text, E1, E2).
-fn result_of(record: &CallRecord) -> ToolResult {
-    ToolResult::new(
-        record.id.clone(),
-        record.name.clone(),
-        record.text(),
-        record.kind() != OutcomeKind::Success,
-    )
-    .with_images(record.outcome.images().to_vec())
-}
-
-/// The failure of a call that ends the run (P1, A6, E4).
-fn fatal(record: &CallRecord) -> RunError {
-    match record.error() {
-        Some(error) => RunError::from_call(error.clone(), &record.name, &record.id),
-        None => {
-            RunError::new(ErrorKind::Permanent, "a call failed fatally").with_tool(&record.name)
-        }
-    }
-}
-
-/// Run control over a turn's calls, in the model's order (L5, then L1): the first success of
-/// a tool the run stops at is its output; otherwise each tool's failures in a row are counted
-/// in `state` (invalid arguments or a handler's [`tool_core::ToolError::retry`] count, a
-/// success starts over), and a tool past its retry budget ends the run.
-fn control<'e>(
-    state: &mut RunState,
-    shared: &Shared,
-    ends: impl Iterator<Item = CallEnd<'e>> + Clone,
-) -> Control {
-    let stops = state.options.stops_at();
-    if !stops.is_empty()
-        && let Some(end) = ends
-            .clone()
-            .find(|end| end.counts == Counts::Success && stops.iter().any(|s| s == end.name))
-    {
-        return Control::Stop {
-            tool: end.name.to_owned(),
-            text: end.text.to_owned(),
-        };
-    }
-    for end in ends {
-        match end.counts {
-            Counts::Neither => {}
-            // A success starts its tool's count over.
-            Counts::Success => {
-                if !state.failures.is_empty() {
-                    state.failures.remove(end.name);
-                }
-            }
-            Counts::Retry => {
-                let Some(&tool) = shared.by_name.get(end.name) else {
-                    continue;
-                };
-                let failures = state.failures.entry(end.name.to_owned()).or_insert(0);
-                *failures += 1;
-                let budget = shared.budgets[tool];
-                if *failures > budget {
-                    let error = RunError::new(
-                        ErrorKind::RetriesExhausted,
-                        format!(
-                            "tool `{}` failed {failures} calls in a row, more than its retry \
-                             budget of {budget}",
-                            end.name
-                        ),
-                    )
-                    .with_tool(end.name)
-                    .with_call(end.id, end.violations.to_vec());
-                    return Control::OverBudget(error);
-                }
-            }
-        }
-    }
-    Control::Go
 }

@@ -7,7 +7,8 @@
 use tokio::sync::Semaphore;
 use tool_core::{Error, ErrorKind, Outcome};
 
-use super::{Answering, CallEnd, Env, Run, cancelled, control, fatal, result_of};
+use super::control::{control, fatal, result_of};
+use super::{Answering, CallEnd, Env, Run, cancelled};
 use crate::agent::calls::{Batch, CallsEnd, record, run_calls};
 use crate::agent::error::RunError;
 use crate::agent::event::RunEvent;
@@ -25,6 +26,18 @@ pub(crate) struct PausedTurn {
     calls: Vec<ToolCall>,
     results: Vec<Answered>,
     decided: Vec<(PendingCall, Decision)>,
+}
+
+/// What the decisions of a paused turn give before its approved calls run.
+struct Decided {
+    /// Each call's outcome, by position, once known.
+    outcomes: Vec<Option<Outcome>>,
+    /// The approved calls, to run.
+    approved: Vec<ToolCall>,
+    /// Their positions in the turn.
+    positions: Vec<usize>,
+    /// Whether a decided call ended the turn (a deferred call's permanent failure).
+    end: CallsEnd,
 }
 
 /// Resumes `paused` with `decisions`: every check first (H3, H4, H7: nothing runs when one
@@ -115,39 +128,12 @@ impl Run<'_> {
             results,
             decided,
         } = paused;
-        let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
-        let mut approved = Vec::new();
-        let mut positions = Vec::new();
-        let mut end = CallsEnd::Done;
-        for (pending, decision) in decided {
-            let index = pending.index();
-            let outcome = match decision {
-                Decision::Approve => {
-                    if let Some(call) = calls.get(index) {
-                        approved.push(call.clone());
-                        positions.push(index);
-                    }
-                    continue;
-                }
-                Decision::Deny { message } => Outcome::denied(message),
-                Decision::Complete(Ok(text)) => Outcome::success(text),
-                Decision::Complete(Err(cause)) => Outcome::failure(Error::with_source(
-                    ErrorKind::Handler,
-                    format!("deferred tool `{}` failed", pending.tool()),
-                    cause,
-                )),
-            };
-            if outcome.is_fatal() && end == CallsEnd::Done {
-                end = CallsEnd::Fatal(index);
-            }
-            if let Some(call) = calls.get(index) {
-                let record = record(turn, index, call, outcome.clone());
-                self.sink.emit(|| RunEvent::CallFinished(record));
-            }
-            if let Some(slot) = outcomes.get_mut(index) {
-                *slot = Some(outcome);
-            }
-        }
+        let Decided {
+            mut outcomes,
+            approved,
+            positions,
+            mut end,
+        } = self.decide(turn, &calls, decided);
         if end == CallsEnd::Done && !approved.is_empty() {
             let (records, ran) = run_calls(
                 self.shared,
@@ -230,6 +216,55 @@ impl Run<'_> {
             .collect();
         let control = control(&mut self.state, self.shared, ends.into_iter());
         self.follow(control)
+    }
+
+    /// The outcomes the decisions give (H4, H5): a denial's message, a deferred call's
+    /// result; the approved calls are gathered to run, with their positions in the turn.
+    fn decide(
+        &self,
+        turn: usize,
+        calls: &[ToolCall],
+        decided: Vec<(PendingCall, Decision)>,
+    ) -> Decided {
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
+        let mut approved = Vec::new();
+        let mut positions = Vec::new();
+        let mut end = CallsEnd::Done;
+        for (pending, decision) in decided {
+            let index = pending.index();
+            let outcome = match decision {
+                Decision::Approve => {
+                    if let Some(call) = calls.get(index) {
+                        approved.push(call.clone());
+                        positions.push(index);
+                    }
+                    continue;
+                }
+                Decision::Deny { message } => Outcome::denied(message),
+                Decision::Complete(Ok(text)) => Outcome::success(text),
+                Decision::Complete(Err(cause)) => Outcome::failure(Error::with_source(
+                    ErrorKind::Handler,
+                    format!("deferred tool `{}` failed", pending.tool()),
+                    cause,
+                )),
+            };
+            if outcome.is_fatal() && end == CallsEnd::Done {
+                end = CallsEnd::Fatal(index);
+            }
+            if let Some(call) = calls.get(index) {
+                let record = record(turn, index, call, outcome.clone());
+                self.sink.emit(|| RunEvent::CallFinished(record));
+            }
+            if let Some(slot) = outcomes.get_mut(index) {
+                *slot = Some(outcome);
+            }
+        }
+        Decided {
+            outcomes,
+            approved,
+            positions,
+            end,
+        }
     }
 }
 

@@ -1,0 +1,83 @@
+//! Pausing a run (H2, H5, H7): the turn's results and pending calls sealed with the run's
+//! state into a [`PausedRun`].
+
+use tool_core::OutcomeKind;
+
+use super::Run;
+use super::control::result_of;
+use crate::agent::error::RunError;
+use crate::agent::output::CallRecord;
+use crate::agent::pause::{
+    AdvertisedTool, Answered, Content, PausedRun, PendingCall, PendingKind, fingerprint,
+};
+use crate::agent::state::{Counts, new_id};
+
+impl Run<'_> {
+    /// Pauses the run (H2, H5, H7): the results of the calls that ran and the pending calls
+    /// go into a sealed [`PausedRun`] with the run's state and the advertised tools; the
+    /// records of every call stay with the application (E3), never in the state. `extra` is
+    /// a result the turn gave besides its calls' (the final answer's violations, O2).
+    pub(super) fn pause(
+        &mut self,
+        visible: &[bool],
+        records: Vec<CallRecord>,
+        extra: Option<Answered>,
+    ) -> RunError {
+        let mut results: Vec<Answered> = extra.into_iter().collect();
+        let mut pending = Vec::new();
+        self.state.calls_made += records.len() as u64;
+        for record in records {
+            let kind = match record.kind() {
+                OutcomeKind::AwaitingApproval => Some(PendingKind::Approval),
+                OutcomeKind::Deferred => Some(PendingKind::Deferred),
+                _ => None,
+            };
+            match kind {
+                Some(kind) => pending.push(PendingCall::new(
+                    record.index,
+                    &record.id,
+                    &record.name,
+                    record
+                        .outcome
+                        .validated_arguments()
+                        .cloned()
+                        .unwrap_or_default(),
+                    kind,
+                    record.outcome.approval_reason(),
+                )),
+                None => results.push(Answered {
+                    index: record.index,
+                    result: result_of(&record),
+                    counts: Counts::of(&record),
+                    violations: record.violations().to_vec(),
+                }),
+            }
+            self.calls.push(record);
+        }
+        results.sort_by_key(|answered| answered.index);
+        let tools = self
+            .shared
+            .tools
+            .iter()
+            .zip(visible)
+            .filter(|(_, shown)| **shown)
+            .map(|(tool, _)| AdvertisedTool {
+                name: tool.name().to_owned(),
+                fingerprint: fingerprint(tool),
+            })
+            .collect();
+        tracing::info!(
+            pending = pending.len(),
+            "the run paused: calls await a decision or a result"
+        );
+        let content = Content {
+            pause_id: new_id("pause"),
+            tools,
+            state: std::mem::take(&mut self.state),
+            results,
+            pending,
+        };
+        let paused = PausedRun::seal(content, self.shared.state_key.as_deref());
+        RunError::pause(paused, std::mem::take(&mut self.calls))
+    }
+}
