@@ -5,7 +5,7 @@ use tokio::sync::Semaphore;
 
 use super::answer::{ANSWER_NAME, Correction};
 use super::{NOT_RUN_ANSWERED, Run};
-use crate::agent::calls::{Batch, CallsEnd, run_calls};
+use crate::agent::calls::{Batch, run_calls};
 use crate::agent::error::RunError;
 use crate::agent::event::RunEvent;
 use crate::agent::pause::Answered;
@@ -72,31 +72,12 @@ impl Run<'_> {
         let answer = &calls[at];
         let message = match answering.judge(&answer.arguments, Some(&answer.id), state) {
             Ok(()) => {
-                for (i, call) in calls.iter().enumerate() {
-                    let (text, failed) = if i == at {
-                        ("the final answer was received", false)
-                    } else {
-                        (NOT_RUN_ANSWERED, true)
-                    };
-                    self.state.transcript.push(Message::Tool(ToolResult::new(
-                        call.id.clone(),
-                        call.name.clone(),
-                        text,
-                        failed,
-                    )));
-                }
+                self.close_answered_turn(calls, Some(at));
                 self.sink.emit(turn_end);
                 return Ok(Some(answer.arguments.clone()));
             }
             Err(Correction::GiveUp(error)) => {
-                for call in calls {
-                    self.state.transcript.push(Message::Tool(ToolResult::new(
-                        call.id.clone(),
-                        call.name.clone(),
-                        NOT_RUN_ANSWERED,
-                        true,
-                    )));
-                }
+                self.close_answered_turn(calls, None);
                 self.sink.emit(turn_end);
                 return Err(self.fail(*error));
             }
@@ -139,10 +120,7 @@ impl Run<'_> {
         let rejected = ToolResult::new(answer.id.clone(), ANSWER_NAME, message, true);
         // H2: calls of the same turn that wait pause the run, the answer's violations kept
         // as that call's result.
-        if self.shared.pauses
-            && end == CallsEnd::Done
-            && records.iter().any(|record| record.outcome.is_pending())
-        {
+        if self.pauses_after(&records, end) {
             self.sink.emit(turn_end);
             let answered = Answered {
                 index: at,
@@ -157,5 +135,24 @@ impl Run<'_> {
         let answered = self.answer_with(records, end, Some((at, rejected)));
         self.sink.emit(turn_end);
         answered
+    }
+
+    /// Answers every call of a turn that ended the run with its final answer (O2): the
+    /// answer's call, at `accepted`, that it was received; the others that they did not run
+    /// (all of them when the answer was given up on).
+    fn close_answered_turn(&mut self, calls: &[ToolCall], accepted: Option<usize>) {
+        for (i, call) in calls.iter().enumerate() {
+            let (text, failed) = if accepted == Some(i) {
+                ("the final answer was received", false)
+            } else {
+                (NOT_RUN_ANSWERED, true)
+            };
+            self.state.transcript.push(Message::Tool(ToolResult::new(
+                call.id.clone(),
+                call.name.clone(),
+                text,
+                failed,
+            )));
+        }
     }
 }

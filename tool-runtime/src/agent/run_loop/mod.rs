@@ -20,7 +20,7 @@ use tool_core::error::find_in_chain;
 use tool_core::{Context, ErrorKind, Panicked};
 use tracing::Instrument;
 
-use super::calls::{Batch, CallsEnd, run_calls};
+use super::calls::{Batch, run_calls};
 use super::error::RunError;
 use super::event::{RunEvent, Sink};
 use super::options::RunOptions;
@@ -420,10 +420,7 @@ impl<'a> Run<'a> {
             .push(Message::assistant_with_calls(reply.text, reply.calls));
         // H2: the calls that needed no decision ran; the run pauses with the others. Only an
         // agent holding a tool that can pause looks.
-        if self.shared.pauses
-            && end == CallsEnd::Done
-            && records.iter().any(|record| record.outcome.is_pending())
-        {
+        if self.pauses_after(&records, end) {
             self.sink.emit(turn_end);
             return Err(self.pause(visible, records, None));
         }

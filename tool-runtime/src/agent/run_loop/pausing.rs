@@ -5,6 +5,7 @@ use tool_core::OutcomeKind;
 
 use super::Run;
 use super::control::result_of;
+use crate::agent::calls::CallsEnd;
 use crate::agent::error::RunError;
 use crate::agent::output::CallRecord;
 use crate::agent::pause::{
@@ -13,6 +14,14 @@ use crate::agent::pause::{
 use crate::agent::state::{Counts, new_id};
 
 impl Run<'_> {
+    /// Whether a turn whose calls ended with `records` and `end` pauses (H2): they all ended,
+    /// and some wait. Only an agent holding a tool that can pause looks.
+    pub(super) fn pauses_after(&self, records: &[CallRecord], end: CallsEnd) -> bool {
+        self.shared.pauses
+            && end == CallsEnd::Done
+            && records.iter().any(|record| record.outcome.is_pending())
+    }
+
     /// Pauses the run (H2, H5, H7): the results of the calls that ran and the pending calls
     /// go into a sealed [`PausedRun`] with the run's state and the advertised tools; the
     /// records of every call stay with the application (E3), never in the state. `extra` is

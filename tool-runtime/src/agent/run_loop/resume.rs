@@ -152,13 +152,7 @@ impl Run<'_> {
                 }
             }
         }
-        let mut answered: Vec<Option<Answered>> = vec![None; calls.len()];
-        for result in results {
-            let index = result.index;
-            if let Some(slot) = answered.get_mut(index) {
-                *slot = Some(result);
-            }
-        }
+        let answered = by_position(results, calls.len());
         // Each call's place: a result kept by the pause, or this process's record.
         let first = self.calls.len();
         let mut fatal_at = None;
@@ -187,17 +181,7 @@ impl Run<'_> {
             }
             self.calls.push(record);
         }
-        match end {
-            CallsEnd::Done => {}
-            CallsEnd::Cancelled => return Err(self.fail(cancelled())),
-            CallsEnd::Fatal(_) => {
-                let error = match fatal_at.and_then(|at| self.calls.get(at)) {
-                    Some(record) => fatal(record),
-                    None => RunError::new(ErrorKind::Permanent, "a call failed fatally"),
-                };
-                return Err(self.fail(error));
-            }
-        }
+        self.end_of_calls(end, fatal_at)?;
         // H7: run control over the whole turn, in the model's order, as a run that did not
         // pause reads it.
         let mut records = self.calls[first..].iter();
@@ -216,6 +200,22 @@ impl Run<'_> {
             .collect();
         let control = control(&mut self.state, self.shared, ends.into_iter());
         self.follow(control)
+    }
+
+    /// How the paused turn's calls ended (P1–P4): on, or the run's failure (the fatal call's,
+    /// its record at `fatal_at`).
+    fn end_of_calls(&mut self, end: CallsEnd, fatal_at: Option<usize>) -> Result<(), RunError> {
+        match end {
+            CallsEnd::Done => Ok(()),
+            CallsEnd::Cancelled => Err(self.fail(cancelled())),
+            CallsEnd::Fatal(_) => {
+                let error = match fatal_at.and_then(|at| self.calls.get(at)) {
+                    Some(record) => fatal(record),
+                    None => RunError::new(ErrorKind::Permanent, "a call failed fatally"),
+                };
+                Err(self.fail(error))
+            }
+        }
     }
 
     /// The outcomes the decisions give (H4, H5): a denial's message, a deferred call's
@@ -266,6 +266,18 @@ impl Run<'_> {
             end,
         }
     }
+}
+
+/// The results a pause kept, each at its call's position in a turn of `len` calls.
+fn by_position(results: Vec<Answered>, len: usize) -> Vec<Option<Answered>> {
+    let mut answered: Vec<Option<Answered>> = vec![None; len];
+    for result in results {
+        let index = result.index;
+        if let Some(slot) = answered.get_mut(index) {
+            *slot = Some(result);
+        }
+    }
+    answered
 }
 
 /// One decision per pending call, in the model's order (H4): a decision for a call that is
