@@ -152,6 +152,38 @@ pub async fn resume(path: &Path, choice: Choice, out: &mut dyn Write) -> Result<
         path.display(),
         paused.pending().len()
     )?;
+    let decisions = decide(&paused, choice, out)?;
+    let ctx = admin_context();
+    let answer = agent.resume(&ctx, paused, decisions).await?;
+    for call in &answer.calls {
+        writeln!(
+            out,
+            "  {} gets back [{}]: {}",
+            call.id,
+            call.kind(),
+            call.text()
+        )?;
+    }
+    writeln!(
+        out,
+        "The model answers: {}",
+        answer.text.replace('\n', "\n  ")
+    )?;
+    writeln!(out, "Restarts in this process: {}.", restarts(&ctx))?;
+    Ok(())
+}
+
+/// The decisions `choice` makes for `paused`'s pending calls (approve or deny the calls that
+/// await approval, deny any other), each written to `out`.
+///
+/// # Errors
+///
+/// Writing to `out` failed.
+pub fn decide(
+    paused: &PausedRun,
+    choice: Choice,
+    out: &mut dyn Write,
+) -> std::io::Result<Decisions> {
     let mut decisions = Decisions::new();
     for pending in paused.pending() {
         let verb = match (choice, pending.kind()) {
@@ -172,24 +204,7 @@ pub async fn resume(path: &Path, choice: Choice, out: &mut dyn Write) -> Result<
             pending.arguments()
         )?;
     }
-    let ctx = admin_context();
-    let answer = agent.resume(&ctx, paused, decisions).await?;
-    for call in &answer.calls {
-        writeln!(
-            out,
-            "  {} gets back [{}]: {}",
-            call.id,
-            call.kind(),
-            call.text()
-        )?;
-    }
-    writeln!(
-        out,
-        "The model answers: {}",
-        answer.text.replace('\n', "\n  ")
-    )?;
-    writeln!(out, "Restarts in this process: {}.", restarts(&ctx))?;
-    Ok(())
+    Ok(decisions)
 }
 
 fn restarts(ctx: &Context) -> String {

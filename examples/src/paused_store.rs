@@ -26,11 +26,11 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_postgres::{Client, NoTls};
 use tool_runtime::{
-    Agent, BoxError, BoxFuture, Decisions, ErrorKind, OfflineModel, PauseLedger, PausedRun,
-    PendingKind, ResumeOptions, RunError, RunOutput,
+    Agent, BoxError, BoxFuture, ErrorKind, OfflineModel, PauseLedger, PausedRun, ResumeOptions,
+    RunError, RunOutput,
 };
 
-use crate::approvals::{Choice, REQUEST, admin_context};
+use crate::approvals::{Choice, REQUEST, admin_context, decide};
 use crate::maintenance::{LookupWindow, RestartLog, RestartService};
 
 /// The environment variable that holds the PostgreSQL connection string, such as
@@ -438,26 +438,7 @@ pub async fn resume(
         paused.run_id(),
         paused.pending().len()
     )?;
-    let mut decisions = Decisions::new();
-    for pending in paused.pending() {
-        let verb = match (choice, pending.kind()) {
-            (Choice::Approve, PendingKind::Approval) => {
-                decisions = decisions.approve(pending.id());
-                "approve"
-            }
-            _ => {
-                decisions = decisions.deny(pending.id());
-                "deny"
-            }
-        };
-        writeln!(
-            out,
-            "  {verb} {} {} {}",
-            pending.id(),
-            pending.tool(),
-            pending.arguments()
-        )?;
-    }
+    let decisions = decide(&paused, choice, out)?;
     let ctx = admin_context();
     let ledger: Arc<dyn PauseLedger> = Arc::clone(store) as Arc<dyn PauseLedger>;
     let resumed = agent
