@@ -144,15 +144,8 @@ impl Agent {
     /// it, cancel `ctx` instead (P4): each call's context is cancelled, the run drops what is
     /// still in flight and returns kind `Cancelled`.
     pub async fn run(&self, ctx: &Context, input: impl Into<Input>) -> Result<RunOutput, RunError> {
-        let span = spans::run(&self.shared);
-        run_loop::run(
-            Arc::clone(&self.shared),
-            ctx.clone(),
-            Start::Fresh(input.into(), None, None),
-            Sink::none(),
-            span,
-        )
-        .await
+        self.drive(ctx, Start::Fresh(input.into(), None, None))
+            .await
     }
 
     /// Runs the agent as [`Agent::run`] does, steered by `options` instead of the agent's own
@@ -170,15 +163,8 @@ impl Agent {
         input: impl Into<Input>,
         options: RunOptions,
     ) -> Result<RunOutput, RunError> {
-        let span = spans::run(&self.shared);
-        run_loop::run(
-            Arc::clone(&self.shared),
-            ctx.clone(),
-            Start::Fresh(input.into(), Some(options), None),
-            Sink::none(),
-            span,
-        )
-        .await
+        self.drive(ctx, Start::Fresh(input.into(), Some(options), None))
+            .await
     }
 
     /// Runs the agent for a typed final answer `T` (O2): the model's answer must be a JSON
@@ -201,15 +187,12 @@ impl Agent {
         options: Option<RunOptions>,
     ) -> Result<Typed<T>, RunError> {
         let answering = Answering::of::<T>(&*self.shared.model)?;
-        let span = spans::run(&self.shared);
-        let output = run_loop::run(
-            Arc::clone(&self.shared),
-            ctx.clone(),
-            Start::Fresh(input.into(), options, Some(Box::new(answering))),
-            Sink::none(),
-            span,
-        )
-        .await?;
+        let output = self
+            .drive(
+                ctx,
+                Start::Fresh(input.into(), options, Some(Box::new(answering))),
+            )
+            .await?;
         Typed::read(output)
     }
 
@@ -281,13 +264,9 @@ impl Agent {
         decisions: Decisions,
         options: ResumeOptions,
     ) -> Result<RunOutput, RunError> {
-        let span = spans::run(&self.shared);
-        run_loop::run(
-            Arc::clone(&self.shared),
-            ctx.clone(),
+        self.drive(
+            ctx,
             Start::Resume(Box::new(paused), decisions, options, None),
-            Sink::none(),
-            span,
         )
         .await
     }
@@ -308,20 +287,17 @@ impl Agent {
         options: ResumeOptions,
     ) -> Result<Typed<T>, RunError> {
         let answering = Answering::of::<T>(&*self.shared.model)?;
-        let span = spans::run(&self.shared);
-        let output = run_loop::run(
-            Arc::clone(&self.shared),
-            ctx.clone(),
-            Start::Resume(
-                Box::new(paused),
-                decisions,
-                options,
-                Some(Box::new(answering)),
-            ),
-            Sink::none(),
-            span,
-        )
-        .await?;
+        let output = self
+            .drive(
+                ctx,
+                Start::Resume(
+                    Box::new(paused),
+                    decisions,
+                    options,
+                    Some(Box::new(answering)),
+                ),
+            )
+            .await?;
         Typed::read(output)
     }
 
@@ -423,6 +399,21 @@ impl Agent {
     /// How many model requests a run may make.
     pub fn max_turns(&self) -> usize {
         self.shared.max_turns
+    }
+}
+
+impl Agent {
+    /// Runs `start` to its end in the caller's task, inside a run span of its own (K2).
+    async fn drive(&self, ctx: &Context, start: Start) -> Result<RunOutput, RunError> {
+        let span = spans::run(&self.shared);
+        run_loop::run(
+            Arc::clone(&self.shared),
+            ctx.clone(),
+            start,
+            Sink::none(),
+            span,
+        )
+        .await
     }
 }
 
