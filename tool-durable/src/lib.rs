@@ -1,0 +1,1 @@
+//! Durable agent runs on Restate.
