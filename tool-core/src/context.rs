@@ -23,6 +23,8 @@ pub struct Context {
     cancel: CancellationToken,
     call: Option<Arc<CallInfo>>,
     progress: Option<Listener>,
+    /// The run this context belongs to, once a run started with it (H9, W2).
+    run: Option<Arc<str>>,
 }
 
 /// The call a context belongs to.
@@ -110,6 +112,7 @@ impl Context {
             cancel: self.cancel.child_token(),
             call: self.call.clone(),
             progress: self.progress.clone(),
+            run: self.run.clone(),
         }
     }
 
@@ -126,7 +129,41 @@ impl Context {
                 tool: tool.into(),
             })),
             progress: None,
+            run: self.run.clone(),
         }
+    }
+
+    /// The same context, belonging to the run `id` (the run's own id, stable across its
+    /// pauses and, in a durable run, its restarts: H9, W1). The agent's run loop calls this;
+    /// handlers read [`Context::run_id`] and [`Context::idempotency_key`].
+    #[must_use]
+    pub fn for_run(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.run = Some(id.into());
+        self
+    }
+
+    /// The id of the run this context belongs to, inside a run.
+    pub fn run_id(&self) -> Option<&str> {
+        self.run.as_deref()
+    }
+
+    /// A key for this call's effects that stays the same every time the same call runs
+    /// (W2): the run's id and the call's id, as `run-id/call-id`. A call that is cut mid-way
+    /// and runs again (a durable run's worker restarted, at least once) gets the same key,
+    /// so a tool that hands it to the service it calls (an `Idempotency-Key` header, a
+    /// unique column) makes its effect happen once. `None` outside a call of a run.
+    ///
+    /// ```
+    /// use tool_core::Context;
+    ///
+    /// let call = Context::new().for_run("run-1").for_call("c7", "restart");
+    /// assert_eq!(call.idempotency_key().as_deref(), Some("run-1/c7"));
+    /// assert_eq!(Context::new().for_call("c7", "restart").idempotency_key(), None);
+    /// ```
+    pub fn idempotency_key(&self) -> Option<String> {
+        let run = self.run.as_deref()?;
+        let call = self.call.as_deref()?;
+        Some(format!("{run}/{}", call.id))
     }
 
     /// Reports the progress of the call this context belongs to (K3): `done` so far, out of
@@ -188,6 +225,7 @@ impl fmt::Debug for Context {
             .field("cancelled", &self.cancel.is_cancelled())
             .field("call", &self.call)
             .field("progress", &self.progress.is_some())
+            .field("run", &self.run)
             .finish()
     }
 }

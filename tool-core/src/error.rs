@@ -246,8 +246,10 @@ impl Panicked {
     }
 }
 
-/// What kind of failure an [`Error`] is; match on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What kind of failure an [`Error`] is; match on it. Serialized as its snake_case name
+/// (a durable run's journal records a call's error by its kind alone, W4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// A tool or agent was declared wrong (D2, N3, V1): found before any model I/O.
@@ -294,6 +296,9 @@ pub enum ErrorKind {
     /// The run reached one of its usage limits (requests, tokens, tool calls) before the
     /// request or call that would cross it (L2). The run's error keeps the usage so far.
     UsageLimit,
+    /// A durable run's journal failed (W1): the engine refused a step, could not record it,
+    /// or a replayed step no longer fits the agent that replays it.
+    Journal,
 }
 
 impl fmt::Display for ErrorKind {
@@ -317,6 +322,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Resume => "resume",
             ErrorKind::RetriesExhausted => "retries exhausted",
             ErrorKind::UsageLimit => "usage limit",
+            ErrorKind::Journal => "journal",
         };
         f.write_str(s)
     }

@@ -38,7 +38,7 @@ pub use schema::{Invalid, Schema};
 pub use schema::{json, violation};
 pub use tool::{
     AWAITING_APPROVAL, CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, DEFERRED, FAILED, Limits, Outcome,
-    OutcomeKind, TIMED_OUT, UNAVAILABLE,
+    OutcomeKind, RECORDED_ERROR, TIMED_OUT, UNAVAILABLE,
 };
 pub use tool::{Annotations, OutputSchema, WRAPPED_OUTPUT_KEY};
 pub use tool::{ArgumentValidator, DeclarationError, Site};

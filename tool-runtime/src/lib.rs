@@ -84,6 +84,11 @@ pub use agent::{
     PendingCall, PendingKind, ResumeError, ResumeOptions, RunError, RunEvent, RunOptions,
     RunOutput, RunStream, Typed, UsageLimits,
 };
+/// Durable runs (W1): the journal a run records its steps in
+/// ([`Agent::run_journaled`]), and a journal in memory.
+pub mod journal {
+    pub use crate::agent::{Journal, JournalError, MemoryJournal, Retry, Step, StepKind};
+}
 pub use model::{
     AnswerFormat, ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent,
     ModelRequest, ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolChoice, ToolResult,

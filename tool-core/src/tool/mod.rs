@@ -7,15 +7,17 @@ mod dynamic;
 mod gate;
 mod invoke;
 mod metadata;
+mod outcome;
 mod registry;
 
 pub use content::{Image, Rendered, WithImages, render_rich};
 pub use declaration::{DeclarationError, Site};
 pub use dynamic::ArgumentValidator;
 pub use invoke::{
-    AWAITING_APPROVAL, CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, DEFERRED, FAILED, Limits, Outcome,
-    OutcomeKind, TIMED_OUT, UNAVAILABLE,
+    AWAITING_APPROVAL, CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, DEFERRED, FAILED, Limits, TIMED_OUT,
+    UNAVAILABLE,
 };
+pub use outcome::{Outcome, OutcomeKind, RECORDED_ERROR};
 pub use metadata::{Annotations, OutputSchema, WRAPPED_OUTPUT_KEY};
 pub use registry::{NameIndex, Registration, index_by_name, registered, registry};
 

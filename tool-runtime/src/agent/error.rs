@@ -436,6 +436,12 @@ impl From<ProtocolError> for RunError {
     }
 }
 
+impl From<crate::agent::journal::JournalError> for RunError {
+    fn from(e: crate::agent::journal::JournalError) -> Self {
+        RunError::with_source(ErrorKind::Journal, e.to_string(), e)
+    }
+}
+
 impl From<ModelError> for RunError {
     fn from(e: ModelError) -> Self {
         let kind = match e {

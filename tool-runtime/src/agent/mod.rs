@@ -18,8 +18,10 @@
 
 mod builder;
 mod calls;
+mod env;
 mod error;
 mod event;
+mod journal;
 mod options;
 mod output;
 mod pause;
@@ -44,6 +46,7 @@ use shared::Shared;
 pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFAULT_RETRIES};
 pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
+pub use journal::{Journal, JournalError, MemoryJournal, Retry, Step, StepKind};
 pub use options::{RunOptions, UsageLimits};
 pub use output::{CallRecord, RunOutput};
 pub use pause::{
@@ -208,7 +211,7 @@ impl Agent {
         let ctx = ctx.clone();
         let start = Start::Fresh(input.into(), Some(options), None);
         let span = spans::run(&self.shared);
-        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
+        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span, None))
     }
 
     /// Resumes a paused run with one decision per pending call (H3, H4, H5), in this process
@@ -313,7 +316,51 @@ impl Agent {
         let ctx = ctx.clone();
         let span = spans::run(&self.shared);
         let start = Start::Resume(Box::new(paused), decisions, ResumeOptions::new(), None);
-        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
+        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span, None))
+    }
+
+    /// Runs the agent as [`Agent::run_with`] does, as a durable run (W1): each step (discovery,
+    /// each model request, each tool call) goes through `journal`, which records its result
+    /// and, when the run is taken again from the same journal after its process died,
+    /// answers it without running it. The run's id is the journal's
+    /// ([`Journal::run_id`]), so each call's idempotency key
+    /// ([`tool_core::Context::idempotency_key`], W2) is the same on every attempt. The calls of
+    /// a turn run one at a time, in the model's order. See [`crate::journal`].
+    ///
+    /// `options` of `None` follow the agent's. A pause ends the run as it does
+    /// [`Agent::run`]; resume it with [`Agent::resume_journaled`] on the same journal.
+    ///
+    /// # Errors
+    ///
+    /// As [`Agent::run_with`]; kind `Journal` when the journal cannot give a step's result.
+    pub async fn run_journaled(
+        &self,
+        ctx: &Context,
+        journal: &dyn Journal,
+        input: impl Into<Input>,
+        options: Option<RunOptions>,
+    ) -> Result<RunOutput, RunError> {
+        let start = Start::Fresh(input.into(), options, None);
+        self.drive_in(ctx, start, Some(journal)).await
+    }
+
+    /// Resumes a paused durable run as [`Agent::resume_with`] does, its steps going on in
+    /// `journal` (W1, W3): the decided calls and every turn after them are steps of the same
+    /// journal as the run's start.
+    ///
+    /// # Errors
+    ///
+    /// As [`Agent::resume`]; kind `Journal` when the journal cannot give a step's result.
+    pub async fn resume_journaled(
+        &self,
+        ctx: &Context,
+        journal: &dyn Journal,
+        paused: PausedRun,
+        decisions: Decisions,
+        options: ResumeOptions,
+    ) -> Result<RunOutput, RunError> {
+        let start = Start::Resume(Box::new(paused), decisions, options, None);
+        self.drive_in(ctx, start, Some(journal)).await
     }
 
     /// Checks a paused run against this agent without resuming it (H3): its format, its seal
@@ -344,7 +391,7 @@ impl Agent {
         let ctx = ctx.clone();
         let start = Start::Fresh(input.into(), None, None);
         let span = spans::run(&self.shared);
-        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span))
+        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span, None))
     }
 
     /// The tools a run in `ctx` would advertise: discovery alone, with no model I/O, no
@@ -405,6 +452,16 @@ impl Agent {
 impl Agent {
     /// Runs `start` to its end in the caller's task, inside a run span of its own (K2).
     async fn drive(&self, ctx: &Context, start: Start) -> Result<RunOutput, RunError> {
+        self.drive_in(ctx, start, None).await
+    }
+
+    /// Runs `start` as [`Agent::drive`] does, its steps journaled in `journal` if given (W1).
+    async fn drive_in(
+        &self,
+        ctx: &Context,
+        start: Start,
+        journal: Option<&dyn Journal>,
+    ) -> Result<RunOutput, RunError> {
         let span = spans::run(&self.shared);
         run_loop::run(
             Arc::clone(&self.shared),
@@ -412,6 +469,7 @@ impl Agent {
             start,
             Sink::none(),
             span,
+            journal,
         )
         .await
     }

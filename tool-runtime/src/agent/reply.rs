@@ -12,8 +12,8 @@ use crate::model::{
     first_duplicate, preview,
 };
 
-/// A complete reply.
-#[derive(Debug)]
+/// A complete reply (a durable run's journal records it whole, W1).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Reply {
     pub(crate) text: String,
     pub(crate) calls: Vec<ToolCall>,
@@ -30,6 +30,8 @@ pub(crate) enum ReplyError {
     Model(ModelError),
     /// The reply cannot be a turn.
     Protocol(ProtocolError),
+    /// A durable run's journal could not give the request's result (W1).
+    Journal(crate::agent::journal::JournalError),
 }
 
 /// Reads `stream` to its end, emitting text deltas as they come.

@@ -113,6 +113,7 @@ pub(crate) fn record_reply(span: &Span, reply: &Result<Reply, ReplyError>) {
         Err(ReplyError::Cancelled) => record_error(span, "cancelled"),
         Err(ReplyError::Model(e)) => record_error(span, model_error_type(e)),
         Err(ReplyError::Protocol(_)) => record_error(span, "protocol"),
+        Err(ReplyError::Journal(_)) => record_error(span, "journal"),
     }
 }
 
@@ -169,6 +170,7 @@ fn model_error_type(error: &ModelError) -> &'static str {
         ModelError::Transport(_) => "transport",
         ModelError::Protocol(_) => "protocol",
         ModelError::Timeout { .. } => "timeout",
+        ModelError::Replayed(_) => "replayed",
         ModelError::Other(_) => "_OTHER",
     }
 }

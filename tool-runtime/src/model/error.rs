@@ -56,6 +56,10 @@ pub enum ModelError {
     /// the request id.
     #[error("{0}")]
     Api(ApiError),
+    /// A model failure recorded in a durable run's journal, read back on a replay: the
+    /// recorded message (its kind and status, never the provider's text, W4).
+    #[error("{0}")]
+    Replayed(String),
     /// The provider did not answer in time: no connection, no response, or no new data in a
     /// stream within the configured timeout.
     #[error("the model provider did not answer within {after:?}")]

@@ -381,7 +381,8 @@ pub enum ModelEvent {
 }
 
 /// Why the model stopped.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum FinishReason {
     /// A final answer.

@@ -101,16 +101,8 @@ impl Run<'_> {
             .filter(|(i, _)| *i != at)
             .map(|(_, call)| call.clone())
             .collect();
-        let (mut records, end) = run_calls(
-            self.shared,
-            self.ctx,
-            Batch::turn(&others),
-            visible,
-            turn,
-            slots,
-            self.sink,
-        )
-        .await;
+        let (mut records, end) =
+            run_calls(self.env(), Batch::turn(&others), visible, turn, slots).await;
         // The records name their positions in the model's turn, past the answer's call.
         for record in &mut records {
             if record.index >= at {

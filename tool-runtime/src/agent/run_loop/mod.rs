@@ -5,6 +5,7 @@
 mod answer;
 mod control;
 mod final_answer;
+mod journaled;
 mod pausing;
 mod resume;
 
@@ -21,8 +22,10 @@ use tool_core::{Context, ErrorKind, Panicked};
 use tracing::Instrument;
 
 use super::calls::{Batch, run_calls};
+use super::env::Env;
 use super::error::RunError;
 use super::event::{RunEvent, Sink};
+use super::journal::Journal;
 use super::options::RunOptions;
 use super::output::{CallRecord, RunOutput};
 use super::pause::{Decisions, PausedRun, ResumeOptions};
@@ -64,12 +67,13 @@ pub(crate) async fn run(
     start: Start,
     sink: Sink,
     span: tracing::Span,
+    journal: Option<&dyn Journal>,
 ) -> Result<RunOutput, RunError> {
     let result = match start {
         Start::Fresh(input, options, answering) => {
             let answering = answering.map(|answering| *answering);
             let (transcript, checked) = input.into_parts();
-            let state = RunState::new(
+            let mut state = RunState::new(
                 options.unwrap_or_else(|| shared.options.clone()),
                 shared.max_turns,
                 transcript,
@@ -77,16 +81,30 @@ pub(crate) async fn run(
                     .as_ref()
                     .map(|answering| answering.start(shared.default_retries)),
             );
+            // W1: a durable run's id is its journal's, the same on every replay.
+            if let Some(journal) = journal {
+                journal.run_id().clone_into(&mut state.run_id);
+            }
             spans::record_run_id(&span, &state.run_id);
-            let mut run = Run::new(&shared, &ctx, &sink, state, answering);
-            run.drive(checked).instrument(span.clone()).await
-        }
-        Start::Resume(paused, decisions, options, answering) => {
-            let answering = answering.map(|answering| *answering);
+            // W2: every call of the run knows the run's id.
+            let ctx = ctx.for_run(state.run_id.as_str());
             let env = Env {
                 shared: &shared,
                 ctx: &ctx,
                 sink: &sink,
+                journal,
+            };
+            let mut run = Run::new(env, state, answering);
+            run.drive(checked).instrument(span.clone()).await
+        }
+        Start::Resume(paused, decisions, options, answering) => {
+            let answering = answering.map(|answering| *answering);
+            let ctx = ctx.for_run(paused.run_id());
+            let env = Env {
+                shared: &shared,
+                ctx: &ctx,
+                sink: &sink,
+                journal,
             };
             resume::resume(env, *paused, decisions, options, answering, &span)
                 .instrument(span.clone())
@@ -157,19 +175,13 @@ fn cancelled() -> RunError {
     RunError::new(ErrorKind::Cancelled, "the run was cancelled by its caller")
 }
 
-/// What a run borrows from its caller and its agent: never part of its state.
-#[derive(Clone, Copy)]
-pub(crate) struct Env<'a> {
-    pub(crate) shared: &'a Shared,
-    pub(crate) ctx: &'a Context,
-    pub(crate) sink: &'a Sink,
-}
-
 /// One run: its state (H7), which a pause seals, beside what this process keeps of it.
 struct Run<'a> {
     shared: &'a Shared,
     ctx: &'a Context,
     sink: &'a Sink,
+    /// Where a durable run records its steps (W1).
+    journal: Option<&'a dyn Journal>,
     /// Everything that governs the run (H7).
     state: RunState,
     /// The records of the calls this process made (E3): never in a paused run.
@@ -182,21 +194,26 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    fn new(
-        shared: &'a Shared,
-        ctx: &'a Context,
-        sink: &'a Sink,
-        state: RunState,
-        answering: Option<Answering>,
-    ) -> Self {
+    fn new(env: Env<'a>, state: RunState, answering: Option<Answering>) -> Self {
         Self {
-            shared,
-            ctx,
-            sink,
+            shared: env.shared,
+            ctx: env.ctx,
+            sink: env.sink,
+            journal: env.journal,
             state,
             calls: Vec::new(),
             stopped_at: None,
             answering,
+        }
+    }
+
+    /// What the run borrows, for the calls it runs.
+    fn env(&self) -> Env<'a> {
+        Env {
+            shared: self.shared,
+            ctx: self.ctx,
+            sink: self.sink,
+            journal: self.journal,
         }
     }
 
@@ -208,7 +225,7 @@ impl<'a> Run<'a> {
         if let Err(e) = check_transcript(added) {
             return Err(self.fail(e.into()));
         }
-        let visible = match discover(self.shared, self.ctx).await {
+        let visible = match journaled::discover(self.env()).await {
             Ok(visible) => visible,
             Err(e) => return Err(self.fail(e)),
         };
@@ -333,16 +350,27 @@ impl<'a> Run<'a> {
             .with_answer(native);
         // K2: the request has a `chat` span of its own; the calls are its siblings.
         let chat = spans::chat(self.shared, turn);
-        let stream = chat.in_scope(|| self.shared.model.stream(request));
-        let reply = read_reply(stream, self.ctx, self.sink, turn)
-            .instrument(chat.clone())
-            .await;
+        let reply = match self.journal {
+            None => {
+                let stream = chat.in_scope(|| self.shared.model.stream(request));
+                read_reply(stream, self.ctx, self.sink, turn)
+                    .instrument(chat.clone())
+                    .await
+            }
+            // W1: the request and its whole reply are one step.
+            Some(journal) => {
+                journaled::request(journal, self.env(), request, turn, &chat)
+                    .instrument(chat.clone())
+                    .await
+            }
+        };
         spans::record_reply(&chat, &reply);
         let reply = match reply {
             Ok(reply) => reply,
             Err(ReplyError::Cancelled) => return Err(self.fail(cancelled())),
             Err(ReplyError::Model(e)) => return Err(self.fail(e.into())),
             Err(ReplyError::Protocol(e)) => return Err(self.fail(e.into())),
+            Err(ReplyError::Journal(e)) => return Err(self.fail(e.into())),
         };
         self.state.usage.push(reply.usage);
         for (index, call) in reply.calls.iter().enumerate() {
@@ -404,16 +432,8 @@ impl<'a> Run<'a> {
             self.sink.emit(turn_end);
             return Err(self.refuse_calls(turn, &limit, &calls, None));
         }
-        let (records, end) = run_calls(
-            self.shared,
-            self.ctx,
-            Batch::turn(&reply.calls),
-            visible,
-            turn,
-            slots,
-            self.sink,
-        )
-        .await;
+        let (records, end) =
+            run_calls(self.env(), Batch::turn(&reply.calls), visible, turn, slots).await;
         // The assistant's message takes the calls, which ran from the reply.
         self.state
             .transcript

@@ -106,7 +106,7 @@ pub(super) async fn resume(
         results: content.results,
         decided,
     };
-    let mut run = Run::new(env.shared, env.ctx, env.sink, state, answering);
+    let mut run = Run::new(env, state, answering);
     run.turns(visible, Some(paused)).await
 }
 
@@ -135,16 +135,8 @@ impl Run<'_> {
             mut end,
         } = self.decide(turn, &calls, decided);
         if end == CallsEnd::Done && !approved.is_empty() {
-            let (records, ran) = run_calls(
-                self.shared,
-                self.ctx,
-                Batch::approved(&approved, &positions),
-                visible,
-                turn,
-                slots,
-                self.sink,
-            )
-            .await;
+            let batch = Batch::approved(&approved, &positions);
+            let (records, ran) = run_calls(self.env(), batch, visible, turn, slots).await;
             end = ran;
             for record in records {
                 if let Some(slot) = outcomes.get_mut(record.index) {

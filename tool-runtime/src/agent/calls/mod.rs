@@ -1,6 +1,9 @@
 //! Running the calls of one turn: concurrently, each behind a concurrency slot (R2), each
 //! through [`Tool::invoke_with`] on its own call context; a fatal outcome cancels the turn's
-//! other calls, which are all joined (P1–P3).
+//! other calls, which are all joined (P1–P3). In a durable run (`journaled`) each call is a
+//! step of the run's journal, and the calls run one at a time in the model's order (W1).
+
+mod journaled;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +16,8 @@ use tokio::sync::{Semaphore, TryAcquireError};
 use tool_core::{Context, Error, ErrorKind, Hooks, Limits, Outcome, Tool};
 use tracing::Instrument;
 
-use super::event::{RunEvent, Sink};
+use super::env::Env;
+use super::event::RunEvent;
 use super::output::CallRecord;
 use super::shared::Shared;
 use super::{progress, spans};
@@ -43,6 +47,30 @@ impl<'a> Batch<'a> {
             approved: Some(positions),
         }
     }
+
+    /// The position in its turn of the batch's call `index`.
+    fn position(&self, index: usize) -> usize {
+        match self.approved {
+            None => index,
+            Some(positions) => positions.get(index).copied().unwrap_or(index),
+        }
+    }
+}
+
+/// Each call's tool, by its index in the agent, when the call may run: A5, A8: a tool this
+/// run did not advertise is not callable in it, whatever its policy says now; its policy is
+/// not consulted. Each call's tool is looked up once.
+fn targets(shared: &Shared, calls: &[ToolCall], advertised: &[bool]) -> Vec<Option<usize>> {
+    calls
+        .iter()
+        .map(|call| {
+            shared
+                .by_name
+                .get(call.name.as_str())
+                .copied()
+                .filter(|&i| advertised.get(i).copied().unwrap_or(false))
+        })
+        .collect()
 }
 
 /// How the calls of a turn ended.
@@ -74,32 +102,25 @@ pub(crate) enum CallsEnd {
 ///
 /// Dropping the future drops the calls in flight.
 pub(crate) async fn run_calls(
-    shared: &Shared,
-    ctx: &Context,
+    env: Env<'_>,
     batch: Batch<'_>,
     advertised: &[bool],
     turn: usize,
     slots: &Semaphore,
-    sink: &Sink,
 ) -> (Vec<CallRecord>, CallsEnd) {
+    let Env {
+        shared,
+        ctx,
+        sink,
+        journal,
+    } = env;
+    let targets = targets(shared, batch.calls, advertised);
+    if let Some(journal) = journal {
+        return journaled::run_calls(journal, env, batch, &targets, turn, slots).await;
+    }
     let Batch { calls, approved } = batch;
-    let position = |index: usize| match approved {
-        None => index,
-        Some(positions) => positions.get(index).copied().unwrap_or(index),
-    };
+    let position = |index: usize| batch.position(index);
     let turn_ctx = ctx.child();
-    // A5, A8: a tool this run did not advertise is not callable in it, whatever its policy
-    // says now; its policy is not consulted. Each call's tool is looked up once.
-    let targets: Vec<Option<usize>> = calls
-        .iter()
-        .map(|call| {
-            shared
-                .by_name
-                .get(call.name.as_str())
-                .copied()
-                .filter(|&i| advertised.get(i).copied().unwrap_or(false))
-        })
-        .collect();
     // L4: with a sequential call in the batch, the calls run in steps (see `Steps`).
     let steps = Steps::of(shared, &targets);
     let content = shared.record_tool_content;
@@ -111,15 +132,7 @@ pub(crate) async fn run_calls(
         let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
         let span = spans::call(call, content);
         let step = steps.as_ref().map(|steps| steps.for_call(index));
-        let one = One {
-            ctx: call_ctx,
-            tool,
-            arguments: call.arguments.as_bytes(),
-            limits: &shared.limits,
-            slots,
-            approved: approved.is_some(),
-            hooks: &shared.hooks,
-        };
+        let one = One::new(shared, call_ctx, call, tool, slots, approved.is_some());
         running.push(
             AssertUnwindSafe(async move {
                 // The step's guard (in `step`) counts this call done however it ends,
@@ -323,7 +336,27 @@ struct One<'a> {
     hooks: &'a Hooks,
 }
 
-impl One<'_> {
+impl<'a> One<'a> {
+    /// Call `call` on its context `ctx`, of `tool` (with its timeout) if the run may call it.
+    fn new(
+        shared: &'a Shared,
+        ctx: Context,
+        call: &'a ToolCall,
+        tool: Option<(&'a Tool, Option<Duration>)>,
+        slots: &'a Semaphore,
+        approved: bool,
+    ) -> Self {
+        One {
+            ctx,
+            tool,
+            arguments: call.arguments.as_bytes(),
+            limits: &shared.limits,
+            slots,
+            approved,
+            hooks: &shared.hooks,
+        }
+    }
+
     async fn run(self) -> Outcome {
         let One {
             ctx,

@@ -1,0 +1,94 @@
+//! The calls of a turn in a durable run (W1): each call one step of the run's journal, keyed
+//! by its call id, in the model's order. The whole pipeline runs inside the step (the
+//! availability re-check, validation, the approval predicate, the hooks, the handler), and
+//! the step records the call's outcome in its recorded form (W4). A replay answers each
+//! recorded call from the journal without running it.
+
+use tokio::sync::Semaphore;
+use tool_core::{Error, ErrorKind, Outcome};
+use tracing::Instrument;
+
+use super::{Batch, CallsEnd, One, record};
+use crate::agent::env::Env;
+use crate::agent::event::RunEvent;
+use crate::agent::journal::{Journal, JournalError, Step, StepKind, outcome_value};
+use crate::agent::output::CallRecord;
+use crate::agent::{progress, spans};
+
+/// Runs the calls of `batch` one at a time, each a step of `journal`: a call starts when the
+/// one before it has ended, so the journal's order is the model's on every replay. A fatal
+/// outcome ends the turn: the calls after it do not run (P2), and are answered as cancelled.
+pub(super) async fn run_calls(
+    journal: &dyn Journal,
+    env: Env<'_>,
+    batch: Batch<'_>,
+    targets: &[Option<usize>],
+    turn: usize,
+    slots: &Semaphore,
+) -> (Vec<CallRecord>, CallsEnd) {
+    let Env {
+        shared, ctx, sink, ..
+    } = env;
+    let turn_ctx = ctx.child();
+    let content = shared.record_tool_content;
+    let mut records = Vec::with_capacity(batch.calls.len());
+    let mut end = CallsEnd::Done;
+    for (index, (call, &target)) in batch.calls.iter().zip(targets).enumerate() {
+        let position = batch.position(index);
+        if end == CallsEnd::Done && ctx.is_cancelled() {
+            end = CallsEnd::Cancelled;
+        }
+        let outcome = if end == CallsEnd::Done {
+            let call_ctx = turn_ctx.for_call(call.id.as_str(), call.name.as_str());
+            let call_ctx = progress::listen(call_ctx, sink, turn, position, call);
+            let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
+            let one = One::new(shared, call_ctx, call, tool, slots, batch.approved.is_some());
+            let kind = StepKind::Call {
+                id: call.id.clone(),
+                tool: call.name.clone(),
+            };
+            let step_kind = kind.clone();
+            let run = async move {
+                let span = spans::call(call, content);
+                let outcome = one.run().instrument(span.clone()).await;
+                spans::record_call(&span, &outcome, content);
+                outcome_value(&outcome, &step_kind)
+            };
+            let recorded = journal.step(Step::new(kind.clone(), Box::pin(run))).await;
+            let outcome = recorded.and_then(|value| {
+                serde_json::from_value::<Outcome>(value).map_err(|e| {
+                    JournalError::new(
+                        kind.to_string(),
+                        format!("the recorded outcome does not read back: {e}"),
+                    )
+                })
+            });
+            // A call whose step the journal cannot give ends the run.
+            outcome.unwrap_or_else(|e| {
+                let error = Error::with_source(
+                    ErrorKind::Journal,
+                    "the run's journal could not give the call's result",
+                    e,
+                );
+                Outcome::failure(error.into_permanent())
+            })
+        } else {
+            let why = if end == CallsEnd::Cancelled {
+                "the run was cancelled; the call did not run"
+            } else {
+                "the call did not run: a call before it ended the run"
+            };
+            Outcome::cancelled(Error::new(ErrorKind::Cancelled, why))
+        };
+        if outcome.is_fatal() && end == CallsEnd::Done {
+            end = CallsEnd::Fatal(position);
+        }
+        let record = record(turn, position, call, outcome);
+        if sink.is_active() {
+            let record = record.clone();
+            sink.emit(|| RunEvent::CallFinished(record));
+        }
+        records.push(record);
+    }
+    (records, end)
+}

@@ -1,0 +1,250 @@
+//! A durable run's steps go through its journal (W1, W2, W4), shown in one process with the
+//! journal in memory: the run is cut after every step in turn (its process "dies": the next
+//! step is never recorded), then taken again by a new agent from the same journal. Nothing
+//! recorded runs again, every call's effect happens once in all, and the run ends as it did
+//! uncut. The Restate journal of `tool-durable` is tested against a real server there.
+mod support {
+    pub mod agent;
+    pub mod approvals;
+}
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use support::agent::Args;
+use support::approvals::{CONTEXT_SECRET, Fixture, admin};
+use tool_runtime::journal::{Journal, JournalError, MemoryJournal, Step, StepKind};
+use tool_runtime::{
+    BoxFuture, Context, Decision, Decisions, ErrorKind, ResumeOptions, RunOutput, ScriptedModel,
+    ScriptedTurn, Tool,
+};
+
+fn script() -> Vec<ScriptedTurn> {
+    vec![
+        ScriptedTurn::new()
+            .call("c1", "echo", r#"{"word":"hi"}"#)
+            .call("c2", "restart", r#"{"service_id":"dev-db"}"#)
+            .usage(10, 5),
+        ScriptedTurn::new()
+            .call("c3", "leaky", "{}")
+            .usage(20, 5),
+        ScriptedTurn::reply("all done").usage(30, 5),
+    ]
+}
+
+/// A journal whose process dies before its step `cut` (from 0) is recorded: the step does
+/// not run, and the run ends.
+struct Dies {
+    inner: MemoryJournal,
+    cut: usize,
+}
+
+impl Journal for Dies {
+    fn run_id(&self) -> &str {
+        self.inner.run_id()
+    }
+
+    fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Value, JournalError>> {
+        if self.inner.steps().len() >= self.cut {
+            let name = step.kind().to_string();
+            return Box::pin(async move { Err(JournalError::new(name, "the process died")) });
+        }
+        self.inner.step(step)
+    }
+}
+
+fn requests_in(journal: &MemoryJournal) -> usize {
+    journal
+        .steps()
+        .iter()
+        .filter(|(kind, _)| matches!(kind, StepKind::Request { .. }))
+        .count()
+}
+
+async fn uncut() -> (RunOutput, MemoryJournal) {
+    let fixture = Fixture::new();
+    let journal = MemoryJournal::new("run-w1");
+    let agent = fixture.agent(ScriptedModel::new(script()), None);
+    let output = agent
+        .run_journaled(&admin(), &journal, "Restart dev-db", None)
+        .await
+        .expect("the run ends with an answer");
+    (output, journal)
+}
+
+#[tokio::test]
+async fn w1_each_request_and_call_is_one_step_in_the_models_order() {
+    let (output, journal) = uncut().await;
+    assert_eq!(output.text, "all done");
+    let names: Vec<String> = journal.steps().iter().map(|(k, _)| k.to_string()).collect();
+    assert_eq!(
+        names,
+        [
+            "discovery",
+            "request 1",
+            "call c1 echo",
+            "call c2 restart",
+            "request 2",
+            "call c3 leaky",
+            "request 3"
+        ]
+    );
+    // W4: the journal holds no context value and no unredacted error.
+    let text = serde_json::to_string(&journal.steps()).expect("JSON");
+    assert!(!text.contains(CONTEXT_SECRET), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+    assert_eq!(journal.ran(), 7);
+}
+
+#[tokio::test]
+async fn w1_a_run_cut_after_any_step_continues_from_its_journal_and_runs_nothing_twice() {
+    let (straight, whole) = uncut().await;
+    let steps = whole.steps().len();
+    for cut in 0..steps {
+        // The first process: cut before step `cut` is recorded.
+        let first = Fixture::new();
+        let journal = MemoryJournal::new("run-w1");
+        let dies = Dies {
+            inner: journal.clone(),
+            cut,
+        };
+        let agent = first.agent(ScriptedModel::new(script()), None);
+        let error = agent
+            .run_journaled(&admin(), &dies, "Restart dev-db", None)
+            .await
+            .expect_err("the process dies");
+        assert_eq!(error.kind(), ErrorKind::Journal, "cut {cut}: {error:#}");
+
+        // The second process: a new agent whose model holds only the turns not journaled.
+        let second = Fixture::new();
+        let done = requests_in(&journal);
+        let model = ScriptedModel::new(script().into_iter().skip(done));
+        let agent = second.agent(model, None);
+        let replay = journal.replay();
+        let output = agent
+            .run_journaled(&admin(), &replay, "Restart dev-db", None)
+            .await
+            .unwrap_or_else(|e| panic!("cut {cut}: the run goes on: {e:#}"));
+        assert_eq!(output.text, straight.text, "cut {cut}");
+        assert_eq!(output.transcript, straight.transcript, "cut {cut}");
+        assert_eq!(output.usage, straight.usage, "cut {cut}");
+        // Each call's effect once in all.
+        let echoes = first.echo_runs.load(std::sync::atomic::Ordering::SeqCst)
+            + second.echo_runs.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(echoes, 1, "cut {cut}");
+        let mut restarted = first.restarted();
+        restarted.extend(second.restarted());
+        assert_eq!(restarted, ["dev-db"], "cut {cut}");
+        // Every step ran once, across both processes.
+        assert_eq!(journal.ran(), steps, "cut {cut}");
+        assert_eq!(journal.steps(), whole.steps(), "cut {cut}");
+    }
+}
+
+#[tokio::test]
+async fn w2_a_call_cut_mid_way_runs_again_with_the_same_idempotency_key() {
+    let keys = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&keys);
+    let charge = Tool::builder("charge", "Charges a card.")
+        .handler(move |ctx: Context, _args: Args| {
+            seen.lock()
+                .expect("not poisoned")
+                .push(ctx.idempotency_key());
+            async move { Ok::<_, std::io::Error>("charged") }
+        })
+        .build();
+    let turns = || {
+        vec![
+            ScriptedTurn::new().call("c1", "charge", "{}"),
+            ScriptedTurn::reply("paid"),
+        ]
+    };
+    /// Runs each step, then dies before recording the call's result.
+    struct DiesAfterTheCall(MemoryJournal);
+    impl Journal for DiesAfterTheCall {
+        fn run_id(&self) -> &str {
+            self.0.run_id()
+        }
+        fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Value, JournalError>> {
+            if matches!(step.kind(), StepKind::Call { .. }) {
+                let name = step.kind().to_string();
+                return Box::pin(async move {
+                    let _ = step.into_future().await;
+                    Err(JournalError::new(name, "the process died"))
+                });
+            }
+            self.0.step(step)
+        }
+    }
+    let journal = MemoryJournal::new("run-w2");
+    let agent = tool_runtime::Agent::builder(ScriptedModel::new(turns()))
+        .tool(charge.clone())
+        .build()
+        .expect("built");
+    let cut = DiesAfterTheCall(journal.clone());
+    let error = agent
+        .run_journaled(&Context::new(), &cut, "Pay", None)
+        .await
+        .expect_err("the process dies after the call ran");
+    assert_eq!(error.kind(), ErrorKind::Journal, "{error:#}");
+    let agent = tool_runtime::Agent::builder(ScriptedModel::new(turns().into_iter().skip(1)))
+        .tool(charge)
+        .build()
+        .expect("built");
+    let output = agent
+        .run_journaled(&Context::new(), &journal.replay(), "Pay", None)
+        .await
+        .expect("the replay ends");
+    assert_eq!(output.text, "paid");
+    let keys = keys.lock().expect("not poisoned").clone();
+    assert_eq!(
+        keys,
+        [Some("run-w2/c1".to_owned()), Some("run-w2/c1".to_owned())]
+    );
+}
+
+#[tokio::test]
+async fn w3_a_paused_durable_run_resumes_in_its_journal_and_replays_whole() {
+    let turns = || {
+        vec![
+            ScriptedTurn::new().call("c1", "restart", r#"{"service_id":"prod-db"}"#),
+            ScriptedTurn::reply("restarted"),
+        ]
+    };
+    let fixture = Fixture::new();
+    let journal = MemoryJournal::new("run-w3");
+    let agent = fixture.agent(ScriptedModel::new(turns()), None);
+    let paused = agent
+        .run_journaled(&admin(), &journal, "Restart prod-db", None)
+        .await
+        .expect_err("the run pauses")
+        .into_paused()
+        .expect("a paused run");
+    assert_eq!(paused.run_id(), "run-w3");
+    let approve = || Decisions::new().decide("c1", Decision::Approve);
+    let output = agent
+        .resume_journaled(&admin(), &journal, paused, approve(), ResumeOptions::new())
+        .await
+        .expect("the resumed run ends");
+    assert_eq!(output.text, "restarted");
+    assert_eq!(fixture.restarted(), ["prod-db"]);
+
+    // The whole run again from the journal (a worker restarted after it ended): the same
+    // pause, the same end, and nothing runs.
+    let again = Fixture::new();
+    let agent = again.agent(ScriptedModel::new([]), None);
+    let replay = journal.replay();
+    let paused = agent
+        .run_journaled(&admin(), &replay, "Restart prod-db", None)
+        .await
+        .expect_err("the same pause")
+        .into_paused()
+        .expect("a paused run");
+    let output = agent
+        .resume_journaled(&admin(), &replay, paused, approve(), ResumeOptions::new())
+        .await
+        .expect("the same end");
+    assert_eq!(output.text, "restarted");
+    assert!(again.restarted().is_empty());
+    assert_eq!(journal.ran(), journal.steps().len());
+}
