@@ -25,9 +25,7 @@ fn script() -> Vec<ScriptedTurn> {
             .call("c1", "echo", r#"{"word":"hi"}"#)
             .call("c2", "restart", r#"{"service_id":"dev-db"}"#)
             .usage(10, 5),
-        ScriptedTurn::new()
-            .call("c3", "leaky", "{}")
-            .usage(20, 5),
+        ScriptedTurn::new().call("c3", "leaky", "{}").usage(20, 5),
         ScriptedTurn::reply("all done").usage(30, 5),
     ]
 }

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-
 use crate::approval::Approval;
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};

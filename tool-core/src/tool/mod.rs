@@ -17,8 +17,8 @@ pub use invoke::{
     AWAITING_APPROVAL, CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, DEFERRED, FAILED, Limits, TIMED_OUT,
     UNAVAILABLE,
 };
-pub use outcome::{Outcome, OutcomeKind, RECORDED_ERROR};
 pub use metadata::{Annotations, OutputSchema, WRAPPED_OUTPUT_KEY};
+pub use outcome::{Outcome, OutcomeKind, RECORDED_ERROR};
 pub use registry::{NameIndex, Registration, index_by_name, registered, registry};
 
 use std::any::{Any, TypeId, type_name};

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::approval::NOT_APPROVED;
 use crate::error::{Error, ErrorKind, RelayedKind};
-use crate::tool::{Image, Rendered};
 use crate::tool::invoke::{AWAITING_APPROVAL, CANCELLED, DEFERRED, FAILED, TIMED_OUT, UNAVAILABLE};
+use crate::tool::{Image, Rendered};
 use crate::violation::{Violation, render_violations};
 
 /// How a call ended. Serialized as its snake_case name, as [`fmt::Display`] writes it.
@@ -398,7 +398,10 @@ mod tests {
         let secret = "connection to db-7.internal:5432 refused (password=hunter2)";
         let failed = Outcome::failure(Error::new(ErrorKind::Handler, secret));
         let json = serde_json::to_string(&failed).expect("serializes");
-        assert!(!json.contains("hunter2") && !json.contains("db-7"), "{json}");
+        assert!(
+            !json.contains("hunter2") && !json.contains("db-7"),
+            "{json}"
+        );
         let back = round_trip(&failed);
         assert_eq!(back.kind(), OutcomeKind::Failed);
         assert_eq!(back.text(), FAILED);
@@ -415,13 +418,20 @@ mod tests {
     /// W1: a pending call reads back pending, with its validated arguments and reason.
     #[test]
     fn w1_recorded_pending_outcome_round_trips() {
-        let waiting = Outcome::awaiting_approval("restarts production", serde_json::json!({"n": 7}));
+        let waiting =
+            Outcome::awaiting_approval("restarts production", serde_json::json!({"n": 7}));
         let back = round_trip(&waiting);
         assert_eq!(back.kind(), OutcomeKind::AwaitingApproval);
         assert_eq!(back.approval_reason(), Some("restarts production"));
-        assert_eq!(back.validated_arguments(), Some(&serde_json::json!({"n": 7})));
+        assert_eq!(
+            back.validated_arguments(),
+            Some(&serde_json::json!({"n": 7}))
+        );
         let success = round_trip(&Outcome::success("ok".into()));
-        assert_eq!((success.kind(), success.text()), (OutcomeKind::Success, "ok"));
+        assert_eq!(
+            (success.kind(), success.text()),
+            (OutcomeKind::Success, "ok")
+        );
         assert!(success.error().is_none() && success.validated_arguments().is_none());
     }
 }

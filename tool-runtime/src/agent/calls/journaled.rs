@@ -42,7 +42,14 @@ pub(super) async fn run_calls(
             let call_ctx = turn_ctx.for_call(call.id.as_str(), call.name.as_str());
             let call_ctx = progress::listen(call_ctx, sink, turn, position, call);
             let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
-            let one = One::new(shared, call_ctx, call, tool, slots, batch.approved.is_some());
+            let one = One::new(
+                shared,
+                call_ctx,
+                call,
+                tool,
+                slots,
+                batch.approved.is_some(),
+            );
             let kind = StepKind::Call {
                 id: call.id.clone(),
                 tool: call.name.clone(),

@@ -74,7 +74,9 @@ impl Journal for MemoryJournal {
                     if was != kind {
                         return Err(JournalError::new(
                             kind.to_string(),
-                            format!("the journal holds `{was}` at step {at}: the run is not the one journaled"),
+                            format!(
+                                "the journal holds `{was}` at step {at}: the run is not the one journaled"
+                            ),
                         ));
                     }
                     recorded.next += 1;

@@ -1,0 +1,163 @@
+//! [`DurableClient`]: a durable run from outside, over Restate's HTTP ingress.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::WORKFLOW;
+use crate::types::{DecisionBody, RunEnd, RunRequest, RunStatus};
+
+/// Why a call to Restate's ingress failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// A run id or awakeable id that cannot be part of a path: ids are made of letters,
+    /// digits, `-`, `_` and `.`.
+    #[error("`{0}` is not an id: use letters, digits, `-`, `_` and `.`")]
+    Id(String),
+    /// The ingress could not be reached, or the connection broke.
+    #[error("the Restate ingress could not be reached: {0}")]
+    Transport(#[from] reqwest::Error),
+    /// The ingress answered with an error status.
+    #[error("the Restate ingress answered {status}: {body}")]
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// What it said.
+        body: String,
+    },
+    /// The answer was not the JSON expected.
+    #[error("the Restate ingress answered what is not a {what}: {source}")]
+    Body {
+        /// What was expected.
+        what: &'static str,
+        /// Why it did not read.
+        source: serde_json::Error,
+    },
+}
+
+/// Starts durable runs ([`crate::AgentRun`]), reads their status, decides their waiting calls
+/// and waits for their ends, through Restate's ingress (`http://host:8080` by default). Any
+/// process may do any of these: no worker needs to run.
+#[derive(Debug, Clone)]
+pub struct DurableClient {
+    http: reqwest::Client,
+    ingress: String,
+}
+
+impl DurableClient {
+    /// A client of the ingress at `ingress` (its base URL, such as `http://127.0.0.1:8080`).
+    pub fn new(ingress: impl Into<String>) -> Self {
+        let ingress = ingress.into().trim_end_matches('/').to_owned();
+        Self {
+            http: reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(10))
+                .build()
+                .unwrap_or_default(),
+            ingress,
+        }
+    }
+
+    /// Starts the run `run_id` without waiting for it. Starting a run id that exists again
+    /// starts nothing: the workflow runs once per id.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError`] when the ingress refuses or cannot be reached.
+    pub async fn start(&self, run_id: &str, request: &RunRequest) -> Result<(), ClientError> {
+        let url = format!("{}/{WORKFLOW}/{}/run/send", self.ingress, id(run_id)?);
+        self.post::<_, serde_json::Value>(&url, request, "invocation")
+            .await
+            .map(drop)
+    }
+
+    /// Where the run is, what waits and what it used (W5).
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError`] when the ingress refuses or cannot be reached.
+    pub async fn status(&self, run_id: &str) -> Result<RunStatus, ClientError> {
+        let url = format!("{}/{WORKFLOW}/{}/status", self.ingress, id(run_id)?);
+        self.post(&url, &(), "run status").await
+    }
+
+    /// Decides a waiting call: resolves its awakeable with `decision` (W3).
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError`] when the ingress refuses (an unknown or already decided awakeable) or
+    /// cannot be reached.
+    pub async fn decide(
+        &self,
+        awakeable_id: &str,
+        decision: &DecisionBody,
+    ) -> Result<(), ClientError> {
+        let url = format!(
+            "{}/restate/awakeables/{}/resolve",
+            self.ingress,
+            id(awakeable_id)?
+        );
+        let response = self.http.post(url).json(decision).send().await?;
+        check(response).await.map(drop)
+    }
+
+    /// Waits for the run's end and answers it.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError`] when the ingress refuses or cannot be reached.
+    pub async fn output(&self, run_id: &str) -> Result<RunEnd, ClientError> {
+        let url = format!(
+            "{}/restate/workflow/{WORKFLOW}/{}/attach",
+            self.ingress,
+            id(run_id)?
+        );
+        let response = self.http.get(url).send().await?;
+        let body = check(response).await?;
+        serde_json::from_slice(&body).map_err(|source| ClientError::Body {
+            what: "run end",
+            source,
+        })
+    }
+
+    async fn post<B: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        url: &str,
+        body: &B,
+        what: &'static str,
+    ) -> Result<T, ClientError> {
+        let response = self.http.post(url).json(body).send().await?;
+        let body = check(response).await?;
+        serde_json::from_slice(&body).map_err(|source| ClientError::Body { what, source })
+    }
+}
+
+/// `id` when it can be a path segment as it is.
+fn id(id: &str) -> Result<&str, ClientError> {
+    let fits = !id.is_empty()
+        && id.len() <= 256
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && id != "."
+        && id != "..";
+    if fits {
+        Ok(id)
+    } else {
+        Err(ClientError::Id(id.to_owned()))
+    }
+}
+
+async fn check(response: reqwest::Response) -> Result<bytes::Bytes, ClientError> {
+    let status = response.status();
+    let body = response.bytes().await?;
+    if status.is_success() {
+        Ok(body)
+    } else {
+        Err(ClientError::Status {
+            status: status.as_u16(),
+            body: String::from_utf8_lossy(&body).chars().take(2000).collect(),
+        })
+    }
+}

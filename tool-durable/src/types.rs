@@ -1,0 +1,171 @@
+//! What a durable run takes, answers and shows: its request, its end, its status and the
+//! decisions that resume its waiting calls.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tool_runtime::{Decision, ErrorKind, PendingKind, RunOptions, Usage};
+
+/// What starts a durable run: the user's message, application data the worker turns into
+/// the run's [`tool_runtime::Context`] ([`crate::AgentRun::with_context`]), and the run's
+/// options. All of it is the workflow's input, kept by Restate: put no secret in it (W4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRequest {
+    /// The user's message.
+    pub input: String,
+    /// Data for the worker's context factory (a principal's name, a tenant): never a secret
+    /// and never the model's.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub context: Value,
+    /// The run's options (usage limits, tool choice, stopping tools); the agent's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<RunOptions>,
+}
+
+impl RunRequest {
+    /// A run of `input`, with no context data and the agent's options.
+    pub fn new(input: impl Into<String>) -> Self {
+        Self {
+            input: input.into(),
+            context: Value::Null,
+            options: None,
+        }
+    }
+
+    /// The same request, with `context` for the worker's context factory.
+    #[must_use]
+    pub fn with_context(mut self, context: Value) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// The same request, with the run's own options.
+    #[must_use]
+    pub fn with_options(mut self, options: RunOptions) -> Self {
+        self.options = Some(options);
+        self
+    }
+}
+
+/// How a durable run ended: the workflow's output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "end", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RunEnd {
+    /// The final answer.
+    Answer {
+        /// The answer's text.
+        text: String,
+        /// The run's usage.
+        usage: Usage,
+        /// The tool whose success ended the run (L5), if one did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stopped_at: Option<String>,
+    },
+    /// The run ended without an answer (a usage limit, its turn limit, a fatal call, …).
+    Failed {
+        /// Why, as [`tool_runtime::RunError::kind`] says.
+        kind: ErrorKind,
+        /// What happened, without its cause (W4: the worker's log has the cause).
+        message: String,
+        /// The run's usage.
+        usage: Usage,
+    },
+}
+
+/// Where a durable run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Phase {
+    /// The run has not started (or its workflow is unknown).
+    NotStarted,
+    /// The run is working: a model request or a tool call.
+    Running,
+    /// Some calls wait for a decision ([`RunStatus::pending`]); no process holds the run.
+    Waiting,
+    /// The run ended; its output is the workflow's.
+    Ended,
+}
+
+/// What can be read of a durable run while it goes (W5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunStatus {
+    /// Where the run is.
+    pub phase: Phase,
+    /// The calls that wait for a decision, with the awakeable that takes each.
+    pub pending: Vec<PendingApproval>,
+    /// The run's usage so far.
+    pub usage: Usage,
+}
+
+/// A call of a durable run that waits for a decision (W3): what an approver sees, and the
+/// awakeable to resolve with a [`DecisionBody`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingApproval {
+    /// The call id the model gave.
+    pub call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// The arguments, as validated.
+    pub arguments: Value,
+    /// What the call waits for: approval, or (a deferred tool) its result.
+    pub kind: PendingKind,
+    /// Why it needs approval, as the predicate said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The Restate awakeable that takes the decision.
+    pub awakeable_id: String,
+}
+
+/// A decision on a waiting call, as the body that resolves its awakeable:
+/// `{"decision":"approve"}`, `{"decision":"deny","message":"…"}` or
+/// `{"decision":"result","result":…}` (a deferred call's result).
+///
+/// A body that is not one of these is read as a denial: nothing runs on a decision that
+/// cannot be read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum DecisionBody {
+    /// Run the call.
+    Approve,
+    /// Do not run it; the model reads `message` (or the default denial).
+    Deny {
+        /// What the model reads.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// The result of a deferred call.
+    Result {
+        /// The result, as JSON.
+        result: Value,
+    },
+}
+
+/// What the model reads of a call whose decision could not be read.
+pub const UNREADABLE_DECISION: &str = "the call was not approved: its decision could not be read";
+
+impl DecisionBody {
+    /// The decision an awakeable's body gives: a denial when it is not a [`DecisionBody`].
+    pub fn read(body: &[u8]) -> Decision {
+        match serde_json::from_slice::<DecisionBody>(body) {
+            Ok(body) => body.into(),
+            Err(e) => {
+                tracing::warn!(error = %e, "a decision could not be read; the call is denied");
+                Decision::deny_with(UNREADABLE_DECISION)
+            }
+        }
+    }
+}
+
+impl From<DecisionBody> for Decision {
+    fn from(body: DecisionBody) -> Self {
+        match body {
+            DecisionBody::Approve => Decision::Approve,
+            DecisionBody::Deny { message: None } => Decision::deny(),
+            DecisionBody::Deny {
+                message: Some(message),
+            } => Decision::deny_with(message),
+            DecisionBody::Result { result } => Decision::result(&result),
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! [`AgentRun`]: an agent's run as a Restate workflow keyed by the run's id (W1, W3, W5).
+
+use std::sync::Arc;
+
+use restate_sdk::prelude::*;
+use tool_runtime::{
+    Agent, Context, Decision, Decisions, ErrorKind, PausedRun, ResumeOptions, RunError, RunOutput,
+};
+
+use crate::journal::RestateJournal;
+use crate::state;
+use crate::types::{DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus};
+
+/// Makes a run's [`Context`] from its request's context data, on every attempt: the context
+/// is the worker's, never journaled (W4).
+pub type ContextFactory = dyn Fn(&serde_json::Value) -> Result<Context, String> + Send + Sync;
+
+/// An agent served as the Restate workflow `AgentRun`: each workflow is one run, keyed by the
+/// run's id, its steps journaled (W1); calls that wait for a decision wait as awakeables, with
+/// no process holding the run (W3); `status` reads where it is, what waits and what it used
+/// (W5).
+///
+/// Bind it to a Restate endpoint ([`crate::serve`], or `Endpoint::builder().bind(..)`), and
+/// register the endpoint with the Restate server. Its handlers, as the ingress serves them:
+///
+/// - `POST /AgentRun/{run-id}/run` (or `/run/send` to start it without waiting) with a
+///   [`RunRequest`]: the run, answering its [`RunEnd`];
+/// - `POST /AgentRun/{run-id}/status`: its [`RunStatus`];
+/// - `POST /restate/awakeables/{id}/resolve` with a [`DecisionBody`]: a decision.
+pub struct AgentRun {
+    agent: Arc<Agent>,
+    contexts: Arc<ContextFactory>,
+}
+
+impl AgentRun {
+    /// `agent`'s runs, each in an empty [`Context`].
+    pub fn new(agent: impl Into<Arc<Agent>>) -> Self {
+        Self {
+            agent: agent.into(),
+            contexts: Arc::new(|_| Ok(Context::new())),
+        }
+    }
+
+    /// The same workflow, making each run's context with `factory` from its request's
+    /// context data (its principal, say). A factory's error ends the run at its start.
+    #[must_use]
+    pub fn with_context(
+        mut self,
+        factory: impl Fn(&serde_json::Value) -> Result<Context, String> + Send + Sync + 'static,
+    ) -> Self {
+        self.contexts = Arc::new(factory);
+        self
+    }
+}
+
+#[restate_sdk::workflow]
+impl AgentRun {
+    /// The run: the agent's run journaled in this workflow (W1), its pauses waiting as
+    /// awakeables (W3), to its end.
+    #[handler]
+    async fn run(
+        &self,
+        ctx: WorkflowContext<'_>,
+        request: Json<RunRequest>,
+    ) -> Result<Json<RunEnd>, HandlerError> {
+        let Json(request) = request;
+        let run_ctx = (self.contexts)(&request.context)
+            .map_err(|e| TerminalError::new(format!("the run's context could not be made: {e}")))?;
+        ctx.set(state::PHASE, Json(Phase::Running));
+        let journal = RestateJournal::new(&ctx);
+        let mut result = self
+            .agent
+            .run_journaled(&run_ctx, &journal, request.input, request.options)
+            .await;
+        loop {
+            let paused = match result.map_err(RunError::into_paused) {
+                Err(Ok(paused)) => paused,
+                Err(Err(e)) => return end(&ctx, &journal, Err(e)),
+                Ok(output) => return end(&ctx, &journal, Ok(output)),
+            };
+            let decisions = wait_for_decisions(&ctx, &paused).await?;
+            ctx.set(state::PHASE, Json(Phase::Running));
+            ctx.clear(state::PENDING);
+            result = self
+                .agent
+                .resume_journaled(&run_ctx, &journal, paused, decisions, ResumeOptions::new())
+                .await;
+        }
+    }
+
+    /// Where the run is, what waits for a decision and what the run used so far (W5).
+    #[handler]
+    async fn status(
+        &self,
+        ctx: SharedWorkflowContext<'_>,
+    ) -> Result<Json<RunStatus>, HandlerError> {
+        let phase = ctx.get::<Json<Phase>>(state::PHASE).await?;
+        let pending = ctx
+            .get::<Json<Vec<PendingApproval>>>(state::PENDING)
+            .await?;
+        let usage = ctx.get::<Json<tool_runtime::Usage>>(state::USAGE).await?;
+        Ok(Json(RunStatus {
+            phase: phase.map_or(Phase::NotStarted, |Json(phase)| phase),
+            pending: pending.map(|Json(pending)| pending).unwrap_or_default(),
+            usage: usage.map(|Json(usage)| usage).unwrap_or_default(),
+        }))
+    }
+}
+
+/// Each pending call of `paused` waits as an awakeable (W3), listed in the state with its id;
+/// the decisions, in the calls' order, once every one has arrived. A decision that cannot be
+/// read, or an awakeable rejected, denies its call.
+async fn wait_for_decisions(
+    ctx: &WorkflowContext<'_>,
+    paused: &PausedRun,
+) -> Result<Decisions, HandlerError> {
+    let mut listed = Vec::new();
+    let mut waits = Vec::new();
+    for call in paused.pending() {
+        let (awakeable_id, decision) = ctx.awakeable::<Vec<u8>>();
+        listed.push(PendingApproval {
+            call_id: call.id().to_owned(),
+            tool: call.tool().to_owned(),
+            arguments: call.arguments().clone(),
+            kind: call.kind(),
+            reason: call.reason().map(str::to_owned),
+            awakeable_id,
+        });
+        waits.push((call.id().to_owned(), decision));
+    }
+    ctx.set(state::PENDING, Json(listed));
+    ctx.set(state::PHASE, Json(Phase::Waiting));
+    let mut decisions = Decisions::new();
+    for (call_id, decision) in waits {
+        let decision = match decision.await {
+            Ok(body) => DecisionBody::read(&body),
+            Err(rejected) => {
+                tracing::info!(call = %call_id, reason = rejected.message(), "a decision was rejected; the call is denied");
+                Decision::deny()
+            }
+        };
+        decisions.insert(call_id, decision);
+    }
+    Ok(decisions)
+}
+
+/// The workflow's output for the run's end. A journal that failed fails the attempt, which
+/// Restate retries (and parks under the workflow's retry policy, W5).
+fn end(
+    ctx: &WorkflowContext<'_>,
+    journal: &RestateJournal<'_>,
+    result: Result<RunOutput, RunError>,
+) -> Result<Json<RunEnd>, HandlerError> {
+    let end = match result {
+        Ok(output) => RunEnd::Answer {
+            text: output.text,
+            usage: output
+                .usage
+                .iter()
+                .fold(tool_runtime::Usage::default(), add),
+            stopped_at: output.stopped_at,
+        },
+        Err(e) if e.kind() == ErrorKind::Journal => {
+            tracing::warn!(error = %format_args!("{e:#}"), "the run's journal failed; the attempt is retried");
+            return Err(HandlerError::from(e.to_string()));
+        }
+        Err(e) => {
+            tracing::warn!(error = %format_args!("{e:#}"), "the run ended without an answer");
+            RunEnd::Failed {
+                kind: e.kind(),
+                message: e.to_string(),
+                usage: journal.usage(),
+            }
+        }
+    };
+    ctx.set(state::PHASE, Json(Phase::Ended));
+    Ok(Json(end))
+}
+
+fn add(total: tool_runtime::Usage, one: &tool_runtime::Usage) -> tool_runtime::Usage {
+    tool_runtime::Usage::new(
+        total.input_tokens + one.input_tokens,
+        total.output_tokens + one.output_tokens,
+    )
+}
