@@ -79,7 +79,13 @@ impl DurableClient {
     /// [`ClientError`] when the ingress refuses or cannot be reached.
     pub async fn status(&self, run_id: &str) -> Result<RunStatus, ClientError> {
         let url = format!("{}/{WORKFLOW}/{}/status", self.ingress, id(run_id)?);
-        self.post(&url, &(), "run status").await
+        // The handler takes no input: the body is empty.
+        let response = self.http.post(url).send().await?;
+        let body = check(response).await?;
+        serde_json::from_slice(&body).map_err(|source| ClientError::Body {
+            what: "run status",
+            source,
+        })
     }
 
     /// Decides a waiting call: resolves its awakeable with `decision` (W3).
@@ -131,6 +137,21 @@ impl DurableClient {
         let body = check(response).await?;
         serde_json::from_slice(&body).map_err(|source| ClientError::Body { what, source })
     }
+}
+
+/// Registers the worker serving at `worker` (its base URL) with the Restate server whose
+/// admin API is at `admin` (`http://host:9070` by default), as `POST /deployments` does,
+/// replacing an earlier registration of the same address.
+///
+/// # Errors
+///
+/// [`ClientError`] when the server refuses (it could not reach the worker) or cannot be
+/// reached.
+pub async fn register(admin: &str, worker: &str) -> Result<(), ClientError> {
+    let url = format!("{}/deployments", admin.trim_end_matches('/'));
+    let body = serde_json::json!({ "uri": worker, "force": true });
+    let response = reqwest::Client::new().post(url).json(&body).send().await?;
+    check(response).await.map(drop)
 }
 
 /// `id` when it can be a path segment as it is.

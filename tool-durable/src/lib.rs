@@ -21,7 +21,7 @@ mod state;
 mod types;
 mod workflow;
 
-pub use client::{ClientError, DurableClient};
+pub use client::{ClientError, DurableClient, register};
 pub use serve::{DEFAULT_ATTEMPTS, serve};
 pub use types::{
     DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus, UNREADABLE_DECISION,

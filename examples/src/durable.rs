@@ -1,0 +1,234 @@
+//! The maintenance agent as a durable run on Restate (W1–W5), for `examples/durable.rs` and
+//! its tests: an agent whose `restart` tool writes each restart to a side-effect ledger, made
+//! effect-once by the call's idempotency key (W2); a production service's restart waits for
+//! approval (W3). Its model is a plan that answers from the conversation alone (the offline
+//! default), or a real provider when one is configured in the environment.
+//!
+//! The ledger is a directory (`DURABLE_LEDGER`): `attempts` gets a line each time a handler
+//! starts, `effects` a line the first time a key's restart happens. The tests read both.
+
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
+
+use serde::Serialize;
+use tool_durable::AgentRun;
+use tool_runtime::{
+    Agent, BoxError, Context, FinishReason, Model, ModelError, ModelEvent, ModelRequest,
+    ModelStream, Usage, tool,
+};
+
+use crate::maintenance::{RestartInput, Role, is_admin, principal, restart_needs_ok};
+
+/// The services the plan restarts: one that needs no approval, one that serves production.
+pub const SERVICES: [&str; 2] = ["svc-7", "svc-42"];
+
+/// The side-effect ledger of the durable example's restarts (W6).
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    dir: PathBuf,
+}
+
+impl Ledger {
+    /// The ledger in `dir`, created if missing.
+    ///
+    /// # Errors
+    ///
+    /// When the directory cannot be made.
+    pub fn open(dir: impl Into<PathBuf>) -> std::io::Result<Self> {
+        let dir = dir.into();
+        std::fs::create_dir_all(&dir)?;
+        Ok(Self { dir })
+    }
+
+    /// Each handler start, as `key service` lines.
+    pub fn attempts(&self) -> Vec<String> {
+        lines(&self.dir.join("attempts"))
+    }
+
+    /// Each restart that happened, as `key service` lines: one per key.
+    pub fn effects(&self) -> Vec<String> {
+        lines(&self.dir.join("effects"))
+    }
+
+    fn append(&self, file: &str, line: &str) -> std::io::Result<()> {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join(file))?;
+        writeln!(file, "{line}")?;
+        file.sync_data()
+    }
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// What a restart reports.
+#[derive(Debug, Serialize)]
+pub struct Restarted {
+    /// The service restarted.
+    pub service_id: String,
+    /// Whether this call restarted it, or an earlier attempt of the same call had (W2).
+    pub already: bool,
+}
+
+/// How long a handler takes between its start and its effect (`DURABLE_TOOL_DELAY_MS`), so
+/// that a test can kill the worker in the middle of a call.
+fn tool_delay() -> Duration {
+    delay("DURABLE_TOOL_DELAY_MS")
+}
+
+fn delay(variable: &str) -> Duration {
+    std::env::var(variable)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_millis)
+}
+
+/// Restart a service now (admins only). A production service's restart waits for approval.
+#[tool(name = "restart", available = is_admin, approval = restart_needs_ok, destructive)]
+pub async fn durable_restart(ctx: Context, input: RestartInput) -> Result<Restarted, BoxError> {
+    let key = ctx
+        .idempotency_key()
+        .ok_or("a restart runs inside a run's call")?;
+    let ledger = ctx.require::<Ledger>()?;
+    ledger.append("attempts", &format!("{key} {}", input.service_id))?;
+    tokio::time::sleep(tool_delay()).await;
+    // W2: the effect happens once per key, however many times the call runs.
+    let line = format!("{key} {}", input.service_id);
+    let already = ledger.effects().contains(&line);
+    if !already {
+        ledger.append("effects", &line)?;
+    }
+    Ok(Restarted {
+        service_id: input.service_id,
+        already,
+    })
+}
+
+/// The offline model of the durable example: restarts [`SERVICES`] in one turn, then answers
+/// with what the restarts said. It answers from the conversation alone, as a provider does,
+/// so a worker that restarts mid-run asks it only for the turns its journal lacks. Its
+/// events come `DURABLE_MODEL_DELAY_MS` apart, so that a test can kill a worker mid-stream.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RestartPlan;
+
+impl Model for RestartPlan {
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        let results: Vec<String> = request
+            .messages
+            .iter()
+            .filter_map(|m| m.tool_result())
+            .map(|r| format!("{}: {}", r.name, r.text))
+            .collect();
+        let mut events = Vec::new();
+        if results.is_empty() {
+            for (index, service) in SERVICES.iter().enumerate() {
+                events.push(ModelEvent::ToolCallStart {
+                    index,
+                    id: format!("c{}", index + 1),
+                    name: "restart".to_owned(),
+                });
+                events.push(ModelEvent::ToolCallArguments {
+                    index,
+                    fragment: format!(r#"{{"service_id":"{service}"}}"#),
+                });
+            }
+            events.push(ModelEvent::Finish(FinishReason::ToolCalls));
+        } else {
+            for part in ["Done. ", &results.join("; ")] {
+                events.push(ModelEvent::TextDelta(part.to_owned()));
+            }
+            events.push(ModelEvent::Finish(FinishReason::Stop));
+        }
+        events.push(ModelEvent::Usage(Usage::new(100, 20)));
+        Box::pin(Paced {
+            events: events.into_iter(),
+            gap: delay("DURABLE_MODEL_DELAY_MS"),
+            sleep: None,
+        })
+    }
+
+    fn provider_name(&self) -> &str {
+        "offline"
+    }
+
+    fn model_name(&self) -> &str {
+        "restart-plan"
+    }
+}
+
+/// A reply's events, `gap` apart.
+struct Paced {
+    events: std::vec::IntoIter<ModelEvent>,
+    gap: Duration,
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl futures_core::Stream for Paced {
+    type Item = Result<ModelEvent, ModelError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        if !self.gap.is_zero() {
+            let gap = self.gap;
+            let sleep = self
+                .sleep
+                .get_or_insert_with(|| Box::pin(tokio::time::sleep(gap)));
+            if sleep.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            self.sleep = None;
+        }
+        Poll::Ready(self.events.next().map(Ok))
+    }
+}
+
+/// The durable example's agent on `model`: the `restart` tool, for admins.
+///
+/// # Errors
+///
+/// When the agent is declared wrong (it is not).
+pub fn agent(model: impl Model) -> Result<Agent, BoxError> {
+    Ok(Agent::builder(model)
+        .name("maintenance")
+        .instructions("Restart the services the operator names, then say what happened.")
+        .tool(Restart)
+        .build()?)
+}
+
+/// The workflow a worker serves: the agent on [`RestartPlan`] (or a configured provider),
+/// each run's context holding its principal (`{"principal": "ada"}`: an admin) and `ledger`.
+///
+/// # Errors
+///
+/// When the provider's configuration is wrong.
+pub fn workflow(ledger: Ledger) -> Result<AgentRun, BoxError> {
+    let agent = match tool_runtime::providers::from_env()? {
+        Some(real) => agent(real)?,
+        None => agent(RestartPlan)?,
+    };
+    Ok(AgentRun::new(agent).with_context(move |data| {
+        let name = data
+            .get("principal")
+            .and_then(|p| p.as_str())
+            .ok_or("the request names no principal")?;
+        let role = match name {
+            "ada" => Role::Admin,
+            "grace" => Role::Operator,
+            _ => return Err(format!("`{name}` is not a known principal")),
+        };
+        let who = if role == Role::Admin { "ada" } else { "grace" };
+        Ok(Context::new()
+            .with(principal(who, role))
+            .with(ledger.clone()))
+    }))
+}
