@@ -54,7 +54,11 @@ async fn run(args: &[&str]) -> Result<(), BoxError> {
     match args {
         ["worker"] => {
             let ledger = Ledger::open(env("DURABLE_LEDGER", "target/durable-ledger"))?;
-            let address = env("DURABLE_WORKER", "127.0.0.1:9080");
+            // `PORT`, as a platform that starts workers gives it, else `DURABLE_WORKER`.
+            let address = match std::env::var("PORT") {
+                Ok(port) => format!("127.0.0.1:{port}"),
+                Err(_) => env("DURABLE_WORKER", "127.0.0.1:9080"),
+            };
             let listener = tokio::net::TcpListener::bind(&address).await?;
             println!("worker serving the AgentRun workflow on http://{address}");
             tool_durable::serve(workflow(ledger)?, listener, tokio::signal::ctrl_c()).await;

@@ -17,14 +17,24 @@ use std::time::Duration;
 use serde::Serialize;
 use tool_durable::AgentRun;
 use tool_runtime::{
-    Agent, BoxError, Context, FinishReason, Model, ModelError, ModelEvent, ModelRequest,
+    Agent, BoxError, Context, FinishReason, Message, Model, ModelError, ModelEvent, ModelRequest,
     ModelStream, Usage, tool,
 };
 
 use crate::maintenance::{RestartInput, Role, is_admin, principal, restart_needs_ok};
 
-/// The services the plan restarts: one that needs no approval, one that serves production.
+/// The services the example's run restarts: one that needs no approval, one that serves
+/// production.
 pub const SERVICES: [&str; 2] = ["svc-7", "svc-42"];
+
+/// The services a message names (`svc-…` words), in order.
+pub fn services_in(message: &str) -> Vec<String> {
+    message
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|word| word.starts_with("svc-") && word.len() > 4)
+        .map(str::to_owned)
+        .collect()
+}
 
 /// The side-effect ledger of the durable example's restarts (W6).
 #[derive(Debug, Clone)]
@@ -72,13 +82,14 @@ fn lines(path: &Path) -> Vec<String> {
         .collect()
 }
 
-/// What a restart reports.
+/// What a restart reports: the same for every attempt of one call (W2), as an idempotent
+/// service answers a repeated request.
 #[derive(Debug, Serialize)]
 pub struct Restarted {
     /// The service restarted.
     pub service_id: String,
-    /// Whether this call restarted it, or an earlier attempt of the same call had (W2).
-    pub already: bool,
+    /// Its state now.
+    pub state: &'static str,
 }
 
 /// How long a handler takes between its start and its effect (`DURABLE_TOOL_DELAY_MS`), so
@@ -105,18 +116,17 @@ pub async fn durable_restart(ctx: Context, input: RestartInput) -> Result<Restar
     tokio::time::sleep(tool_delay()).await;
     // W2: the effect happens once per key, however many times the call runs.
     let line = format!("{key} {}", input.service_id);
-    let already = ledger.effects().contains(&line);
-    if !already {
+    if !ledger.effects().contains(&line) {
         ledger.append("effects", &line)?;
     }
     Ok(Restarted {
         service_id: input.service_id,
-        already,
+        state: "restarting",
     })
 }
 
-/// The offline model of the durable example: restarts [`SERVICES`] in one turn, then answers
-/// with what the restarts said. It answers from the conversation alone, as a provider does,
+/// The offline model of the durable example: restarts the services the user's message names
+/// ([`services_in`]) in one turn, then answers with what the restarts said. It answers from the conversation alone, as a provider does,
 /// so a worker that restarts mid-run asks it only for the turns its journal lacks. Its
 /// events come `DURABLE_MODEL_DELAY_MS` apart, so that a test can kill a worker mid-stream.
 #[derive(Debug, Default, Clone, Copy)]
@@ -132,7 +142,15 @@ impl Model for RestartPlan {
             .collect();
         let mut events = Vec::new();
         if results.is_empty() {
-            for (index, service) in SERVICES.iter().enumerate() {
+            let asked = request
+                .messages
+                .iter()
+                .find_map(|m| match m {
+                    Message::User { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            for (index, service) in services_in(asked).iter().enumerate() {
                 events.push(ModelEvent::ToolCallStart {
                     index,
                     id: format!("c{}", index + 1),

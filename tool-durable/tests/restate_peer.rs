@@ -24,7 +24,7 @@ async fn a_killed_worker_resumes_its_workflow_without_running_a_step_again() -> 
     let ledger_dir = TempDir::new("restate-echo-ledger")?;
     let ledger = ledger_dir.path().join("effects.txt");
     let ledger_env = ledger.to_str().context("a UTF-8 temporary path")?;
-    let mut worker = Worker::start("restate_echo", &[("EFFECTS_FILE", ledger_env)]).await?;
+    let mut worker = Worker::start("restate_echo", &[], &[("EFFECTS_FILE", ledger_env)]).await?;
     eprintln!("worker up after {:.1?}", started.elapsed());
 
     let deployment = server.register(&worker.url()).await?;

@@ -11,7 +11,7 @@
 //! use support::{RestateServer, Worker};
 //!
 //! let server = RestateServer::start().await?;
-//! let mut worker = Worker::start("restate_echo", &[("EFFECTS_FILE", "/tmp/x")]).await?;
+//! let mut worker = Worker::start("restate_echo", &[], &[("EFFECTS_FILE", "/tmp/x")]).await?;
 //! server.register(&worker.url()).await?;
 //! let (status, body) = server.send("/Echo/key/run", serde_json::Value::Null).await?;
 //! ```

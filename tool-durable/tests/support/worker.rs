@@ -36,6 +36,7 @@ const READY_WITHIN: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub struct Worker {
     binary: PathBuf,
+    args: Vec<String>,
     port: u16,
     env: Vec<(String, String)>,
     child: Option<Child>,
@@ -44,15 +45,16 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Builds the example `example` of tool-durable when needed, starts it on a free port
-    /// with `env` (and `PORT`), and waits until it accepts connections.
-    pub async fn start(example: &str, env: &[(&str, &str)]) -> anyhow::Result<Self> {
+    /// Builds the example `example` of the workspace when needed, starts it with `args` on a
+    /// free port with `env` (and `PORT`), and waits until it accepts connections.
+    pub async fn start(example: &str, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<Self> {
         let name = example.to_owned();
         let binary = tokio::task::spawn_blocking(move || example_binary(&name))
             .await
             .context("the build task panicked")??;
         let mut worker = Worker {
             binary,
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
             port: 0,
             env: env
                 .iter()
@@ -126,6 +128,7 @@ impl Worker {
             .append(true)
             .open(self.log_path())?;
         let child = Command::new(&self.binary)
+            .args(&self.args)
             .env("PORT", self.port.to_string())
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
@@ -173,7 +176,7 @@ impl Drop for Worker {
     }
 }
 
-/// The binary of tool-durable's example `name`, built (once per test binary) with the cargo
+/// The binary of the workspace's example `name`, built (once per test binary) with the cargo
 /// that runs the tests, into the test binary's target directory and profile.
 pub fn example_binary(name: &str) -> anyhow::Result<PathBuf> {
     static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
