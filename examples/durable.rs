@@ -91,12 +91,18 @@ async fn run(args: &[&str]) -> Result<(), BoxError> {
             };
             for call in &status.pending {
                 client.decide(&call.awakeable_id, &decision).await?;
-                println!("{} {} {}: {}", args[0], call.call_id, call.tool, call.arguments);
+                println!(
+                    "{} {} {}: {}",
+                    args[0], call.call_id, call.tool, call.arguments
+                );
             }
         }
         ["output", run_id] => match client.output(run_id).await? {
             RunEnd::Answer { text, usage, .. } => {
-                println!("{text}\n(usage: {} in, {} out)", usage.input_tokens, usage.output_tokens);
+                println!(
+                    "{text}\n(usage: {} in, {} out)",
+                    usage.input_tokens, usage.output_tokens
+                );
             }
             other => println!("{}", serde_json::to_string_pretty(&other)?),
         },

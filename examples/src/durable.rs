@@ -54,7 +54,7 @@ impl Ledger {
         Ok(Self { dir })
     }
 
-    /// Each handler start, as `key service` lines.
+    /// Each handler start, as `key service pid` lines (the worker process that ran it).
     pub fn attempts(&self) -> Vec<String> {
         lines(&self.dir.join("attempts"))
     }
@@ -112,7 +112,8 @@ pub async fn durable_restart(ctx: Context, input: RestartInput) -> Result<Restar
         .idempotency_key()
         .ok_or("a restart runs inside a run's call")?;
     let ledger = ctx.require::<Ledger>()?;
-    ledger.append("attempts", &format!("{key} {}", input.service_id))?;
+    let pid = std::process::id();
+    ledger.append("attempts", &format!("{key} {} {pid}", input.service_id))?;
     tokio::time::sleep(tool_delay()).await;
     // W2: the effect happens once per key, however many times the call runs.
     let line = format!("{key} {}", input.service_id);

@@ -56,8 +56,16 @@ impl Durable {
         Ok(())
     }
 
+    /// Each handler start, as `key service` (without the worker's pid).
     fn attempts(&self) -> Vec<String> {
         lines(&self.ledger.path().join("attempts"))
+            .iter()
+            .map(|line| {
+                line.rsplit_once(' ')
+                    .map_or(line.as_str(), |(key, _)| key)
+                    .to_owned()
+            })
+            .collect()
     }
 
     fn effects(&self) -> Vec<String> {
@@ -166,9 +174,17 @@ async fn w1_w3_w5_a_run_without_a_crash_journals_each_step_and_waits_as_an_awake
     let [pending] = status.pending.as_slice() else {
         bail!("one call waits: {status:?}");
     };
-    ensure!(pending.call_id == "c2" && pending.tool == "restart", "{pending:?}");
+    ensure!(
+        pending.call_id == "c2" && pending.tool == "restart",
+        "{pending:?}"
+    );
     ensure!(pending.arguments == serde_json::json!({"service_id": "svc-42"}));
-    ensure!(pending.reason.as_deref().is_some_and(|r| r.contains("production")));
+    ensure!(
+        pending
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("production"))
+    );
     let end = durable.approve_and_end("run-plain").await?;
     durable.check_end("run-plain", &end)?;
     // W1: every model request and every call a step of its own, in order; the approved call
@@ -198,7 +214,10 @@ async fn w6_a_worker_killed_after_a_tool_step_runs_no_step_again() -> anyhow::Re
     durable.start_run("run-tool").await?;
     eventually("the first call's step is recorded", || async {
         let recorded = durable.recorded("run-tool").await.ok()?;
-        recorded.iter().any(|s| s == "call c1 restart").then_some(())
+        recorded
+            .iter()
+            .any(|s| s == "call c1 restart")
+            .then_some(())
     })
     .await?;
     durable.worker.kill_hard()?;
@@ -215,8 +234,7 @@ async fn w6_a_worker_killed_after_a_tool_step_runs_no_step_again() -> anyhow::Re
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn w6_a_worker_killed_in_the_middle_of_a_model_stream_requests_again() -> anyhow::Result<()>
-{
+async fn w6_a_worker_killed_in_the_middle_of_a_model_stream_requests_again() -> anyhow::Result<()> {
     // Each of the reply's events comes 300 ms after the one before: the first request takes
     // about two seconds.
     let mut durable = Durable::start(&[("DURABLE_MODEL_DELAY_MS", "300")]).await?;
@@ -236,8 +254,7 @@ async fn w6_a_worker_killed_in_the_middle_of_a_model_stream_requests_again() -> 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn w2_w6_a_tool_cut_mid_way_runs_again_with_the_same_idempotency_key() -> anyhow::Result<()>
-{
+async fn w2_w6_a_tool_cut_mid_way_runs_again_with_the_same_idempotency_key() -> anyhow::Result<()> {
     // The handler records its start, then takes two seconds before its effect.
     let mut durable = Durable::start(&[("DURABLE_TOOL_DELAY_MS", "2000")]).await?;
     durable.start_run("run-cut").await?;
@@ -253,12 +270,7 @@ async fn w2_w6_a_tool_cut_mid_way_runs_again_with_the_same_idempotency_key() -> 
     // The cut call ran again (at least once, W2), with the same key; its effect is once.
     let attempts = durable.attempts();
     ensure!(
-        attempts
-            == [
-                "run-cut/c1 svc-7",
-                "run-cut/c1 svc-7",
-                "run-cut/c2 svc-42"
-            ],
+        attempts == ["run-cut/c1 svc-7", "run-cut/c1 svc-7", "run-cut/c2 svc-42"],
         "{attempts:?}"
     );
     Ok(())

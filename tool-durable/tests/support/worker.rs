@@ -96,6 +96,11 @@ impl Worker {
         self.dir.path().join("worker.log")
     }
 
+    /// The worker's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Whether the worker's process runs.
     pub fn is_running(&mut self) -> bool {
         self.child
