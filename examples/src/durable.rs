@@ -135,6 +135,15 @@ pub struct RestartPlan;
 
 impl Model for RestartPlan {
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        // An outage, while the file `DURABLE_MODEL_DOWN` names exists: the provider cannot be
+        // reached (a failure a later attempt may not have).
+        if let Some(down) = std::env::var_os("DURABLE_MODEL_DOWN")
+            && Path::new(&down).exists()
+        {
+            let error =
+                ModelError::Transport("the model provider is unreachable (an outage)".into());
+            return Box::pin(outage(error));
+        }
         let results: Vec<String> = request
             .messages
             .iter()
@@ -174,6 +183,7 @@ impl Model for RestartPlan {
             events: events.into_iter(),
             gap: delay("DURABLE_MODEL_DELAY_MS"),
             sleep: None,
+            failure: None,
         })
     }
 
@@ -186,17 +196,31 @@ impl Model for RestartPlan {
     }
 }
 
-/// A reply's events, `gap` apart.
+/// A stream of one failure.
+fn outage(error: ModelError) -> Paced {
+    Paced {
+        events: Vec::new().into_iter(),
+        gap: Duration::ZERO,
+        sleep: None,
+        failure: Some(error),
+    }
+}
+
+/// A reply's events, `gap` apart, or a failure.
 struct Paced {
     events: std::vec::IntoIter<ModelEvent>,
     gap: Duration,
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    failure: Option<ModelError>,
 }
 
 impl futures_core::Stream for Paced {
     type Item = Result<ModelEvent, ModelError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        if let Some(failure) = self.failure.take() {
+            return Poll::Ready(Some(Err(failure)));
+        }
         if !self.gap.is_zero() {
             let gap = self.gap;
             let sleep = self

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, bail, ensure};
 use support::{RestateServer, TempDir, Worker};
 use tool_durable::{DecisionBody, DurableClient, Phase, RunEnd, RunRequest, RunStatus};
+use tool_runtime::{ErrorKind, RunOptions, UsageLimits};
 
 /// How long a test waits for a run to reach a point.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -294,5 +295,81 @@ async fn w3_w6_an_approval_decided_while_no_worker_runs_finishes_after_a_restart
     let end = durable.client.output("run-wait").await?;
     durable.check_end("run-wait", &end)?;
     ensure!(durable.attempts().len() == 2, "{:?}", durable.attempts());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w5_usage_limits_count_across_restarts() -> anyhow::Result<()> {
+    // One request allowed: the run's second request is refused after the restart, as it is
+    // without one (L2), because the recorded request counts.
+    let mut durable = Durable::start(&[]).await?;
+    let request = RunRequest::new("Restart svc-7 and svc-42.")
+        .with_context(serde_json::json!({"principal": "ada"}))
+        .with_options(RunOptions::new().limits(UsageLimits::new().requests(1)));
+    durable.client.start("run-limit", &request).await?;
+    let status = durable.waiting("run-limit").await?;
+    durable.worker.kill_hard()?;
+    for call in &status.pending {
+        durable
+            .client
+            .decide(&call.awakeable_id, &DecisionBody::Approve)
+            .await?;
+    }
+    durable.worker.restart().await?;
+    let end = durable.client.output("run-limit").await?;
+    let RunEnd::Failed { kind, usage, .. } = &end else {
+        bail!("the limit ends the run: {end:?}");
+    };
+    ensure!(*kind == ErrorKind::UsageLimit, "{end:?}");
+    ensure!(
+        usage.input_tokens == 100,
+        "the recorded request's usage: {usage:?}"
+    );
+    // The approved call ran before the limit ended the run, once.
+    ensure!(durable.effects().len() == 2, "{:?}", durable.effects());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w5_a_run_that_keeps_failing_parks_and_resumes_when_an_operator_says_so()
+-> anyhow::Result<()> {
+    let outage = TempDir::new("durable-outage")?;
+    let down = outage.path().join("down");
+    std::fs::write(&down, "the provider is down")?;
+    let down_env = down.to_str().context("a UTF-8 path")?.to_owned();
+    let durable = Durable::start(&[("DURABLE_MODEL_DOWN", down_env.as_str())]).await?;
+    durable.start_run("run-park").await?;
+    // Every attempt fails at its first request; after its attempts the run is paused, not
+    // failed, its journal kept.
+    let id = eventually("the run is parked", || async {
+        let rows = durable
+            .server
+            .query(
+                "SELECT id, status FROM sys_invocation \
+                 WHERE target_service_key = 'run-park' AND target_handler_name = 'run'",
+            )
+            .await
+            .ok()?;
+        let row = rows.first()?;
+        (row["status"] == "paused").then(|| row["id"].as_str().map(str::to_owned))?
+    })
+    .await?;
+    let recorded = durable.recorded("run-park").await?;
+    ensure!(recorded == ["discovery"], "{recorded:?}");
+    ensure!(durable.attempts().is_empty());
+    // The provider is back; an operator resumes the run.
+    std::fs::remove_file(&down)?;
+    let resumed = durable
+        .server
+        .admin_request("PATCH", &format!("/invocations/{id}/resume"), None)
+        .await?;
+    ensure!(
+        resumed.is_success(),
+        "resume: {} {}",
+        resumed.status,
+        resumed.body
+    );
+    let end = durable.approve_and_end("run-park").await?;
+    durable.check_end("run-park", &end)?;
     Ok(())
 }
