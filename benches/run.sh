@@ -254,6 +254,24 @@ else
 fi
 "$TARGET/release/mcp-load" run --out "$RESULTS/mcp-load.json" "${MCP_PY[@]}"
 
+# --- 7. a durable step -------------------------------------------------------------------
+# tool-durable's AgentRun (a run of 10 calls: 13 journaled steps and its state writes) beside a
+# workflow of Restate's SDK taking 13 bare `ctx.run` steps, on one Restate server and worker, in
+# turn; and the same run in one process with no journal. The server is the one the tests
+# install (pinned) under target/peers/; installed here with npm when missing.
+step "7. a durable step (tool-durable on Restate) beside a bare ctx.run"
+RESTATE_DIR="$ROOT/target/peers/restate-server-1.7.12"
+if [ -z "${RESTATE_SERVER:-}" ] && [ ! -d "$RESTATE_DIR/node_modules/@restatedev/restate-server-linux-x64" ]; then
+    rm -rf "$RESTATE_DIR.building"
+    SCARF_ANALYTICS=false npm install --no-audit --no-fund --no-save --ignore-scripts \
+        --loglevel=error --prefix "$RESTATE_DIR.building" @restatedev/restate-server@1.7.12 &&
+        mv "$RESTATE_DIR.building" "$RESTATE_DIR"
+fi
+cargo build --release -q -p tool-durable-bench
+DURABLE_RUNS=40
+[ "$QUICK" = "1" ] && DURABLE_RUNS=10
+"$TARGET/release/durable-bench" --runs "$DURABLE_RUNS" --calls 10 --out "$RESULTS/durable.json"
+
 # --- the table -----------------------------------------------------------------------------
 echo "{\"seconds\": $SECONDS}" >"$RESULTS/elapsed.json"
 step "the table (the run took $((SECONDS / 60)) min $((SECONDS % 60)) s)"
