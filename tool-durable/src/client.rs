@@ -182,3 +182,19 @@ async fn check(response: reqwest::Response) -> Result<bytes::Bytes, ClientError>
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An id that could change the path it is put in is refused before any request.
+    #[test]
+    fn ids_that_are_not_path_segments_are_refused() {
+        for bad in ["", ".", "..", "a/b", "run 1", "x?y", "é", &"a".repeat(257)] {
+            assert!(matches!(id(bad), Err(ClientError::Id(_))), "{bad:?}");
+        }
+        for good in ["run-1", "sign_1abc.DEF", "a"] {
+            assert_eq!(id(good).ok(), Some(good));
+        }
+    }
+}

@@ -169,3 +169,48 @@ impl From<DecisionBody> for Decision {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// W3: a decision that cannot be read denies its call; nothing runs on it.
+    #[test]
+    fn w3_an_unreadable_decision_denies_the_call() {
+        let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        for body in [
+            &b""[..],
+            b"not json",
+            b"{\"decision\":\"maybe\"}",
+            b"{\"approve\":true}",
+            b"\xff\xfe",
+            nested.as_bytes(),
+        ] {
+            let decision = DecisionBody::read(body);
+            assert!(
+                matches!(&decision, Decision::Deny { message } if message == UNREADABLE_DECISION),
+                "{:?} -> {decision:?}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn w3_decisions_read_as_written() {
+        assert!(matches!(
+            DecisionBody::read(br#"{"decision":"approve"}"#),
+            Decision::Approve
+        ));
+        assert!(matches!(
+            DecisionBody::read(br#"{"decision":"deny","message":"not today"}"#),
+            Decision::Deny { message } if message == "not today"
+        ));
+        assert!(matches!(
+            DecisionBody::read(br#"{"decision":"result","result":{"shipped":true}}"#),
+            Decision::Complete(Ok(_))
+        ));
+        let request: RunRequest =
+            serde_json::from_str(r#"{"input":"hi"}"#).expect("a request with defaults");
+        assert_eq!(request, RunRequest::new("hi"));
+    }
+}

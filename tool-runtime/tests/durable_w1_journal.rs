@@ -246,3 +246,34 @@ async fn w3_a_paused_durable_run_resumes_in_its_journal_and_replays_whole() {
     assert!(again.restarted().is_empty());
     assert_eq!(journal.ran(), journal.steps().len());
 }
+
+#[derive(tool_runtime::Schema, Debug)]
+struct Verdict {
+    /// Whether it is done.
+    done: bool,
+}
+
+/// W1 with a typed answer (O2): the final-answer turn is a step like any other, and a
+/// replay reads the same answer without asking the model.
+#[tokio::test]
+async fn w1_a_typed_answer_replays_from_the_journal() {
+    let turns = || vec![ScriptedTurn::new().call("a1", "final_answer", r#"{"done":true}"#)];
+    let journal = MemoryJournal::new("run-typed");
+    let agent = tool_runtime::Agent::builder(ScriptedModel::new(turns()))
+        .build()
+        .expect("built");
+    let typed = agent
+        .run_typed_journaled::<Verdict>(&Context::new(), &journal, "Done?", None)
+        .await
+        .expect("a typed answer");
+    assert!(typed.value.done);
+    let agent = tool_runtime::Agent::builder(ScriptedModel::new([]))
+        .build()
+        .expect("built");
+    let again = agent
+        .run_typed_journaled::<Verdict>(&Context::new(), &journal.replay(), "Done?", None)
+        .await
+        .expect("the same answer, replayed");
+    assert!(again.value.done);
+    assert_eq!(journal.ran(), journal.steps().len());
+}

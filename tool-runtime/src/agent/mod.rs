@@ -344,6 +344,24 @@ impl Agent {
         self.drive_in(ctx, start, Some(journal)).await
     }
 
+    /// Runs the agent for a typed final answer `T` as [`Agent::run_typed`] does, as a durable
+    /// run (W1) whose steps go through `journal` ([`Agent::run_journaled`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Agent::run_typed`]; kind `Journal` when the journal cannot give a step's result.
+    pub async fn run_typed_journaled<T: Schema + Send + 'static>(
+        &self,
+        ctx: &Context,
+        journal: &dyn Journal,
+        input: impl Into<Input>,
+        options: Option<RunOptions>,
+    ) -> Result<Typed<T>, RunError> {
+        let answering = Answering::of::<T>(&*self.shared.model)?;
+        let start = Start::Fresh(input.into(), options, Some(Box::new(answering)));
+        Typed::read(self.drive_in(ctx, start, Some(journal)).await?)
+    }
+
     /// Resumes a paused durable run as [`Agent::resume_with`] does, its steps going on in
     /// `journal` (W1, W3): the decided calls and every turn after them are steps of the same
     /// journal as the run's start.
