@@ -9,11 +9,10 @@
 mod support;
 
 use std::future::Future;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
-use support::{RestateServer, TempDir, Worker};
+use support::{RestateServer, TempDir, Worker, lines};
 use tool_durable::{DecisionBody, DurableClient, Phase, RunEnd, RunRequest, RunStatus};
 use tool_runtime::{ErrorKind, RunOptions, UsageLimits};
 
@@ -109,12 +108,19 @@ impl Durable {
     /// Approves every waiting call of the run, and answers its end.
     async fn approve_and_end(&self, run_id: &str) -> anyhow::Result<RunEnd> {
         let status = self.waiting(run_id).await?;
+        self.approve(&status).await?;
+        Ok(self.client.output(run_id).await?)
+    }
+
+    /// Approves the calls `status` lists as waiting: one call to Restate's ingress each, which
+    /// needs no worker.
+    async fn approve(&self, status: &RunStatus) -> anyhow::Result<()> {
         for call in &status.pending {
             self.client
                 .decide(&call.awakeable_id, &DecisionBody::Approve)
                 .await?;
         }
-        Ok(self.client.output(run_id).await?)
+        Ok(())
     }
 
     /// The checks every run of these tests ends with: the answer of a run without a crash,
@@ -136,14 +142,6 @@ impl Durable {
         );
         Ok(())
     }
-}
-
-fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
 }
 
 /// Polls `check` until it answers something, or fails after [`PATIENCE`].
@@ -285,12 +283,7 @@ async fn w3_w6_an_approval_decided_while_no_worker_runs_finishes_after_a_restart
     let status = durable.waiting("run-wait").await?;
     durable.worker.kill_hard()?;
     // No process holds the run: the decision is one call to Restate's ingress.
-    for call in &status.pending {
-        durable
-            .client
-            .decide(&call.awakeable_id, &DecisionBody::Approve)
-            .await?;
-    }
+    durable.approve(&status).await?;
     durable.worker.restart().await?;
     let end = durable.client.output("run-wait").await?;
     durable.check_end("run-wait", &end)?;
@@ -309,12 +302,7 @@ async fn w5_usage_limits_count_across_restarts() -> anyhow::Result<()> {
     durable.client.start("run-limit", &request).await?;
     let status = durable.waiting("run-limit").await?;
     durable.worker.kill_hard()?;
-    for call in &status.pending {
-        durable
-            .client
-            .decide(&call.awakeable_id, &DecisionBody::Approve)
-            .await?;
-    }
+    durable.approve(&status).await?;
     durable.worker.restart().await?;
     let end = durable.client.output("run-limit").await?;
     let RunEnd::Failed { kind, usage, .. } = &end else {

@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
-use support::{RestateServer, TempDir, Worker, free_ports};
+use support::{RestateServer, TempDir, Worker, free_ports, lines};
 use tokio::task::JoinSet;
 use tool_durable::{DurableClient, RunEnd, RunRequest};
 
@@ -147,12 +147,4 @@ async fn w6_two_workers_behind_a_balancer_one_killed_every_run_ends_no_effect_tw
     );
     ensure!(killed_ran > 0, "the killed worker had served runs");
     Ok(())
-}
-
-fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
 }

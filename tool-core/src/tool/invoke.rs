@@ -14,21 +14,6 @@ use crate::tool::outcome::Outcome;
 use crate::tool::{ErasedHandler, ErasedInput, HandlerFuture, ParsedInput, Rendered, Tool};
 use crate::violation::{ParseCx, Rule, Violation, render_violations};
 
-/// What the model is told when a tool is hidden, or does not exist (A4, A5).
-pub const UNAVAILABLE: &str = "tool unavailable";
-/// What the model is told when a tool failed and approved no text (E2).
-pub const FAILED: &str = "the tool failed";
-/// What the model is told when a call ran past its timeout.
-pub const TIMED_OUT: &str = "the tool timed out";
-/// What the model is told when a call was cancelled.
-pub const CANCELLED: &str = "the tool call was cancelled";
-/// The text of a call that awaits approval (H2). The agent loop never sends it to the model:
-/// the run pauses instead, and the call's result is decided at resume.
-pub const AWAITING_APPROVAL: &str = "the call awaits approval";
-/// The text of a call of a deferred tool (H5). The agent loop never sends it to the model:
-/// the run pauses instead, and the call's result is given at resume.
-pub const DEFERRED: &str = "the call awaits its result from elsewhere";
-
 /// The largest arguments accepted by default: 1 MiB.
 pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 1 << 20;
 

@@ -13,12 +13,12 @@ mod registry;
 pub use content::{Image, Rendered, WithImages, render_rich};
 pub use declaration::{DeclarationError, Site};
 pub use dynamic::ArgumentValidator;
-pub use invoke::{
-    AWAITING_APPROVAL, CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, DEFERRED, FAILED, Limits, TIMED_OUT,
-    UNAVAILABLE,
-};
+pub use invoke::{DEFAULT_MAX_ARGUMENT_BYTES, Limits};
 pub use metadata::{Annotations, OutputSchema, WRAPPED_OUTPUT_KEY};
-pub use outcome::{Outcome, OutcomeKind, RECORDED_ERROR};
+pub use outcome::{
+    AWAITING_APPROVAL, CANCELLED, DEFERRED, FAILED, Outcome, OutcomeKind, RECORDED_ERROR,
+    TIMED_OUT, UNAVAILABLE,
+};
 pub use registry::{NameIndex, Registration, index_by_name, registered, registry};
 
 use std::any::{Any, TypeId, type_name};

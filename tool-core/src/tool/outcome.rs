@@ -8,9 +8,23 @@ use serde_json::Value;
 
 use crate::approval::NOT_APPROVED;
 use crate::error::{Error, ErrorKind, RelayedKind};
-use crate::tool::invoke::{AWAITING_APPROVAL, CANCELLED, DEFERRED, FAILED, TIMED_OUT, UNAVAILABLE};
 use crate::tool::{Image, Rendered};
 use crate::violation::{Violation, render_violations};
+
+/// What the model is told when a tool is hidden, or does not exist (A4, A5).
+pub const UNAVAILABLE: &str = "tool unavailable";
+/// What the model is told when a tool failed and approved no text (E2).
+pub const FAILED: &str = "the tool failed";
+/// What the model is told when a call ran past its timeout.
+pub const TIMED_OUT: &str = "the tool timed out";
+/// What the model is told when a call was cancelled.
+pub const CANCELLED: &str = "the tool call was cancelled";
+/// The text of a call that awaits approval (H2). The agent loop never sends it to the model:
+/// the run pauses instead, and the call's result is decided at resume.
+pub const AWAITING_APPROVAL: &str = "the call awaits approval";
+/// The text of a call of a deferred tool (H5). The agent loop never sends it to the model:
+/// the run pauses instead, and the call's result is given at resume.
+pub const DEFERRED: &str = "the call awaits its result from elsewhere";
 
 /// How a call ended. Serialized as its snake_case name, as [`fmt::Display`] writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

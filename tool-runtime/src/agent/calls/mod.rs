@@ -175,17 +175,7 @@ pub(crate) async fn run_calls(
             }
         };
         let Some((index, ended)) = ended else { break };
-        let outcome = ended.unwrap_or_else(|panic| {
-            // `invoke` contains the handler's panics: this is a panic of the loop's own
-            // code around the call (a bug), kept to the call.
-            Outcome::failure(Error::new(
-                ErrorKind::Panic,
-                format!(
-                    "the code running the call panicked: {}",
-                    tool_core::panic::message(&*panic)
-                ),
-            ))
-        });
+        let outcome = ended.unwrap_or_else(|panic| loop_panicked(&*panic));
         if outcome.is_fatal() && end == CallsEnd::Done {
             // P2: the first fatal outcome cancels the siblings, which are still joined.
             end = CallsEnd::Fatal(position(index));
@@ -198,23 +188,45 @@ pub(crate) async fn run_calls(
         outcomes[index] = Some(outcome);
     }
     drop(running);
+    (records(turn, batch, outcomes, end), end)
+}
 
+/// A panic of the loop's own code around a call (a bug: `invoke` contains the handler's
+/// panics), kept to the call.
+fn loop_panicked(panic: &(dyn std::any::Any + Send)) -> Outcome {
+    Outcome::failure(Error::new(
+        ErrorKind::Panic,
+        format!(
+            "the code running the call panicked: {}",
+            tool_core::panic::message(panic)
+        ),
+    ))
+}
+
+/// The records of `batch`'s calls, in call order, from their outcomes; a call without one
+/// was dropped when the batch ended as `end`.
+fn records(
+    turn: usize,
+    batch: Batch<'_>,
+    outcomes: Vec<Option<Outcome>>,
+    end: CallsEnd,
+) -> Vec<CallRecord> {
     let dropped = if end == CallsEnd::Cancelled {
         "the run was cancelled; the call was dropped"
     } else {
         "the call was dropped before it ended"
     };
-    let records = calls
+    batch
+        .calls
         .iter()
         .zip(outcomes)
         .enumerate()
         .map(|(index, (call, outcome))| {
             let outcome = outcome
                 .unwrap_or_else(|| Outcome::cancelled(Error::new(ErrorKind::Cancelled, dropped)));
-            record(turn, position(index), call, outcome)
+            record(turn, batch.position(index), call, outcome)
         })
-        .collect();
-    (records, end)
+        .collect()
 }
 
 /// The steps of a batch that holds a sequential call (L4): a sequential call is a step of its
