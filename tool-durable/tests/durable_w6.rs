@@ -238,7 +238,13 @@ async fn w6_a_worker_killed_in_the_middle_of_a_model_stream_requests_again() -> 
     // about two seconds.
     let mut durable = Durable::start(&[("DURABLE_MODEL_DELAY_MS", "300")]).await?;
     durable.start_run("run-stream").await?;
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    eventually("discovery is recorded", || async {
+        let recorded = durable.recorded("run-stream").await.ok()?;
+        recorded.iter().any(|s| s == "discovery").then_some(())
+    })
+    .await?;
+    // The request's stream has begun: it needs seven events, 300 ms apart.
+    tokio::time::sleep(Duration::from_millis(600)).await;
     let recorded = durable.recorded("run-stream").await?;
     ensure!(
         recorded == ["discovery"],
