@@ -124,6 +124,37 @@ pub enum BuildProblem {
     /// `state_key` was given an empty key, which would seal nothing.
     #[error("the state key is empty: give a secret of at least 16 bytes, or none")]
     EmptyStateKey,
+    /// An MCP server would publish a tool under a name MCP does not allow (M2).
+    #[error(
+        "tool `{declared}` would be published over MCP as `{published}`, which cannot be an MCP tool name: {reason}; give it another name with `McpNaming::map`"
+    )]
+    McpName {
+        /// The tool's declared name.
+        declared: String,
+        /// The name it would be published under.
+        published: String,
+        /// Why that name is refused.
+        reason: &'static str,
+    },
+    /// Two tools of an MCP server would be published under one name (M2: names are one to
+    /// one).
+    #[error(
+        "tools `{first}` and `{second}` would both be published over MCP as `{published}`: give one of them another name with `McpNaming::map`"
+    )]
+    McpNameTaken {
+        /// The name both would have.
+        published: String,
+        /// The first tool's declared name.
+        first: String,
+        /// The second tool's declared name.
+        second: String,
+    },
+    /// An MCP naming names a tool the server does not hold (M2).
+    #[error("an MCP name is given for `{declared}`, but the server holds no tool of that name")]
+    McpNameForUnknownTool {
+        /// The declared name the naming gives.
+        declared: String,
+    },
 }
 
 /// Why a run ended without a final answer: a failure, or a pause.

@@ -42,8 +42,8 @@ pub use client::{
     SchemaRejected, ToolsetError, ToolsetProblem, check_schema, local_name,
 };
 pub use server::{
-    HttpOptions, HttpServer, McpCall, McpRequest, McpServer, McpServerBuilder, McpTransport,
-    NO_ELICITATION, NO_ELICITATION_STATELESS, ServeError,
+    HttpOptions, HttpServer, McpCall, McpNaming, McpRequest, McpServer, McpServerBuilder,
+    McpTransport, NO_ELICITATION, NO_ELICITATION_STATELESS, ServeError,
 };
 
 /// The JSON type of `value`, with its article ("a string"), as the messages of both sides

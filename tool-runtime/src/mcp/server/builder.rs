@@ -1,6 +1,8 @@
 //! [`McpServerBuilder`]: a server's tools, context function and identity, checked all at once
 //! by [`McpServerBuilder::build`] before anything is served.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -13,6 +15,7 @@ use tool_core::hook::{Hook, Transport};
 use tool_core::{BoxError, Context, Hooks, IntoTool, Limits, Tool, index_by_name};
 
 use super::McpServer;
+use super::naming::{self, McpNaming};
 use super::request::{McpCall, McpRequest};
 use super::request_state::{self, RequestStates};
 use super::shared::{ContextFn, OutcomeFn, Shared};
@@ -32,6 +35,7 @@ pub struct McpServerBuilder {
     hooks: Hooks,
     state_key: Option<Vec<u8>>,
     approval_expiry: Duration,
+    naming: McpNaming,
 }
 
 /// A state key shorter than this is accepted, with a warning at build.
@@ -53,7 +57,19 @@ impl McpServerBuilder {
             hooks: Hooks::new(Transport::Mcp),
             state_key: None,
             approval_expiry: request_state::DEFAULT_EXPIRY,
+            naming: McpNaming::Declared,
         }
+    }
+
+    /// Publishes the tools under other MCP names than their declared ones (M2):
+    /// [`McpNaming::SnakeCase`] (`lookup-window` as `lookup_window`), or a map. `tools/list`
+    /// shows the published names and `tools/call` takes them; everything else (the handler's
+    /// context, hooks, telemetry, records) speaks of the declared name. Checked at `build()`:
+    /// each published name a valid MCP tool name, no two tools under one name, no name given
+    /// for a tool the server does not hold.
+    pub fn naming(mut self, naming: McpNaming) -> Self {
+        self.naming = naming;
+        self
     }
 
     /// Adds a tool: a [`Tool`], or the handle `#[tool]` generates. Tools keep the order they
@@ -188,8 +204,10 @@ impl McpServerBuilder {
     /// Returns a [`BuildError`] (kind `Declaration`) listing every problem: each tool
     /// declared wrong (its [`Tool::declaration_error`], D2), each pair of tools sharing a name,
     /// naming both declaration sites (N3), each deferred tool (H5: a server answers each
-    /// call when it is made, and a deferred tool has no handler here to answer it), and an
-    /// empty [`McpServerBuilder::state_key`] ([`BuildProblem::EmptyStateKey`], H10).
+    /// call when it is made, and a deferred tool has no handler here to answer it), an
+    /// empty [`McpServerBuilder::state_key`] ([`BuildProblem::EmptyStateKey`], H10), and
+    /// each published name that is not an MCP tool name, is taken twice or names no tool
+    /// ([`McpServerBuilder::naming`], M2).
     pub fn build(self) -> Result<McpServer, BuildError> {
         let mut problems = Vec::new();
         let mut listed = Vec::with_capacity(self.tools.len());
@@ -205,9 +223,10 @@ impl McpServerBuilder {
                     name: tool.name().to_owned(),
                     site: tool.site(),
                 }),
-                None => listed.push(list_entry(tool)),
+                None => listed.push(list_entry(tool, &self.naming)),
             }
         }
+        let by_name = published_names(&self.tools, &self.naming, &mut problems);
         match self.state_key.as_deref() {
             Some([]) => problems.push(BuildProblem::EmptyStateKey),
             Some(key) if key.len() < RECOMMENDED_KEY_LEN => tracing::warn!(
@@ -229,7 +248,7 @@ impl McpServerBuilder {
             shared: Arc::new(Shared {
                 tools: self.tools,
                 listed,
-                by_name: index.by_name,
+                by_name,
                 context,
                 info,
                 limits: self.limits,
@@ -254,12 +273,57 @@ impl fmt::Debug for McpServerBuilder {
     }
 }
 
-/// A tool as `tools/list` shows it: name, description, the neutral input schema, the output
-/// schema of a typed result (O1), and the title and hints it declares (O4).
-fn list_entry(tool: &Tool) -> McpTool {
+/// Each tool's index by the name it is published under (M2), with a problem for each name
+/// that is not an MCP tool name or is taken twice, and for each name the naming gives a tool
+/// the server does not hold.
+fn published_names(
+    tools: &[Tool],
+    naming: &McpNaming,
+    problems: &mut Vec<BuildProblem>,
+) -> HashMap<String, usize> {
+    let mut by_name: HashMap<String, usize> = HashMap::with_capacity(tools.len());
+    for (at, tool) in tools.iter().enumerate() {
+        let published = naming.published(tool.name());
+        if let Some(reason) = naming::invalid(&published) {
+            problems.push(BuildProblem::McpName {
+                declared: tool.name().to_owned(),
+                published: published.into_owned(),
+                reason,
+            });
+            continue;
+        }
+        match by_name.entry(published.into_owned()) {
+            Entry::Vacant(free) => {
+                free.insert(at);
+            }
+            // Two tools of one declared name are reported as such (N3), not here.
+            Entry::Occupied(taken) if tools[*taken.get()].name() != tool.name() => {
+                problems.push(BuildProblem::McpNameTaken {
+                    published: taken.key().clone(),
+                    first: tools[*taken.get()].name().to_owned(),
+                    second: tool.name().to_owned(),
+                });
+            }
+            Entry::Occupied(_) => {}
+        }
+    }
+    for declared in naming.named() {
+        if !tools.iter().any(|tool| tool.name() == declared) {
+            problems.push(BuildProblem::McpNameForUnknownTool {
+                declared: declared.to_owned(),
+            });
+        }
+    }
+    by_name
+}
+
+/// A tool as `tools/list` shows it: its published name (M2), description, the neutral input
+/// schema, the output schema of a typed result (O1), and the title and hints it declares
+/// (O4).
+fn list_entry(tool: &Tool, naming: &McpNaming) -> McpTool {
     let schema: JsonObject = tool.schema().as_object().cloned().unwrap_or_default();
     let mut entry = McpTool::new(
-        tool.name().to_owned(),
+        naming.published(tool.name()).into_owned(),
         tool.description().to_owned(),
         Arc::new(schema),
     );

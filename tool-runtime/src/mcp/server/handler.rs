@@ -137,7 +137,13 @@ impl ServerHandler for Handler {
             None => b"{}".to_vec(),
         };
         spans::record_arguments(&span, &bytes, content);
-        let call_ctx = ctx.for_call(call_id.clone(), name);
+        // The handler's context names the tool as it was declared (M2).
+        let declared = self
+            .shared
+            .by_name
+            .get(name)
+            .map_or(name, |&i| self.shared.tools[i].name());
+        let call_ctx = ctx.for_call(call_id.clone(), declared);
         // K3: progress goes to the client when it gave a progress token.
         let (call_ctx, progress) = progress::relay(call_ctx, request.meta.as_ref(), &cx);
         let outcome = match self.shared.by_name.get(name) {

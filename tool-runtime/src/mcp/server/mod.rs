@@ -21,6 +21,7 @@ mod error;
 mod handler;
 mod http_server;
 mod malformed;
+mod naming;
 mod progress;
 mod request;
 mod request_state;
@@ -43,6 +44,7 @@ pub use approval::{NO_ELICITATION, NO_ELICITATION_STATELESS};
 pub use builder::McpServerBuilder;
 pub use error::ServeError;
 pub use http_server::{HttpOptions, HttpServer};
+pub use naming::McpNaming;
 pub use request::{McpCall, McpRequest, McpTransport};
 
 /// Tools served over the Model Context Protocol, over stdio or streamable HTTP.
