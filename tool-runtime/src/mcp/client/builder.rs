@@ -395,19 +395,24 @@ fn problem(p: NameProblem) -> ToolsetProblem {
     }
 }
 
-/// How this client introduces itself.
+/// How this client introduces itself. `initialize` names the newest protocol version that
+/// has it (2025-11-25, M5): a version past it has no `initialize`, and a server of that
+/// version would be right to refuse one that names it.
 fn client_info() -> ClientConfig {
-    ClientConfig::new(
+    let mut info = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("tool-runtime", env!("CARGO_PKG_VERSION")),
-    )
+    );
+    info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
+    info
 }
 
 /// How an [`McpToolset`] opens its session with a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Handshake {
-    /// The `initialize` handshake, which servers of every protocol version to date accept.
+    /// The `initialize` handshake, naming protocol 2025-11-25 (the newest version that has
+    /// it), which servers of every protocol version to date accept.
     #[default]
     Initialize,
     /// `server/discover`, then self-contained requests (protocol 2026-07-28 and later): a
@@ -428,7 +433,7 @@ impl Handshake {
             },
             Handshake::Auto => ClientLifecycleMode::Auto {
                 preferred_versions: vec![ProtocolVersion::LATEST],
-                legacy_version: None,
+                legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
             },
         }
     }
