@@ -42,7 +42,7 @@ pub use tool::{
 };
 pub use tool::{Annotations, OutputSchema, WRAPPED_OUTPUT_KEY};
 pub use tool::{ArgumentValidator, DeclarationError, Site};
-pub use tool::{Image, Rendered, WithImages, render_rich};
+pub use tool::{Image, Rendered, Resource, WithImages, render_rich};
 pub use tool::{IntoTool, Tool, ToolBuilder, render_result};
 pub use tool::{NameIndex, index_by_name, registered, registry};
 pub use violation::{Rule, Violation};

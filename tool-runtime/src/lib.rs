@@ -49,7 +49,7 @@
 //! (`McpToolset`).
 
 pub use tool_core::{AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NOT_APPROVED};
-pub use tool_core::{Annotations, ArgumentValidator, Image, OutputSchema, WithImages};
+pub use tool_core::{Annotations, ArgumentValidator, Image, OutputSchema, Resource, WithImages};
 pub use tool_core::{
     BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, Hook,
     IntoTool, Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent,

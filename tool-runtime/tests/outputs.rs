@@ -16,8 +16,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tool_runtime::ArgumentValidator as _;
 use tool_runtime::mcp::{Handshake, JsonSchemaValidator, McpServer, McpToolset};
 use tool_runtime::{
-    Agent, Context, DeclarationError, Image, IntoTool, Message, OutcomeKind, Schema, ScriptedModel,
-    ScriptedTurn, Tool, WithImages, tool,
+    Agent, Context, DeclarationError, Image, IntoTool, Message, OutcomeKind, Resource, Schema,
+    ScriptedModel, ScriptedTurn, Tool, WithImages, tool,
 };
 
 type Args = BTreeMap<String, Value>;
@@ -117,8 +117,24 @@ pub fn load_chart(#[schema(describe = "The service.")] service_id: String) -> Wi
         .image(Image::png(PIXEL.to_vec()))
 }
 
+/// Play a service's alarm, with its runbook and its log (M4).
+#[tool(name = "alarm-kit")]
+pub fn alarm_kit() -> WithImages<&'static str> {
+    WithImages::new("The alarm, the runbook and the last log.")
+        .image(Image::wav(b"RIFF\0\0\0\0WAVE".to_vec()))
+        .resource(Resource::text(
+            "maint://svc-42/log",
+            "text/plain",
+            "02:00 drained; 02:01 restarted",
+        ))
+        .resource(
+            Resource::link("maint://svc-42/runbook", "runbook").with_media_type("text/markdown"),
+        )
+}
+
 fn tools() -> Vec<Tool> {
     vec![
+        AlarmKit.into_tool(),
         NextWindow.into_tool(),
         ServiceHealth.into_tool(),
         Week.into_tool(),
@@ -400,6 +416,56 @@ async fn o1_a_remote_result_that_breaks_its_output_schema_is_not_used() {
         assert!(error.contains("does not fit its output schema"), "{error}");
     }
     remote.close().await;
+}
+
+/// M4: audio, an embedded resource and a resource link each go as their own MCP content; the
+/// agent's transcript keeps them, and survives JSON.
+#[tokio::test]
+async fn m4_audio_and_resources_go_as_their_own_mcp_content() {
+    let answers = raw(tools(), &session(&[("alarm-kit", json!({}))])).await;
+    let content = &answers[2]["result"]["content"];
+    assert_eq!(content[0]["type"], "text");
+    assert_eq!(content[1]["type"], "audio");
+    assert_eq!(content[1]["mimeType"], "audio/wav");
+    assert_eq!(
+        content[1]["data"],
+        Image::wav(b"RIFF\0\0\0\0WAVE".to_vec()).base64().as_str()
+    );
+    assert_eq!(
+        content[2],
+        json!({"type": "resource", "resource": {
+            "uri": "maint://svc-42/log", "mimeType": "text/plain",
+            "text": "02:00 drained; 02:01 restarted"
+        }})
+    );
+    assert_eq!(content[3]["type"], "resource_link");
+    assert_eq!(content[3]["uri"], "maint://svc-42/runbook");
+    assert_eq!(content[3]["name"], "runbook");
+    assert_eq!(content[3]["mimeType"], "text/markdown");
+    assert_eq!(content.as_array().map(Vec::len), Some(4));
+
+    let model = ScriptedModel::new([
+        ScriptedTurn::new().call("c1", "alarm-kit", "{}"),
+        ScriptedTurn::reply("Here it is."),
+    ]);
+    let agent = Agent::builder(model)
+        .tool(AlarmKit)
+        .build()
+        .expect("builds");
+    let out = agent.run(&Context::new(), "Alarm.").await.expect("runs");
+    let result = out
+        .transcript
+        .iter()
+        .find_map(|m| match m {
+            Message::Tool(result) => Some(result.clone()),
+            _ => None,
+        })
+        .expect("a tool result");
+    assert_eq!(result.resources.len(), 2);
+    assert!(result.model_text(false).contains("02:01 restarted"));
+    let json = serde_json::to_value(&out.transcript).expect("serializes");
+    let back: Vec<Message> = serde_json::from_value(json).expect("deserializes");
+    assert_eq!(back, out.transcript);
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ mod metadata;
 mod outcome;
 mod registry;
 
-pub use content::{Image, Rendered, WithImages, render_rich};
+pub use content::{Image, Rendered, Resource, WithImages, render_rich};
 pub use declaration::{DeclarationError, Site};
 pub use dynamic::ArgumentValidator;
 pub use invoke::{DEFAULT_MAX_ARGUMENT_BYTES, Limits};

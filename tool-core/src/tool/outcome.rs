@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::approval::NOT_APPROVED;
 use crate::error::{Error, ErrorKind, RelayedKind};
-use crate::tool::{Image, Rendered};
+use crate::tool::{Image, Rendered, Resource};
 use crate::violation::{Violation, render_violations};
 
 /// What the model is told when a tool is hidden, or does not exist (A4, A5).
@@ -101,8 +101,10 @@ pub struct Outcome {
     kind: OutcomeKind,
     text: String,
     violations: Vec<Violation>,
-    /// The images of a successful result (O3).
+    /// The images (and audio) of a successful result (O3, M4).
     images: Vec<Image>,
+    /// The resources of a successful result (M4).
+    resources: Vec<Resource>,
     error: Option<Error>,
     /// What a pending call waits with (kinds `AwaitingApproval` and `Deferred`).
     pending: Option<Box<Pending>>,
@@ -124,6 +126,7 @@ impl Outcome {
             text,
             violations: Vec::new(),
             images: Vec::new(),
+            resources: Vec::new(),
             error: None,
             pending: None,
         }
@@ -137,6 +140,7 @@ impl Outcome {
             text: rendered.text,
             violations: Vec::new(),
             images: rendered.images,
+            resources: rendered.resources,
             error: None,
             pending: None,
         }
@@ -201,6 +205,7 @@ impl Outcome {
             text: render_violations(&violations, dropped),
             violations,
             images: Vec::new(),
+            resources: Vec::new(),
             error: None,
             pending: None,
         }
@@ -285,9 +290,14 @@ impl Outcome {
         &self.violations
     }
 
-    /// The images beside the text of a successful result (O3).
+    /// The images (and audio) beside the text of a successful result (O3, M4).
     pub fn images(&self) -> &[Image] {
         &self.images
+    }
+
+    /// The resources beside the text of a successful result (M4).
+    pub fn resources(&self) -> &[Resource] {
+        &self.resources
     }
 
     /// The unredacted error, for the application (E3).
@@ -331,6 +341,8 @@ struct Recorded {
     violations: Vec<Violation>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     images: Vec<Image>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    resources: Vec<Resource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<RecordedError>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -358,6 +370,7 @@ impl From<Outcome> for Recorded {
             text: outcome.text,
             violations: outcome.violations,
             images: outcome.images,
+            resources: outcome.resources,
             error: outcome.error.map(|error| RecordedError {
                 kind: error.kind(),
                 permanent: error.is_permanent(),
@@ -390,6 +403,7 @@ impl From<Recorded> for Outcome {
             text: recorded.text,
             violations: recorded.violations,
             images: recorded.images,
+            resources: recorded.resources,
             error,
             pending,
         }

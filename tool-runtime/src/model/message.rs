@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
-use tool_core::Image;
+use tool_core::{Image, Resource};
 
 use super::error::{ProtocolError, preview};
 
@@ -133,6 +133,10 @@ pub struct ToolResult {
     /// stand-in where the provider takes none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<Image>,
+    /// Resources beside the text (M4), embedded or linked: MCP carries them as they are;
+    /// providers read a text that stands for each ([`ToolResult::model_text`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<Resource>,
 }
 
 impl ToolResult {
@@ -149,14 +153,53 @@ impl ToolResult {
             text: text.into(),
             is_error,
             images: Vec::new(),
+            resources: Vec::new(),
         }
     }
 
-    /// The same result, with `images` beside its text (O3).
+    /// The same result, with `images` beside its text (O3): images, or other binary content
+    /// with a media type (audio, M4).
     #[must_use]
     pub fn with_images(mut self, images: Vec<Image>) -> Self {
         self.images = images;
         self
+    }
+
+    /// The same result, with `resources` beside its text (M4).
+    #[must_use]
+    pub fn with_resources(mut self, resources: Vec<Resource>) -> Self {
+        self.resources = resources;
+        self
+    }
+
+    /// The images a provider that takes images in tool results gets as images (`image/…`).
+    pub fn images_to_send(&self) -> impl Iterator<Item = &Image> {
+        self.images.iter().filter(|image| image.is_image())
+    }
+
+    /// The text a provider reads (M4): the result's text, then a line that stands for each
+    /// piece of content it cannot take: every image when `images_too` (a provider that takes
+    /// none), any other binary content (audio), and each resource (an embedded text
+    /// resource's stand-in holds its text).
+    pub fn model_text(&self, images_too: bool) -> std::borrow::Cow<'_, str> {
+        let others = self
+            .images
+            .iter()
+            .filter(|image| images_too || !image.is_image())
+            .map(Image::stand_in)
+            .chain(self.resources.iter().map(Resource::stand_in));
+        let mut text: Option<String> = None;
+        for line in others {
+            let text = text.get_or_insert_with(|| self.text.clone());
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&line);
+        }
+        match text {
+            Some(text) => std::borrow::Cow::Owned(text),
+            None => std::borrow::Cow::Borrowed(&self.text),
+        }
     }
 }
 

@@ -121,6 +121,7 @@ pub(super) fn result_of(record: &CallRecord) -> ToolResult {
         record.kind() != OutcomeKind::Success,
     )
     .with_images(record.outcome.images().to_vec())
+    .with_resources(record.outcome.resources().to_vec())
 }
 
 /// The failure of a call that ends the run (P1, A6, E4).

@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    CustomRequest, CustomResult, ListToolsResult, MetaObject, PaginatedRequestParams, ServerConfig,
+    CustomRequest, CustomResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    Resource as McpResource, ResourceContents, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tool_core::{Context, Outcome, OutcomeKind, OutputSchema, Tool};
+use tool_core::{Context, Image, Outcome, OutcomeKind, OutputSchema, Resource, Tool};
 use tracing::Instrument;
 
 use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, ask};
@@ -263,6 +264,56 @@ async fn run(
     }
 }
 
+/// An image or audio clip as MCP content (O3, M4); other binary content as an embedded
+/// resource of its own (a `data:` URI).
+fn media_content(media: &Image) -> ContentBlock {
+    if media.is_image() {
+        ContentBlock::image(media.base64(), media.media_type())
+    } else if media.is_audio() {
+        ContentBlock::audio(media.base64(), media.media_type())
+    } else {
+        let data = media.base64();
+        let uri = format!("data:{};base64,{data}", media.media_type());
+        ContentBlock::resource(ResourceContents::BlobResourceContents {
+            uri,
+            mime_type: Some(media.media_type().to_owned()),
+            blob: data,
+            meta: None,
+        })
+    }
+}
+
+/// A resource as MCP content (M4): an embedded resource, or a resource link.
+fn resource_content(resource: &Resource) -> ContentBlock {
+    let uri = resource.uri().to_owned();
+    let mime_type = resource.media_type().map(str::to_owned);
+    if let Some(text) = resource.embedded_text() {
+        return ContentBlock::resource(ResourceContents::TextResourceContents {
+            uri,
+            mime_type,
+            text: text.to_owned(),
+            meta: None,
+        });
+    }
+    if let Some(blob) = resource.embedded_blob() {
+        return ContentBlock::resource(ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob: blob.to_owned(),
+            meta: None,
+        });
+    }
+    let (name, description) = resource.link_name().unwrap_or(("", None));
+    let mut link = McpResource::new(uri, name);
+    if let Some(mime_type) = mime_type {
+        link = link.with_mime_type(mime_type);
+    }
+    if let Some(description) = description {
+        link = link.with_description(description);
+    }
+    ContentBlock::resource_link(link)
+}
+
 /// The MCP result of an outcome: its text (E1), with `structuredContent` shaped by the tool's
 /// output schema when it has one (O1), else when the text is a JSON object; `isError` for
 /// anything but a success, and the outcome kind in `_meta` under [`OUTCOME_META_KEY`] (T2),
@@ -271,15 +322,12 @@ async fn run(
 fn result_of(outcome: &Outcome, output: Option<&OutputSchema>) -> CallToolResult {
     let text = outcome.text();
     let mut result = if outcome.kind() == OutcomeKind::Success {
-        // O3: images go beside the text as image content.
-        let mut content = Vec::with_capacity(1 + outcome.images().len());
+        // O3, M4: images, audio and resources go beside the text, each as its own content.
+        let mut content =
+            Vec::with_capacity(1 + outcome.images().len() + outcome.resources().len());
         content.push(ContentBlock::text(text));
-        content.extend(
-            outcome
-                .images()
-                .iter()
-                .map(|image| ContentBlock::image(image.base64(), image.media_type())),
-        );
+        content.extend(outcome.images().iter().map(media_content));
+        content.extend(outcome.resources().iter().map(resource_content));
         let mut result = CallToolResult::success(content);
         result.structured_content = match output {
             Some(output) => output.structured(text),

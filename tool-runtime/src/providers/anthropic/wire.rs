@@ -104,17 +104,19 @@ fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (String
                 let mut block = Map::new();
                 block.insert("type".into(), "tool_result".into());
                 block.insert("tool_use_id".into(), result.call_id.clone().into());
-                if result.images.is_empty() {
-                    if !result.text.is_empty() {
-                        block.insert("content".into(), result.text.clone().into());
+                // M4: audio and resources as lines of the text that stand for them.
+                let text = result.model_text(false);
+                if result.images_to_send().next().is_none() {
+                    if !text.is_empty() {
+                        block.insert("content".into(), text.into_owned().into());
                     }
                 } else {
                     // O3: the text and each image as content blocks of the tool result.
                     let mut content = Vec::with_capacity(result.images.len() + 1);
-                    if !result.text.is_empty() {
-                        content.push(json!({"type": "text", "text": result.text}));
+                    if !text.is_empty() {
+                        content.push(json!({"type": "text", "text": text}));
                     }
-                    content.extend(result.images.iter().map(|image| {
+                    content.extend(result.images_to_send().map(|image| {
                         json!({
                             "type": "image",
                             "source": {

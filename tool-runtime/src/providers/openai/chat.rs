@@ -323,19 +323,13 @@ impl EventMapper for ChatEvents {
         self.request_id = request_id;
     }
 }
-/// The text of a tool message (O3): Chat Completions takes no images in tool results, so each
-/// image is named by a line that stands in for it, and the model is told so.
+/// The text of a tool message (O3, M4): Chat Completions takes no images, audio or resources
+/// in tool results, so each is named by a line that stands in for it, and the model is told so
+/// when images were left out.
 fn tool_text(result: &crate::model::ToolResult) -> String {
-    if result.images.is_empty() {
-        return result.text.clone();
+    let mut text = result.model_text(true).into_owned();
+    if result.images_to_send().next().is_some() {
+        text.push_str("\n(the images are not shown: this API takes no images in tool results)");
     }
-    let mut text = result.text.clone();
-    for image in &result.images {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&image.stand_in());
-    }
-    text.push_str("\n(the images are not shown: this API takes no images in tool results)");
     text
 }

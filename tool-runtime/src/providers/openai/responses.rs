@@ -175,16 +175,18 @@ fn input(conversation: &[Message]) -> Vec<Value> {
                     }));
                 }
             }
-            Message::Tool(result) if result.images.is_empty() => out.push(json!({
+            // M4: audio and resources as lines of the text that stand for them.
+            Message::Tool(result) if result.images_to_send().next().is_none() => out.push(json!({
                 "type": "function_call_output",
                 "call_id": result.call_id,
-                "output": result.text,
+                "output": result.model_text(false),
             })),
             // O3: the output as a list of input content: the text, then each image as a data
             // URL.
             Message::Tool(result) => {
-                let mut output = vec![json!({"type": "input_text", "text": result.text})];
-                output.extend(result.images.iter().map(|image| {
+                let text = result.model_text(false);
+                let mut output = vec![json!({"type": "input_text", "text": text})];
+                output.extend(result.images_to_send().map(|image| {
                     json!({
                         "type": "input_image",
                         "image_url": format!(

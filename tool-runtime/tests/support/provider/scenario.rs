@@ -103,8 +103,8 @@ pub async fn assert_golden_run(agent: &Agent, server: &Server, name: &str) {
     assert_golden(name, &server.requests()[0].json());
 }
 
-/// A conversation with two calls (one failed) and their results (the first with an image),
-/// then a new question.
+/// A conversation with two calls (one failed) and their results (the first with an image, an
+/// audio clip and two resources), then a new question.
 pub fn transcript() -> Input {
     Input::from(vec![
         Message::user("When are svc-42 and svc-7 down next?"),
@@ -119,7 +119,9 @@ pub fn transcript() -> Input {
                 ToolCall::new("call_2", "lookup-window", r#"{"service_id":"svc-7"}"#),
             ],
         ),
-        // O3: a result with an image beside its text, in each provider's own form.
+        // O3: a result with an image beside its text, in each provider's own form; M4: an
+        // audio clip, an embedded text resource and a resource link, as lines that stand for
+        // them.
         Message::Tool(
             ToolResult::new(
                 "call_1",
@@ -127,7 +129,18 @@ pub fn transcript() -> Input {
                 "Tuesday 02:00-04:00 UTC (within 3 days)",
                 false,
             )
-            .with_images(vec![tool_runtime::Image::png(vec![0x89, b'P', b'N', b'G'])]),
+            .with_images(vec![
+                tool_runtime::Image::png(vec![0x89, b'P', b'N', b'G']),
+                tool_runtime::Image::wav(vec![b'R', b'I', b'F', b'F']),
+            ])
+            .with_resources(vec![
+                tool_runtime::Resource::text(
+                    "maint://svc-42/notes",
+                    "text/plain",
+                    "Drain the pool first.",
+                ),
+                tool_runtime::Resource::link("maint://svc-42/runbook", "runbook"),
+            ]),
         ),
         Message::Tool(ToolResult::new(
             "call_2",
