@@ -25,6 +25,8 @@ pub struct Context {
     progress: Option<Listener>,
     /// The run this context belongs to, once a run started with it (H9, W2).
     run: Option<Arc<str>>,
+    /// Who a call's questions go to (M3), when someone can answer them.
+    pub(crate) elicitor: Option<Arc<dyn crate::elicit::Elicitor>>,
 }
 
 /// The call a context belongs to.
@@ -113,6 +115,7 @@ impl Context {
             call: self.call.clone(),
             progress: self.progress.clone(),
             run: self.run.clone(),
+            elicitor: self.elicitor.clone(),
         }
     }
 
@@ -130,6 +133,7 @@ impl Context {
             })),
             progress: None,
             run: self.run.clone(),
+            elicitor: self.elicitor.clone(),
         }
     }
 
@@ -226,6 +230,7 @@ impl fmt::Debug for Context {
             .field("call", &self.call)
             .field("progress", &self.progress.is_some())
             .field("run", &self.run)
+            .field("elicitor", &self.elicitor.is_some())
             .finish()
     }
 }

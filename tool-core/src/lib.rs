@@ -10,6 +10,7 @@
 
 pub mod approval;
 pub mod context;
+pub mod elicit;
 pub mod error;
 pub mod hook;
 pub mod name {
@@ -29,6 +30,7 @@ pub mod __private;
 
 pub use approval::{Approval, ApprovalPredicate, NOT_APPROVED};
 pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
+pub use elicit::{ElicitAnswer, ElicitError, Elicited, Elicitor};
 pub use error::{BoxError, Error, ErrorKind, Panicked, Permanent, Relayed, RelayedKind, ToolError};
 pub use hook::{Hook, Hooks};
 pub use name::{NameError, ToolName};

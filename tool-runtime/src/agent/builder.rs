@@ -38,6 +38,7 @@ pub struct AgentBuilder {
     limits: Limits,
     state_key: Option<Arc<[u8]>>,
     ledger: Option<Arc<dyn PauseLedger>>,
+    elicitor: Option<Arc<dyn tool_core::Elicitor>>,
     options: RunOptions,
     retries: u32,
     hooks: Hooks,
@@ -58,6 +59,7 @@ impl AgentBuilder {
             limits: Limits::default(),
             state_key: None,
             ledger: None,
+            elicitor: None,
             options: RunOptions::default(),
             retries: DEFAULT_RETRIES,
             hooks: Hooks::new(Transport::Agent),
@@ -155,6 +157,16 @@ impl AgentBuilder {
     /// ([`crate::ResumeOptions::ledger`]).
     pub fn ledger(mut self, ledger: impl PauseLedger) -> Self {
         self.ledger = Some(Arc::new(ledger));
+        self
+    }
+
+    /// Answers the questions the agent's handlers ask ([`tool_core::Context::elicit`], M3):
+    /// `elicitor` gets each question's message and schema and answers for the user (a prompt
+    /// in a terminal, a form in an application). A run whose context holds an elicitor of its
+    /// own ([`tool_core::Context::with_elicitor`]) uses that one. Without either, a handler's
+    /// `elicit` fails with [`tool_core::ElicitError::Unsupported`].
+    pub fn elicitor(mut self, elicitor: impl tool_core::Elicitor + 'static) -> Self {
+        self.elicitor = Some(Arc::new(elicitor));
         self
     }
 
@@ -268,6 +280,7 @@ impl AgentBuilder {
             pauses,
             state_key: self.state_key,
             ledger: self.ledger,
+            elicitor: self.elicitor,
             budgets,
             default_retries: self.retries,
             options: self.options,

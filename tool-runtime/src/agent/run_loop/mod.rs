@@ -87,7 +87,7 @@ pub(crate) async fn run(
             }
             spans::record_run_id(&span, &state.run_id);
             // W2: every call of the run knows the run's id.
-            let ctx = ctx.for_run(state.run_id.as_str());
+            let ctx = with_elicitor(ctx.for_run(state.run_id.as_str()), &shared);
             let env = Env {
                 shared: &shared,
                 ctx: &ctx,
@@ -99,7 +99,7 @@ pub(crate) async fn run(
         }
         Start::Resume(paused, decisions, options, answering) => {
             let answering = answering.map(|answering| *answering);
-            let ctx = ctx.for_run(paused.run_id());
+            let ctx = with_elicitor(ctx.for_run(paused.run_id()), &shared);
             let env = Env {
                 shared: &shared,
                 ctx: &ctx,
@@ -169,6 +169,15 @@ pub(crate) async fn discover(shared: &Shared, ctx: &Context) -> Result<Vec<bool>
         }
     }
     Ok(visible)
+}
+
+/// `ctx`, asking its handlers' questions through the agent's elicitor when it names none of
+/// its own (M3).
+fn with_elicitor(ctx: Context, shared: &Shared) -> Context {
+    match &shared.elicitor {
+        Some(elicitor) if !ctx.can_elicit() => ctx.with_elicitor(Arc::clone(elicitor)),
+        _ => ctx,
+    }
 }
 
 fn cancelled() -> RunError {

@@ -6,6 +6,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use rmcp::ClientServiceExt;
+use tool_core::elicit::Elicitor;
+
+use super::elicit::ToolsetClient;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, Tool as McpTool,
 };
@@ -35,6 +38,7 @@ pub struct McpToolsetBuilder {
     limits: SchemaLimits,
     bearer_token: Option<String>,
     handshake: Handshake,
+    elicitor: Option<Arc<dyn Elicitor>>,
     site: Site,
 }
 
@@ -51,8 +55,19 @@ impl McpToolsetBuilder {
             limits: SchemaLimits::default(),
             bearer_token: None,
             handshake: Handshake::default(),
+            elicitor: None,
             site,
         }
+    }
+
+    /// Answers the remote server's questions (`elicitation/create`, form mode) through
+    /// `elicitor` (M3): the toolset then declares the elicitation capability, so a server asks
+    /// (an approval, data a tool needs), and each answer gets the requested schema's defaults
+    /// for what it leaves out (SEP-1034). Without one the toolset declares no elicitation and
+    /// declines any question.
+    pub fn elicitor(mut self, elicitor: impl Elicitor + 'static) -> Self {
+        self.elicitor = Some(Arc::new(elicitor));
+        self
     }
 
     /// Namespaces the server: every local name is `PREFIX-NAME`. The prefix must follow N1.
@@ -137,7 +152,7 @@ impl McpToolsetBuilder {
             server: server.clone(),
             source: Box::new(e),
         })?;
-        let service = client_info()
+        let service = ToolsetClient::new(client_info(), self.elicitor.clone())
             .serve_with_lifecycle(transport, self.handshake.lifecycle())
             .await
             .map_err(|e| ToolsetError::Connect {
@@ -166,7 +181,7 @@ impl McpToolsetBuilder {
             config = config.auth_header(token.clone());
         }
         let transport = StreamableHttpClientTransport::from_config(config);
-        let service = client_info()
+        let service = ToolsetClient::new(client_info(), self.elicitor.clone())
             .serve_with_lifecycle(transport, self.handshake.lifecycle())
             .await
             .map_err(|e| ToolsetError::Connect {
@@ -193,7 +208,7 @@ impl McpToolsetBuilder {
     {
         let server = "a byte stream".to_owned();
         self.check_prefix()?;
-        let service = client_info()
+        let service = ToolsetClient::new(client_info(), self.elicitor.clone())
             .serve_with_lifecycle((reader, writer), self.handshake.lifecycle())
             .await
             .map_err(|e| ToolsetError::Connect {

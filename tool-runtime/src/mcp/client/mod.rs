@@ -11,6 +11,7 @@
 //!   call failed ([`RemoteCallError`]).
 
 mod builder;
+mod elicit;
 mod error;
 mod names;
 mod remote_schema;

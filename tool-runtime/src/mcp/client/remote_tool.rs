@@ -4,10 +4,12 @@ use std::fmt;
 
 use rmcp::model::MetaObject;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ContentBlock,
-    PaginatedRequestParams, ResourceContents, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, PaginatedRequestParams,
+    ResourceContents, Tool as McpTool,
 };
 use rmcp::service::{RunningService, ServiceError};
+
+use super::elicit::ToolsetClient;
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -29,7 +31,7 @@ const MAX_TOOLS: usize = 1024;
 pub(crate) struct Connection {
     server: String,
     peer: Peer<RoleClient>,
-    service: Mutex<Option<RunningService<RoleClient, ClientConfig>>>,
+    service: Mutex<Option<RunningService<RoleClient, ToolsetClient>>>,
 }
 
 impl fmt::Debug for Connection {
@@ -41,7 +43,7 @@ impl fmt::Debug for Connection {
 }
 
 impl Connection {
-    pub(crate) fn new(server: String, service: RunningService<RoleClient, ClientConfig>) -> Self {
+    pub(crate) fn new(server: String, service: RunningService<RoleClient, ToolsetClient>) -> Self {
         Self {
             server,
             peer: service.peer().clone(),

@@ -18,7 +18,7 @@ use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, ask};
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
 use super::shared::Shared;
-use super::{progress, spans};
+use super::{elicit, progress, spans};
 use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
@@ -147,6 +147,11 @@ impl ServerHandler for Handler {
         let call_ctx = ctx.for_call(call_id.clone(), declared);
         // K3: progress goes to the client when it gave a progress token.
         let (call_ctx, progress) = progress::relay(call_ctx, request.meta.as_ref(), &cx);
+        // M3: the handler's questions go to the client, when it can answer them.
+        let call_ctx = match elicit::for_call(&cx, self.sessions) {
+            Some(elicitor) => call_ctx.with_elicitor(elicitor),
+            None => call_ctx,
+        };
         let outcome = match self.shared.by_name.get(name) {
             // A5: a name the server does not hold gets the same answer as a hidden tool.
             None => Outcome::unavailable(),

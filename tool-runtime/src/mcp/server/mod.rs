@@ -17,6 +17,7 @@
 
 mod approval;
 mod builder;
+mod elicit;
 mod error;
 mod handler;
 mod http_server;

@@ -1,0 +1,184 @@
+//! Asking the user for typed data in the middle of a call (M3): [`Context::elicit`], and the
+//! [`Elicitor`] a transport or an agent puts in the call's context to carry the question.
+//!
+//! Over MCP the question is an `elicitation/create` to the client, whose user answers; in an
+//! agent run it is the application's elicitation handler. The requested schema is `T`'s, limited
+//! to what elicitation allows (a flat object of strings, numbers, integers, booleans and
+//! enums); an accepted answer is parsed by `T`'s own parser, so a handler gets a validated `T`
+//! or an error, never unchecked data.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use crate::context::Context;
+use crate::schema::{Schema, SchemaGen, parse_root};
+use crate::violation::Violation;
+
+/// A boxed future, as an [`Elicitor`] returns.
+pub type ElicitFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<ElicitAnswer, ElicitError>> + Send + 'a>>;
+
+/// Carries a call's question to whoever can answer it (M3): an MCP server's client, an agent's
+/// elicitation handler. Transports and agents put one in a call's context
+/// ([`Context::with_elicitor`]); handlers ask through [`Context::elicit`].
+pub trait Elicitor: Send + Sync {
+    /// Asks `message`, wanting data that fits `schema` (a flat object, checked before).
+    fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a>;
+}
+
+impl<F, Fut> Elicitor for F
+where
+    F: Fn(String, Value) -> Fut + Send + Sync,
+    Fut: Future<Output = Result<ElicitAnswer, ElicitError>> + Send + 'static,
+{
+    fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a> {
+        Box::pin(self(message.to_owned(), schema.clone()))
+    }
+}
+
+/// What the user answered, as the transport carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitAnswer {
+    /// The user gave this data.
+    Accept(Value),
+    /// The user said no.
+    Decline,
+    /// The user dismissed the question.
+    Cancel,
+}
+
+/// What the user answered, parsed (M3).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Elicited<T> {
+    /// The user gave this data, which fits `T`.
+    Accepted(T),
+    /// The user said no.
+    Declined,
+    /// The user dismissed the question.
+    Cancelled,
+}
+
+/// Why a question could not be asked or answered (M3). A handler that returns it fails as any
+/// handler failure does: redacted for the model (E2).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ElicitError {
+    /// Nobody in this call can be asked: the MCP client declared no elicitation, or the agent
+    /// has no elicitation handler.
+    #[error(
+        "nobody can be asked here: the client declared no elicitation, or the agent has no elicitation handler"
+    )]
+    Unsupported,
+    /// The type asked for is not something elicitation can ask for.
+    #[error("`{type_name}` cannot be elicited: {reason}")]
+    Schema {
+        /// The type.
+        type_name: &'static str,
+        /// Why not.
+        reason: String,
+    },
+    /// The user's answer does not fit the type asked for.
+    #[error("the answer does not fit `{type_name}`: {}", violations.iter().map(|v| v.message.as_str()).collect::<Vec<_>>().join("; "))]
+    Invalid {
+        /// The type.
+        type_name: &'static str,
+        /// What does not fit.
+        violations: Vec<Violation>,
+    },
+    /// The transport failed to ask or to bring the answer back.
+    #[error("the question could not be asked: {0}")]
+    Failed(String),
+}
+
+impl Context {
+    /// The same context, asking its questions through `elicitor` (M3). Transports and agents
+    /// call this for a call's context.
+    #[must_use]
+    pub fn with_elicitor(mut self, elicitor: std::sync::Arc<dyn Elicitor>) -> Self {
+        self.elicitor = Some(elicitor);
+        self
+    }
+
+    /// Whether a question can be asked in this call ([`Context::elicit`]).
+    pub fn can_elicit(&self) -> bool {
+        self.elicitor.is_some()
+    }
+
+    /// Asks the user `message`, wanting a `T` (M3): its schema is sent, and the answer is
+    /// parsed by `T`'s own parser (defaults filled in, every rule checked).
+    ///
+    /// # Errors
+    ///
+    /// [`ElicitError::Unsupported`] when nobody can be asked here; [`ElicitError::Schema`] when
+    /// `T` is not a flat object of strings, numbers, integers, booleans and enums;
+    /// [`ElicitError::Invalid`] when the answer does not fit `T`; [`ElicitError::Failed`] when
+    /// the transport failed.
+    pub async fn elicit<T: Schema>(&self, message: &str) -> Result<Elicited<T>, ElicitError> {
+        let Some(elicitor) = self.elicitor.as_deref() else {
+            return Err(ElicitError::Unsupported);
+        };
+        let type_name = std::any::type_name::<T>();
+        let schema = elicitation_schema::<T>()
+            .map_err(|reason| ElicitError::Schema { type_name, reason })?;
+        match elicitor.elicit(message, &schema).await? {
+            ElicitAnswer::Decline => Ok(Elicited::Declined),
+            ElicitAnswer::Cancel => Ok(Elicited::Cancelled),
+            ElicitAnswer::Accept(content) => {
+                let bytes =
+                    serde_json::to_vec(&content).map_err(|e| ElicitError::Failed(e.to_string()))?;
+                let json =
+                    crate::json::decode(&bytes).map_err(|e| ElicitError::Failed(e.to_string()))?;
+                parse_root::<T>(json)
+                    .map(Elicited::Accepted)
+                    .map_err(|cx| ElicitError::Invalid {
+                        type_name,
+                        violations: cx.violations().to_vec(),
+                    })
+            }
+        }
+    }
+}
+
+/// `T`'s schema as elicitation allows it: an object whose properties are each a string
+/// (possibly an enum or of a format), a number, an integer, a boolean, or an array of enum
+/// values (SEP-1330 multi-select); no nesting and no references.
+pub fn elicitation_schema<T: Schema>() -> Result<Value, String> {
+    let mut generator = SchemaGen::new();
+    let root = T::schema(&mut generator);
+    if !generator.take_defs().is_empty() {
+        return Err("its schema refers to definitions; elicitation takes a flat object".into());
+    }
+    if root.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("elicitation asks for an object".into());
+    }
+    let mut root = root;
+    let Some(properties) = root.get_mut("properties").and_then(Value::as_object_mut) else {
+        return Ok(root);
+    };
+    for (name, property) in properties.iter_mut() {
+        // A defaulted field's schema also admits `null` (T3); elicitation names one type.
+        if let Some(Value::Array(types)) = property.get("type") {
+            let named: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+            if let [one] = named.as_slice() {
+                let one = (*one).clone();
+                property["type"] = one;
+            }
+        }
+        let kind = property.get("type").and_then(Value::as_str);
+        let fits = match kind {
+            Some("string" | "number" | "integer" | "boolean") => true,
+            Some("array") => property
+                .get("items")
+                .is_some_and(|items| items.get("enum").is_some() || items.get("anyOf").is_some()),
+            _ => property.get("enum").is_some(),
+        };
+        if !fits {
+            return Err(format!(
+                "field `{name}` is not a string, number, integer, boolean or enum"
+            ));
+        }
+    }
+    Ok(root)
+}
