@@ -18,7 +18,8 @@
 //! - `sse-retry`: calls `test_reconnection`, whose answer comes after the server closed the
 //!   call's event stream and the client reconnected;
 //! - `elicitation-sep1034-client-defaults`: calls `test_client_elicitation_defaults`, whose
-//!   server asks the client's user by elicitation (which this client does not declare yet);
+//!   server asks the client's user by elicitation: the client accepts with nothing filled in,
+//!   and the schema's defaults fill every field (M3, SEP-1034);
 //! - any other: nothing more.
 //!
 //! It prints what it did on standard error, and exits with `1` when the connection or a call
@@ -27,7 +28,7 @@
 //! `examples/tests/mcp_conformance.rs` runs the suite with it.
 
 use tool_runtime::mcp::{Handshake, McpToolset};
-use tool_runtime::{BoxError, Context, OutcomeKind};
+use tool_runtime::{BoxError, Context, ElicitAnswer, OutcomeKind};
 
 /// The variable in which the suite names the scenario.
 const SCENARIO_VARIABLE: &str = "MCP_CONFORMANCE_SCENARIO";
@@ -62,8 +63,14 @@ async fn main() -> Result<(), BoxError> {
 /// The connection, the tool list or a call failed.
 pub async fn run(url: &str, scenario: &str) -> Result<(), BoxError> {
     eprintln!("conformance_client: scenario {scenario:?}, server {url}");
+    // M3: the server's questions are answered by accepting with nothing filled in, so that
+    // each field takes the default its schema gives (SEP-1034).
     let toolset = McpToolset::builder()
         .handshake(Handshake::Initialize)
+        .elicitor(|message: String, _schema: serde_json::Value| async move {
+            eprintln!("conformance_client: asked {message:?}; accepting the defaults");
+            Ok(ElicitAnswer::Accept(serde_json::json!({})))
+        })
         .connect_http(url)
         .await?;
     let names: Vec<(&str, &str)> = toolset.names().collect();

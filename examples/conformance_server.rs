@@ -15,9 +15,8 @@
 //!
 //! The suite calls tools by snake_case names (`test_simple_text`); a declared tool name
 //! cannot contain `_` (N1), so each tool is declared with the hyphenated name and
-//! [`mcp_names`] maps the declared names to the names the suite calls. That mapping is the one
-//! place where the server's MCP names are decided: once [`McpServerBuilder`] can publish a
-//! tool under another MCP name, [`builder`] gives each tool its name from here.
+//! [`mcp_names`] maps the declared names to the names the suite calls, which [`builder`]
+//! publishes them under (`McpServerBuilder::naming`, M2).
 //!
 //! # What each tool does
 //!
@@ -31,6 +30,13 @@
 //!   client asked for progress (K3);
 //! - `json-schema-2020-12-tool`: an input schema with `$schema`, `$defs` and
 //!   `additionalProperties: false` (JSON Schema 2020-12), listed as declared;
+//! - `test-audio-content`: a WAV clip as audio content (M4);
+//! - `test-embedded-resource`: an embedded text resource (M4);
+//! - `test-multiple-content-types`: text, an image and an embedded resource (M4);
+//! - `test-elicitation`: asks its user (`ctx.elicit`, M3) for a username and an email, with
+//!   the message it is given;
+//! - `test-elicitation-sep1034-defaults`: asks for a string, an integer, a number, an enum and
+//!   a boolean, each with a default (SEP-1034);
 //! - `test-reconnection`: answers at once, on the event stream of its `tools/call` (which the
 //!   server opens with a priming event and a `retry` field). The `server-sse-polling` scenario
 //!   would also like the tool to close that stream before its answer, for the client to
@@ -38,11 +44,14 @@
 
 use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use tool_runtime::mcp::{
-    HttpOptions, HttpServer, JsonSchemaValidator, McpServer, McpServerBuilder,
+    HttpOptions, HttpServer, JsonSchemaValidator, McpNaming, McpServer, McpServerBuilder,
 };
-use tool_runtime::{BoxError, Context, Image, Schema, Tool, ToolError, WithImages};
+use tool_runtime::{
+    BoxError, Context, Elicited, Image, Resource, Schema, Tool, ToolError, WithImages,
+};
 
 /// The address served when none is given: loopback, a port the system chooses.
 const DEFAULT_ADDRESS: &str = "127.0.0.1:0";
@@ -60,7 +69,151 @@ pub fn mcp_names() -> Vec<(&'static str, &'static str)> {
         ("test-tool-with-progress", "test_tool_with_progress"),
         ("json-schema-2020-12-tool", "json_schema_2020_12_tool"),
         ("test-reconnection", "test_reconnection"),
+        ("test-audio-content", "test_audio_content"),
+        ("test-embedded-resource", "test_embedded_resource"),
+        ("test-multiple-content-types", "test_multiple_content_types"),
+        ("test-elicitation", "test_elicitation"),
+        (
+            "test-elicitation-sep1034-defaults",
+            "test_elicitation_sep1034_defaults",
+        ),
     ]
+}
+
+/// A minimal WAV file: a RIFF header of 44 bytes and no samples.
+const SILENT_WAV: [u8; 44] = [
+    b'R', b'I', b'F', b'F', 36, 0, 0, 0, b'W', b'A', b'V', b'E', b'f', b'm', b't', b' ', 16, 0, 0,
+    0, 1, 0, 1, 0, 0x40, 0x1f, 0, 0, 0x80, 0x3e, 0, 0, 2, 0, 16, 0, b'd', b'a', b't', b'a', 0, 0,
+    0, 0,
+];
+
+fn audio_content() -> Tool {
+    Tool::builder(
+        "test-audio-content",
+        "Returns a short WAV clip as audio content.",
+    )
+    .handler(|_ctx: Context, _args: NoArguments| async {
+        Ok::<_, ToolError>(
+            WithImages::new("A short silence.").image(Image::wav(SILENT_WAV.to_vec())),
+        )
+    })
+    .build()
+}
+
+/// The embedded resource the suite's scenarios show.
+fn embedded() -> Resource {
+    Resource::text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )
+}
+
+fn embedded_resource() -> Tool {
+    Tool::builder(
+        "test-embedded-resource",
+        "Returns an embedded text resource.",
+    )
+    .handler(|_ctx: Context, _args: NoArguments| async {
+        Ok::<_, ToolError>(WithImages::new("An embedded resource.").resource(embedded()))
+    })
+    .build()
+}
+
+fn multiple_content_types() -> Tool {
+    Tool::builder(
+        "test-multiple-content-types",
+        "Returns text, an image and an embedded resource.",
+    )
+    .handler(|_ctx: Context, _args: NoArguments| async {
+        Ok::<_, ToolError>(
+            WithImages::new("Multiple content types test:")
+                .image(Image::png(RED_PIXEL_PNG.to_vec()))
+                .resource(embedded()),
+        )
+    })
+    .build()
+}
+
+/// What `test-elicitation` asks its user for.
+#[derive(Schema, Debug, Serialize)]
+struct UserInfo {
+    /// The user's name.
+    username: String,
+    /// The user's email address.
+    email: String,
+}
+
+/// The message `test-elicitation` asks with.
+#[derive(Schema, Debug)]
+struct AskWith {
+    /// What to ask the user.
+    message: String,
+}
+
+fn elicitation() -> Tool {
+    Tool::builder(
+        "test-elicitation",
+        "Asks the user for a username and an email (M3).",
+    )
+    .handler(|ctx: Context, args: AskWith| async move {
+        let text = match ctx.elicit::<UserInfo>(&args.message).await {
+            Ok(Elicited::Accepted(user)) => format!(
+                "User provided: {}",
+                serde_json::to_string(&user).unwrap_or_default()
+            ),
+            Ok(Elicited::Declined) => "User declined".to_owned(),
+            Ok(Elicited::Cancelled) => "User cancelled".to_owned(),
+            Err(e) => return Err(ToolError::new(format!("elicitation failed: {e}"))),
+        };
+        Ok(text)
+    })
+    .build()
+}
+
+/// What `test-elicitation-sep1034-defaults` asks for: a field of each primitive type, each
+/// with a default (SEP-1034).
+#[derive(Schema, Debug, Serialize)]
+struct WithDefaults {
+    /// A name.
+    #[schema(default = "John Doe")]
+    name: String,
+    /// An age.
+    #[schema(default = 30)]
+    age: i64,
+    /// A score.
+    #[schema(default = 95.5)]
+    score: f64,
+    /// A status.
+    #[schema(one_of = ["active", "inactive", "pending"], default = "active")]
+    status: String,
+    /// Whether verified.
+    #[schema(default = true)]
+    verified: bool,
+}
+
+fn elicitation_defaults() -> Tool {
+    Tool::builder(
+        "test-elicitation-sep1034-defaults",
+        "Asks for a field of each primitive type, each with a default (SEP-1034).",
+    )
+    .handler(|ctx: Context, _args: NoArguments| async move {
+        let (action, content) = match ctx
+            .elicit::<WithDefaults>("Please review the defaults.")
+            .await
+        {
+            Ok(Elicited::Accepted(values)) => {
+                ("accept", serde_json::to_string(&values).unwrap_or_default())
+            }
+            Ok(Elicited::Declined) => ("decline", "null".to_owned()),
+            Ok(Elicited::Cancelled) => ("cancel", "null".to_owned()),
+            Err(e) => return Err(ToolError::new(format!("elicitation failed: {e}"))),
+        };
+        Ok::<_, ToolError>(format!(
+            "Elicitation completed: action={action}, content={content}"
+        ))
+    })
+    .build()
 }
 
 /// A 1×1 red PNG.
@@ -181,7 +334,14 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
         .tool(error_handling())
         .tool(with_progress())
         .tool(json_schema_2020_12()?)
-        .tool(reconnection()))
+        .tool(reconnection())
+        .tool(audio_content())
+        .tool(embedded_resource())
+        .tool(multiple_content_types())
+        .tool(elicitation())
+        .tool(elicitation_defaults())
+        // M2: the suite calls the tools by snake_case names.
+        .naming(McpNaming::map(mcp_names())))
 }
 
 /// Serves the conformance server's tools over streamable HTTP on `address`, at `/mcp`, with

@@ -158,7 +158,24 @@ pub fn elicitation_schema<T: Schema>() -> Result<Value, String> {
         return Ok(root);
     };
     for (name, property) in properties.iter_mut() {
-        // A defaulted field's schema also admits `null` (T3); elicitation names one type.
+        // A defaulted field's schema also admits `null` (T3); elicitation names one type:
+        // `["integer", "null"]` becomes `"integer"`, `anyOf: [{…}, {"type": "null"}]` the
+        // one branch.
+        if let Some(Value::Array(branches)) = property.get("anyOf") {
+            let named: Vec<&Value> = branches
+                .iter()
+                .filter(|b| b.get("type") != Some(&Value::from("null")))
+                .collect();
+            if let [Value::Object(one)] = named.as_slice() {
+                let one = one.clone();
+                if let Value::Object(property) = property {
+                    property.remove("anyOf");
+                    for (key, value) in one {
+                        property.entry(key).or_insert(value);
+                    }
+                }
+            }
+        }
         if let Some(Value::Array(types)) = property.get("type") {
             let named: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
             if let [one] = named.as_slice() {
