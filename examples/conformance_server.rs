@@ -37,6 +37,8 @@
 //!   the message it is given;
 //! - `test-elicitation-sep1034-defaults`: asks for a string, an integer, a number, an enum and
 //!   a boolean, each with a default (SEP-1034);
+//! - `test-elicitation-sep1330-enums`: asks for SEP-1330's titled, untitled and legacy
+//!   enums and multi-select arrays, with a schema written by hand (`impl Schema`);
 //! - `test-reconnection`: answers at once, on the event stream of its `tools/call` (which the
 //!   server opens with a priming event and a `retry` field). The `server-sse-polling` scenario
 //!   would also like the tool to close that stream before its answer, for the client to
@@ -76,6 +78,10 @@ pub fn mcp_names() -> Vec<(&'static str, &'static str)> {
         (
             "test-elicitation-sep1034-defaults",
             "test_elicitation_sep1034_defaults",
+        ),
+        (
+            "test-elicitation-sep1330-enums",
+            "test_elicitation_sep1330_enums",
         ),
     ]
 }
@@ -320,6 +326,101 @@ fn reconnection() -> Tool {
     .build()
 }
 
+/// The answers of SEP-1330's five kinds of enum, as the fields are parsed.
+#[derive(Schema, Debug, Serialize)]
+#[schema(rename_all = "camelCase")]
+struct EnumAnswers {
+    /// An untitled single choice.
+    #[schema(one_of = ["option1", "option2", "option3"])]
+    untitled_single: String,
+    /// A titled single choice.
+    #[schema(one_of = ["value1", "value2", "value3"])]
+    titled_single: String,
+    /// A legacy titled choice.
+    #[schema(one_of = ["opt1", "opt2", "opt3"])]
+    legacy_enum: String,
+    /// An untitled multiple choice.
+    untitled_multi: Vec<String>,
+    /// A titled multiple choice.
+    titled_multi: Vec<String>,
+}
+
+/// What `test-elicitation-sep1330-enums` asks for: SEP-1330's titled enums (`oneOf` of
+/// `const`/`title`), legacy `enumNames` and multi-select arrays, which `#[derive(Schema)]`
+/// does not write. The schema is written by hand ([`Schema::schema`]); the answer is parsed by
+/// the derived [`EnumAnswers`], every value checked against its choices.
+#[derive(Debug, Serialize)]
+#[serde(transparent)]
+struct Sep1330(EnumAnswers);
+
+impl Schema for Sep1330 {
+    fn schema(_generator: &mut tool_runtime::schema::SchemaGen) -> Value {
+        let titled = |values: [(&str, &str); 3]| -> Value {
+            values
+                .iter()
+                .map(|(value, title)| json!({"const": value, "title": title}))
+                .collect()
+        };
+        json!({
+            "type": "object",
+            "properties": {
+                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                "titledSingle": {
+                    "type": "string",
+                    "oneOf": titled([("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")])
+                },
+                "legacyEnum": {
+                    "type": "string",
+                    "enum": ["opt1", "opt2", "opt3"],
+                    "enumNames": ["Option One", "Option Two", "Option Three"]
+                },
+                "untitledMulti": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+                },
+                "titledMulti": {
+                    "type": "array",
+                    "items": {
+                        "anyOf": titled([("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")])
+                    }
+                }
+            },
+            "required": []
+        })
+    }
+
+    fn parse(
+        value: tool_runtime::json::Json,
+        cx: &mut tool_runtime::violation::ParseCx,
+    ) -> Option<Self> {
+        EnumAnswers::parse(value, cx).map(Sep1330)
+    }
+
+    fn to_json(&self) -> Value {
+        self.0.to_json()
+    }
+}
+
+fn elicitation_enums() -> Tool {
+    Tool::builder(
+        "test-elicitation-sep1330-enums",
+        "Asks for SEP-1330's five kinds of enum.",
+    )
+    .handler(|ctx: Context, _args: NoArguments| async move {
+        let text = match ctx.elicit::<Sep1330>("Please choose.").await {
+            Ok(Elicited::Accepted(answers)) => format!(
+                "Elicitation completed: action=accept, content={}",
+                serde_json::to_string(&answers).unwrap_or_default()
+            ),
+            Ok(Elicited::Declined) => "Elicitation completed: action=decline".to_owned(),
+            Ok(Elicited::Cancelled) => "Elicitation completed: action=cancel".to_owned(),
+            Err(e) => return Err(ToolError::new(format!("elicitation failed: {e}"))),
+        };
+        Ok::<_, ToolError>(text)
+    })
+    .build()
+}
+
 /// The conformance server's tools, in the order `tools/list` gives them.
 ///
 /// # Errors
@@ -340,6 +441,7 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
         .tool(multiple_content_types())
         .tool(elicitation())
         .tool(elicitation_defaults())
+        .tool(elicitation_enums())
         // M2: the suite calls the tools by snake_case names.
         .naming(McpNaming::map(mcp_names())))
 }
