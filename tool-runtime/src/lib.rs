@@ -56,7 +56,9 @@ pub use tool_core::{
     Policy, Progress, Relayed, RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError,
     ToolName, Violation, registered, registry,
 };
-pub use tool_core::{CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, TIMED_OUT, UNAVAILABLE};
+pub use tool_core::{
+    CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, RECORDED_ERROR, TIMED_OUT, UNAVAILABLE,
+};
 pub use tool_core::{ElicitAnswer, ElicitError, Elicited, Elicitor};
 pub use tool_core::{
     approval, context, error, hook, json, name, policy, progress, schema, violation,

@@ -277,3 +277,57 @@ async fn w1_a_typed_answer_replays_from_the_journal() {
     assert!(again.value.done);
     assert_eq!(journal.ran(), journal.steps().len());
 }
+
+/// L1 in a durable run: a tool that asks the model to try again counts toward its retry
+/// budget, in the run that made the calls and in a replay of it, as in a run in one process.
+#[tokio::test]
+async fn w1_l1_a_retry_budget_ends_a_journaled_run_as_it_ends_a_plain_one() {
+    let picky = || {
+        Tool::builder("picky", "Always asks for another try.")
+            .handler(|_ctx: Context, _args: Args| async move {
+                Err::<String, _>(tool_runtime::ToolError::retry("try again"))
+            })
+            .build()
+    };
+    let turns = || {
+        (1..=3)
+            .map(|i| ScriptedTurn::new().call(format!("p{i}"), "picky", "{}"))
+            .chain([ScriptedTurn::reply("done")])
+            .collect::<Vec<_>>()
+    };
+    let agent = |turns: Vec<ScriptedTurn>| {
+        tool_runtime::Agent::builder(ScriptedModel::new(turns))
+            .tool(picky())
+            .retries(1)
+            .build()
+            .expect("built")
+    };
+    let plain = agent(turns())
+        .run(&Context::new(), "Go")
+        .await
+        .expect_err("the budget ends the run");
+    assert_eq!(plain.kind(), ErrorKind::RetriesExhausted);
+    let journal = MemoryJournal::new("run-l1");
+    let journaled = agent(turns())
+        .run_journaled(&Context::new(), &journal, "Go", None)
+        .await
+        .expect_err("the budget ends the journaled run");
+    assert_eq!(
+        journaled.kind(),
+        ErrorKind::RetriesExhausted,
+        "{journaled:#}"
+    );
+    // E3: the run that made the calls keeps their errors as they were.
+    assert!(
+        journaled.calls().iter().all(|c| c
+            .error()
+            .is_some_and(|e| e.message() != tool_runtime::RECORDED_ERROR)),
+        "{:?}",
+        journaled.calls()
+    );
+    let replayed = agent(Vec::new())
+        .run_journaled(&Context::new(), &journal.replay(), "Go", None)
+        .await
+        .expect_err("the replay ends the same way");
+    assert_eq!(replayed.kind(), ErrorKind::RetriesExhausted);
+}

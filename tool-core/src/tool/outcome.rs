@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::approval::NOT_APPROVED;
-use crate::error::{Error, ErrorKind, RelayedKind};
+use crate::error::{Error, ErrorKind, RelayedKind, ToolError};
 use crate::tool::{Image, Rendered, Resource};
 use crate::violation::{Violation, render_violations};
 
@@ -351,12 +351,15 @@ struct Recorded {
     reason: Option<String>,
 }
 
-/// Of an outcome's error, what is recorded.
+/// Of an outcome's error, what is recorded: what run control reads of it (its kind, whether
+/// it ends the run, whether the tool asked the model to try again, L1), never its text.
 #[derive(Serialize, Deserialize)]
 struct RecordedError {
     kind: ErrorKind,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     permanent: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    retry: bool,
 }
 
 impl From<Outcome> for Recorded {
@@ -374,6 +377,7 @@ impl From<Outcome> for Recorded {
             error: outcome.error.map(|error| RecordedError {
                 kind: error.kind(),
                 permanent: error.is_permanent(),
+                retry: error.tool_error().is_some_and(ToolError::asks_retry),
             }),
             arguments,
             reason,
@@ -383,8 +387,15 @@ impl From<Outcome> for Recorded {
 
 impl From<Recorded> for Outcome {
     fn from(recorded: Recorded) -> Self {
+        let text = recorded.text.clone();
         let error = recorded.error.map(|recorded| {
-            let error = Error::new(recorded.kind, RECORDED_ERROR);
+            // The tool's request to try again (L1) survives as a `ToolError` of the
+            // model-facing text, which the model read anyway.
+            let error = if recorded.retry {
+                Error::with_source(recorded.kind, RECORDED_ERROR, ToolError::retry(text))
+            } else {
+                Error::new(recorded.kind, RECORDED_ERROR)
+            };
             if recorded.permanent {
                 error.into_permanent()
             } else {
@@ -441,6 +452,28 @@ mod tests {
         let back = round_trip(&fatal);
         assert!(back.is_fatal());
         assert!(back.error().is_some_and(Error::is_permanent));
+
+        // L1: a tool's request to try again survives, its text being the model's anyway.
+        let retry = Outcome::failure(Error::with_source(
+            ErrorKind::Handler,
+            secret,
+            ToolError::retry("try a shorter id"),
+        ));
+        let back = round_trip(&retry);
+        assert_eq!(
+            (back.kind(), back.text()),
+            (OutcomeKind::Rejected, "try a shorter id")
+        );
+        assert!(
+            back.error()
+                .and_then(Error::tool_error)
+                .is_some_and(ToolError::asks_retry)
+        );
+        assert!(
+            !serde_json::to_string(&retry)
+                .expect("JSON")
+                .contains("hunter2")
+        );
     }
 
     /// W1: a pending call reads back pending, with its validated arguments and reason.

@@ -55,20 +55,32 @@ pub(super) async fn run_calls(
                 tool: call.name.clone(),
             };
             let step_kind = kind.clone();
-            let run = async move {
+            // The outcome as this process made it, when the step ran here: its records and
+            // events keep the unredacted error (E3); a replay reads the recorded form (W4),
+            // which holds all that run control reads.
+            let live = std::sync::Mutex::new(None);
+            let run = async {
                 let span = spans::call(call, content);
                 let outcome = one.run().instrument(span.clone()).await;
                 spans::record_call(&span, &outcome, content);
-                outcome_value(&outcome, &step_kind)
+                let value = outcome_value(&outcome, &step_kind);
+                *live
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(outcome);
+                value
             };
             let recorded = journal.step(Step::new(kind.clone(), Box::pin(run))).await;
-            let outcome = recorded.and_then(|value| {
-                serde_json::from_value::<Outcome>(value).map_err(|e| {
+            let ran_here = live
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let outcome = recorded.and_then(|value| match ran_here {
+                Some(outcome) => Ok(outcome),
+                None => serde_json::from_value::<Outcome>(value).map_err(|e| {
                     JournalError::new(
                         kind.to_string(),
                         format!("the recorded outcome does not read back: {e}"),
                     )
-                })
+                }),
             });
             // A call whose step the journal cannot give ends the run.
             outcome.unwrap_or_else(|e| {
