@@ -11,6 +11,9 @@ use tool_runtime::{BoxFuture, Usage};
 
 use crate::state;
 
+/// The status code of a Restate terminal error that says the invocation was cancelled.
+pub(crate) const CANCELLED: u16 = 409;
+
 /// A run's journal in a Restate workflow invocation: its steps are `ctx.run` entries, its id
 /// is the workflow's key. After each model request it writes the run's usage so far to the
 /// workflow's state, for [`crate::RunStatus`] (W5).
@@ -81,6 +84,8 @@ impl Journal for RestateJournal<'_> {
                     }
                     Ok(value)
                 }
+                // Restate answers an operator's cancel with 409 on whatever the run awaits.
+                Err(terminal) if terminal.code() == CANCELLED => Err(JournalError::cancelled(name)),
                 Err(terminal) => Err(JournalError::new(name, terminal.message().to_owned())),
             }
         })

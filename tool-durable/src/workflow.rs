@@ -7,7 +7,7 @@ use tool_runtime::{
     Agent, Context, Decision, Decisions, ErrorKind, PausedRun, ResumeOptions, RunError, RunOutput,
 };
 
-use crate::journal::RestateJournal;
+use crate::journal::{CANCELLED, RestateJournal};
 use crate::state;
 use crate::types::{DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus};
 
@@ -134,6 +134,11 @@ async fn wait_for_decisions(
     for (call_id, decision) in waits {
         let decision = match decision.await {
             Ok(body) => DecisionBody::read(&body),
+            // An operator cancelled the run while it waited: it ends so, nothing more runs.
+            Err(cancelled) if cancelled.code() == CANCELLED => {
+                ctx.set(state::PHASE, Json(Phase::Ended));
+                return Err(cancelled.into());
+            }
             Err(rejected) => {
                 tracing::info!(call = %call_id, reason = rejected.message(), "a decision was rejected; the call is denied");
                 Decision::deny()
@@ -160,6 +165,11 @@ fn end(
                 .fold(tool_runtime::Usage::default(), add),
             stopped_at: output.stopped_at,
         },
+        // An operator cancelled the run: Restate records it as cancelled.
+        Err(e) if e.kind() == ErrorKind::Cancelled => {
+            ctx.set(state::PHASE, Json(Phase::Ended));
+            return Err(TerminalError::new_with_code(CANCELLED, "the run was cancelled").into());
+        }
         Err(e) if e.kind() == ErrorKind::Journal => {
             tracing::warn!(error = %format_args!("{e:#}"), "the run's journal failed; the attempt is retried");
             return Err(HandlerError::from(e.to_string()));

@@ -367,3 +367,45 @@ async fn w5_a_run_that_keeps_failing_parks_and_resumes_when_an_operator_says_so(
     durable.check_end("run-park", &end)?;
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w3_a_run_cancelled_while_it_waits_ends_cancelled_and_runs_nothing_more()
+-> anyhow::Result<()> {
+    let durable = Durable::start(&[]).await?;
+    durable.start_run("run-cancel").await?;
+    durable.waiting("run-cancel").await?;
+    let rows = durable
+        .server
+        .query(
+            "SELECT id FROM sys_invocation \
+             WHERE target_service_key = 'run-cancel' AND target_handler_name = 'run'",
+        )
+        .await?;
+    let id = rows
+        .first()
+        .and_then(|row| row["id"].as_str())
+        .context("the run's invocation")?
+        .to_owned();
+    let cancelled = durable
+        .server
+        .admin_request("PATCH", &format!("/invocations/{id}/cancel"), None)
+        .await?;
+    ensure!(
+        cancelled.is_success(),
+        "cancel: {} {}",
+        cancelled.status,
+        cancelled.body
+    );
+    let end = durable.client.output("run-cancel").await;
+    ensure!(end.is_err(), "a cancelled run has no answer: {end:?}");
+    // The approval-free call ran before the pause; the waiting one never ran, and no request
+    // followed.
+    ensure!(
+        durable.effects() == ["run-cancel/c1 svc-7"],
+        "{:?}",
+        durable.effects()
+    );
+    let recorded = durable.recorded("run-cancel").await?;
+    ensure!(!recorded.iter().any(|s| s == "request 2"), "{recorded:?}");
+    Ok(())
+}

@@ -469,7 +469,12 @@ impl From<ProtocolError> for RunError {
 
 impl From<crate::agent::journal::JournalError> for RunError {
     fn from(e: crate::agent::journal::JournalError) -> Self {
-        RunError::with_source(ErrorKind::Journal, e.to_string(), e)
+        let kind = if e.is_cancelled() {
+            ErrorKind::Cancelled
+        } else {
+            ErrorKind::Journal
+        };
+        RunError::with_source(kind, e.to_string(), e)
     }
 }
 

@@ -82,15 +82,27 @@ pub(super) async fn run_calls(
                     )
                 }),
             });
-            // A call whose step the journal cannot give ends the run.
-            outcome.unwrap_or_else(|e| {
-                let error = Error::with_source(
-                    ErrorKind::Journal,
-                    "the run's journal could not give the call's result",
-                    e,
-                );
-                Outcome::failure(error.into_permanent())
-            })
+            match outcome {
+                Ok(outcome) => outcome,
+                // The engine cancelled the run: this call and the rest of the turn end so.
+                Err(e) if e.is_cancelled() => {
+                    end = CallsEnd::Cancelled;
+                    Outcome::cancelled(Error::with_source(
+                        ErrorKind::Cancelled,
+                        "the run was cancelled",
+                        e,
+                    ))
+                }
+                // A call whose step the journal cannot give ends the run.
+                Err(e) => {
+                    let error = Error::with_source(
+                        ErrorKind::Journal,
+                        "the run's journal could not give the call's result",
+                        e,
+                    );
+                    Outcome::failure(error.into_permanent())
+                }
+            }
         } else {
             let why = if end == CallsEnd::Cancelled {
                 "the run was cancelled; the call did not run"

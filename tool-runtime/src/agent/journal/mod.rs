@@ -139,6 +139,7 @@ impl Retry {
 pub struct JournalError {
     step: String,
     reason: String,
+    cancelled: bool,
 }
 
 impl JournalError {
@@ -147,7 +148,23 @@ impl JournalError {
         Self {
             step: step.into(),
             reason: reason.into(),
+            cancelled: false,
         }
+    }
+
+    /// The engine cancelled the run at `step` (an operator's cancel): the run ends with kind
+    /// `Cancelled`, not retried.
+    pub fn cancelled(step: impl Into<String>) -> Self {
+        Self {
+            step: step.into(),
+            reason: "the run was cancelled".to_owned(),
+            cancelled: true,
+        }
+    }
+
+    /// Whether the engine cancelled the run.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled
     }
 
     /// The step's name.
