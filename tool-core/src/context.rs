@@ -25,6 +25,8 @@ pub struct Context {
     progress: Option<Listener>,
     /// The run this context belongs to, once a run started with it (H9, W2).
     run: Option<Arc<str>>,
+    /// The call's turn and position in it, inside a run (W2).
+    position: Option<(usize, usize)>,
     /// Who a call's questions go to (M3), when someone can answer them.
     pub(crate) elicitor: Option<Arc<dyn crate::elicit::Elicitor>>,
 }
@@ -115,6 +117,7 @@ impl Context {
             call: self.call.clone(),
             progress: self.progress.clone(),
             run: self.run.clone(),
+            position: self.position,
             elicitor: self.elicitor.clone(),
         }
     }
@@ -133,6 +136,7 @@ impl Context {
             })),
             progress: None,
             run: self.run.clone(),
+            position: None,
             elicitor: self.elicitor.clone(),
         }
     }
@@ -151,23 +155,40 @@ impl Context {
         self.run.as_deref()
     }
 
+    /// The same call context, at position `index` (from 0) of turn `turn` (from 1) of its run
+    /// (W2). The agent's run loop calls this for each call.
+    #[must_use]
+    pub fn at_position(mut self, turn: usize, index: usize) -> Self {
+        self.position = Some((turn, index));
+        self
+    }
+
     /// A key for this call's effects that stays the same every time the same call runs
-    /// (W2): the run's id and the call's id, as `run-id/call-id`. A call that is cut mid-way
-    /// and runs again (a durable run's worker restarted, at least once) gets the same key,
-    /// so a tool that hands it to the service it calls (an `Idempotency-Key` header, a
-    /// unique column) makes its effect happen once. `None` outside a call of a run.
+    /// (W2): `run-id/turn.index/call-id`, the run's id, the call's turn and position in it,
+    /// and the call id the model gave (`%` and `/` in the ids escaped as `%25` and `%2F`), so
+    /// that two calls never share a key even when a model reuses a call id in a later turn. A
+    /// call that is cut mid-way and runs again (a durable run's worker restarted, at least
+    /// once), or that runs after its run paused for approval, gets the same key, so a tool that
+    /// hands it to the service it calls (an `Idempotency-Key` header, a unique column) makes
+    /// its effect happen once. `None` outside a call of a run.
     ///
     /// ```
     /// use tool_core::Context;
     ///
-    /// let call = Context::new().for_run("run-1").for_call("c7", "restart");
-    /// assert_eq!(call.idempotency_key().as_deref(), Some("run-1/c7"));
+    /// let call = Context::new().for_run("run-1").for_call("c7", "restart").at_position(2, 0);
+    /// assert_eq!(call.idempotency_key().as_deref(), Some("run-1/2.0/c7"));
     /// assert_eq!(Context::new().for_call("c7", "restart").idempotency_key(), None);
     /// ```
     pub fn idempotency_key(&self) -> Option<String> {
         let run = self.run.as_deref()?;
         let call = self.call.as_deref()?;
-        Some(format!("{run}/{}", call.id))
+        let escape = |id: &str| id.replace('%', "%25").replace('/', "%2F");
+        let (turn, index) = self.position?;
+        Some(format!(
+            "{}/{turn}.{index}/{}",
+            escape(run),
+            escape(&call.id)
+        ))
     }
 
     /// Reports the progress of the call this context belongs to (K3): `done` so far, out of

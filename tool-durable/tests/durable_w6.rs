@@ -136,7 +136,11 @@ impl Durable {
         );
         let effects = self.effects();
         ensure!(
-            effects == [format!("{run_id}/c1 svc-7"), format!("{run_id}/c2 svc-42")],
+            effects
+                == [
+                    format!("{run_id}/1.0/c1 svc-7"),
+                    format!("{run_id}/1.1/c2 svc-42")
+                ],
             "each effect once: {effects:?}; attempts: {:?}",
             self.attempts()
         );
@@ -225,7 +229,7 @@ async fn w6_a_worker_killed_after_a_tool_step_runs_no_step_again() -> anyhow::Re
     durable.check_end("run-tool", &end)?;
     // The first call ran once: its step was replayed, not run again.
     ensure!(
-        durable.attempts() == ["run-tool/c1 svc-7", "run-tool/c2 svc-42"],
+        durable.attempts() == ["run-tool/1.0/c1 svc-7", "run-tool/1.1/c2 svc-42"],
         "{:?}",
         durable.attempts()
     );
@@ -275,7 +279,12 @@ async fn w2_w6_a_tool_cut_mid_way_runs_again_with_the_same_idempotency_key() -> 
     // The cut call ran again (at least once, W2), with the same key; its effect is once.
     let attempts = durable.attempts();
     ensure!(
-        attempts == ["run-cut/c1 svc-7", "run-cut/c1 svc-7", "run-cut/c2 svc-42"],
+        attempts
+            == [
+                "run-cut/1.0/c1 svc-7",
+                "run-cut/1.0/c1 svc-7",
+                "run-cut/1.1/c2 svc-42"
+            ],
         "{attempts:?}"
     );
     Ok(())
@@ -401,7 +410,7 @@ async fn w3_a_run_cancelled_while_it_waits_ends_cancelled_and_runs_nothing_more(
     // The approval-free call ran before the pause; the waiting one never ran, and no request
     // followed.
     ensure!(
-        durable.effects() == ["run-cancel/c1 svc-7"],
+        durable.effects() == ["run-cancel/1.0/c1 svc-7"],
         "{:?}",
         durable.effects()
     );

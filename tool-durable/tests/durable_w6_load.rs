@@ -133,7 +133,9 @@ async fn w6_two_workers_behind_a_balancer_one_killed_every_run_ends_no_effect_tw
     }
     let mut effects = lines(&effects);
     effects.sort();
-    let mut expected: Vec<String> = (0..RUNS).map(|i| format!("load-{i}/c1 svc-l{i}")).collect();
+    let mut expected: Vec<String> = (0..RUNS)
+        .map(|i| format!("load-{i}/1.0/c1 svc-l{i}"))
+        .collect();
     expected.sort();
     ensure!(
         effects == expected,

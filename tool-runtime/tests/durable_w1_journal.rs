@@ -197,7 +197,10 @@ async fn w2_a_call_cut_mid_way_runs_again_with_the_same_idempotency_key() {
     let keys = keys.lock().expect("not poisoned").clone();
     assert_eq!(
         keys,
-        [Some("run-w2/c1".to_owned()), Some("run-w2/c1".to_owned())]
+        [
+            Some("run-w2/1.0/c1".to_owned()),
+            Some("run-w2/1.0/c1".to_owned())
+        ]
     );
 }
 
@@ -330,4 +333,40 @@ async fn w1_l1_a_retry_budget_ends_a_journaled_run_as_it_ends_a_plain_one() {
         .await
         .expect_err("the replay ends the same way");
     assert_eq!(replayed.kind(), ErrorKind::RetriesExhausted);
+}
+
+/// W2: two calls never share a key, even when a model reuses a call id in a later turn.
+#[tokio::test]
+async fn w2_a_call_id_reused_in_a_later_turn_gets_its_own_key() {
+    let keys = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&keys);
+    let charge = Tool::builder("charge", "Charges a card.")
+        .handler(move |ctx: Context, _args: Args| {
+            seen.lock()
+                .expect("not poisoned")
+                .push(ctx.idempotency_key());
+            async move { Ok::<_, std::io::Error>("charged") }
+        })
+        .build();
+    let agent = tool_runtime::Agent::builder(ScriptedModel::new([
+        ScriptedTurn::new().call("call_0", "charge", "{}"),
+        ScriptedTurn::new().call("call_0", "charge", "{}"),
+        ScriptedTurn::reply("paid twice"),
+    ]))
+    .tool(charge)
+    .build()
+    .expect("built");
+    let journal = MemoryJournal::new("run/x");
+    agent
+        .run_journaled(&Context::new(), &journal, "Pay twice", None)
+        .await
+        .expect("runs");
+    let keys = keys.lock().expect("not poisoned").clone();
+    assert_eq!(
+        keys,
+        [
+            Some("run%2Fx/1.0/call_0".to_owned()),
+            Some("run%2Fx/2.0/call_0".to_owned())
+        ]
+    );
 }

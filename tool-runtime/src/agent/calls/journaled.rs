@@ -39,7 +39,9 @@ pub(super) async fn run_calls(
             end = CallsEnd::Cancelled;
         }
         let outcome = if end == CallsEnd::Done {
-            let call_ctx = turn_ctx.for_call(call.id.as_str(), call.name.as_str());
+            let call_ctx = turn_ctx
+                .for_call(call.id.as_str(), call.name.as_str())
+                .at_position(turn, position);
             let call_ctx = progress::listen(call_ctx, sink, turn, position, call);
             let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
             let one = One::new(

@@ -126,7 +126,9 @@ pub(crate) async fn run_calls(
     let content = shared.record_tool_content;
     let mut running = FuturesUnordered::new();
     for (index, (call, &target)) in calls.iter().zip(&targets).enumerate() {
-        let call_ctx = turn_ctx.for_call(call.id.as_str(), call.name.as_str());
+        let call_ctx = turn_ctx
+            .for_call(call.id.as_str(), call.name.as_str())
+            .at_position(turn, position(index));
         // K3: a handler's progress goes to the run's stream, if it has one.
         let call_ctx = progress::listen(call_ctx, sink, turn, index, call);
         let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
