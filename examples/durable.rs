@@ -22,7 +22,7 @@
 
 use std::process::ExitCode;
 
-use tool_durable::{DecisionBody, DurableClient, Phase, RunEnd, RunRequest};
+use tool_durable::{DecisionBody, DurableClient, Phase, RunEnd, RunRequest, Started};
 use tool_examples::durable::{Ledger, workflow};
 use tool_runtime::BoxError;
 
@@ -72,8 +72,14 @@ async fn run(args: &[&str]) -> Result<(), BoxError> {
         ["start", run_id] => {
             let request = RunRequest::new("Restart svc-7 and svc-42.")
                 .with_context(serde_json::json!({"principal": "ada"}));
-            client.start(run_id, &request).await?;
-            println!("started {run_id}");
+            match client.start(run_id, &request).await? {
+                Started::Now => println!("started {run_id}"),
+                Started::Before => {
+                    return Err(
+                        format!("{run_id} was started before: choose another run id").into(),
+                    );
+                }
+            }
         }
         ["status", run_id] => {
             let status = client.status(run_id).await?;

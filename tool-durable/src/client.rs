@@ -37,6 +37,16 @@ pub enum ClientError {
     },
 }
 
+/// Whether [`DurableClient::start`] started the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum Started {
+    /// The run started now.
+    Now,
+    /// A run of this id was started before: this request started nothing.
+    Before,
+}
+
 /// Starts durable runs ([`crate::AgentRun`]), reads their status, decides their waiting calls
 /// and waits for their ends, through Restate's ingress (`http://host:8080` by default). Any
 /// process may do any of these: no worker needs to run.
@@ -59,17 +69,22 @@ impl DurableClient {
         }
     }
 
-    /// Starts the run `run_id` without waiting for it. Starting a run id that exists again
-    /// starts nothing: the workflow runs once per id.
+    /// Starts the run `run_id` without waiting for it. The workflow runs once per id: a run id
+    /// that was started before answers [`Started::Before`], and `request` is not used (its
+    /// input and context data are the first start's).
     ///
     /// # Errors
     ///
     /// [`ClientError`] when the ingress refuses or cannot be reached.
-    pub async fn start(&self, run_id: &str, request: &RunRequest) -> Result<(), ClientError> {
+    pub async fn start(&self, run_id: &str, request: &RunRequest) -> Result<Started, ClientError> {
         let url = format!("{}/{WORKFLOW}/{}/run/send", self.ingress, id(run_id)?);
-        self.post::<_, serde_json::Value>(&url, request, "invocation")
-            .await
-            .map(drop)
+        let answer: serde_json::Value = self.post(&url, request, "invocation").await?;
+        Ok(
+            match answer.get("status").and_then(serde_json::Value::as_str) {
+                Some("PreviouslyAccepted") => Started::Before,
+                _ => Started::Now,
+            },
+        )
     }
 
     /// Where the run is, what waits and what it used (W5).
@@ -88,12 +103,14 @@ impl DurableClient {
         })
     }
 
-    /// Decides a waiting call: resolves its awakeable with `decision` (W3).
+    /// Decides a waiting call: resolves its awakeable with `decision` (W3). The first
+    /// decision of an awakeable counts: Restate accepts a later one and ignores it, so a
+    /// decider that must know reads [`DurableClient::status`] again.
     ///
     /// # Errors
     ///
-    /// [`ClientError`] when the ingress refuses (an unknown or already decided awakeable) or
-    /// cannot be reached.
+    /// [`ClientError`] when the ingress refuses (an awakeable id it does not know) or cannot
+    /// be reached.
     pub async fn decide(
         &self,
         awakeable_id: &str,

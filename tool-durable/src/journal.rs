@@ -46,8 +46,8 @@ impl<'a> RestateJournal<'a> {
         };
         let total = {
             let mut total = self.usage.lock().unwrap_or_else(PoisonError::into_inner);
-            total.input_tokens += usage.input_tokens;
-            total.output_tokens += usage.output_tokens;
+            total.input_tokens = total.input_tokens.saturating_add(usage.input_tokens);
+            total.output_tokens = total.output_tokens.saturating_add(usage.output_tokens);
             *total
         };
         self.ctx.set(state::USAGE, Json(total));

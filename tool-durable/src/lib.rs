@@ -21,10 +21,11 @@ mod state;
 mod types;
 mod workflow;
 
-pub use client::{ClientError, DurableClient, register};
+pub use client::{ClientError, DurableClient, Started, register};
 pub use serve::{DEFAULT_ATTEMPTS, serve};
 pub use types::{
-    DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus, UNREADABLE_DECISION,
+    DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus, UNFIT_DECISION,
+    UNREADABLE_DECISION,
 };
 pub use workflow::{AgentRun, ContextFactory};
 

@@ -16,7 +16,9 @@ pub struct RunRequest {
     /// and never the model's.
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub context: Value,
-    /// The run's options (usage limits, tool choice, stopping tools); the agent's when absent.
+    /// The run's options (tool choice, stopping tools, usage limits); the agent's when absent.
+    /// Its usage limits are bounded by the agent's: a request may tighten a limit, never lift
+    /// one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<RunOptions>,
 }
@@ -140,6 +142,10 @@ pub enum DecisionBody {
         result: Value,
     },
 }
+
+/// What the model reads of a call whose decision does not fit it (a result for a call that
+/// waits for approval, an approval for a deferred call).
+pub const UNFIT_DECISION: &str = "the call was not approved: its decision does not fit it";
 
 /// What the model reads of a call whose decision could not be read.
 pub const UNREADABLE_DECISION: &str = "the call was not approved: its decision could not be read";

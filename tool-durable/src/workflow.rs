@@ -4,12 +4,15 @@ use std::sync::Arc;
 
 use restate_sdk::prelude::*;
 use tool_runtime::{
-    Agent, Context, Decision, Decisions, ErrorKind, PausedRun, ResumeOptions, RunError, RunOutput,
+    Agent, Context, Decision, Decisions, ErrorKind, PausedRun, PendingKind, ResumeOptions,
+    RunError, RunOptions, RunOutput,
 };
 
 use crate::journal::{CANCELLED, RestateJournal};
 use crate::state;
-use crate::types::{DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus};
+use crate::types::{
+    DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus, UNFIT_DECISION,
+};
 
 /// Makes a run's [`Context`] from its request's context data, on every attempt: the context
 /// is the worker's, never journaled (W4).
@@ -53,6 +56,17 @@ impl AgentRun {
     }
 }
 
+impl AgentRun {
+    /// A request's options, its usage limits bounded by the agent's: whoever reaches the
+    /// ingress may tighten a limit, never lift one (as a resume may, H7).
+    fn bounded(&self, options: RunOptions) -> RunOptions {
+        let limits = options
+            .usage_limits()
+            .tightened(self.agent.options().usage_limits());
+        options.limits(limits)
+    }
+}
+
 #[restate_sdk::workflow]
 impl AgentRun {
     /// The run: the agent's run journaled in this workflow (W1), its pauses waiting as
@@ -64,13 +78,18 @@ impl AgentRun {
         request: Json<RunRequest>,
     ) -> Result<Json<RunEnd>, HandlerError> {
         let Json(request) = request;
-        let run_ctx = (self.contexts)(&request.context)
-            .map_err(|e| TerminalError::new(format!("the run's context could not be made: {e}")))?;
+        // The factory runs on every attempt; one that fails (its lookup down, say) fails the
+        // attempt, which Restate retries, and its message stays in the worker's log (W4).
+        let run_ctx = (self.contexts)(&request.context).map_err(|e| {
+            tracing::warn!(error = %e, "the run's context could not be made; the attempt is retried");
+            HandlerError::from("the run's context could not be made (the worker's log says why)")
+        })?;
         ctx.set(state::PHASE, Json(Phase::Running));
         let journal = RestateJournal::new(&ctx);
+        let options = request.options.map(|options| self.bounded(options));
         let mut result = self
             .agent
-            .run_journaled(&run_ctx, &journal, request.input, request.options)
+            .run_journaled(&run_ctx, &journal, request.input, options)
             .await;
         loop {
             let paused = match result.map_err(RunError::into_paused) {
@@ -126,14 +145,14 @@ async fn wait_for_decisions(
             reason: call.reason().map(str::to_owned),
             awakeable_id,
         });
-        waits.push((call.id().to_owned(), decision));
+        waits.push((call.id().to_owned(), call.kind(), decision));
     }
     ctx.set(state::PENDING, Json(listed));
     ctx.set(state::PHASE, Json(Phase::Waiting));
     let mut decisions = Decisions::new();
-    for (call_id, decision) in waits {
+    for (call_id, kind, decision) in waits {
         let decision = match decision.await {
-            Ok(body) => DecisionBody::read(&body),
+            Ok(body) => fitting(DecisionBody::read(&body), kind),
             // An operator cancelled the run while it waited: it ends so, nothing more runs.
             Err(cancelled) if cancelled.code() == CANCELLED => {
                 ctx.set(state::PHASE, Json(Phase::Ended));
@@ -147,6 +166,27 @@ async fn wait_for_decisions(
         decisions.insert(call_id, decision);
     }
     Ok(decisions)
+}
+
+/// `decision`, when it fits a call waiting for `kind`: an approval takes "approve" or
+/// "deny", a deferred call its result or "deny". One that does not fit denies its call
+/// alone, as a decision that cannot be read does (W3).
+fn fitting(decision: Decision, kind: PendingKind) -> Decision {
+    let fits = matches!(
+        (&decision, kind),
+        (Decision::Deny { .. }, _)
+            | (Decision::Approve, PendingKind::Approval)
+            | (Decision::Complete(_), PendingKind::Deferred)
+    );
+    if fits {
+        decision
+    } else {
+        tracing::warn!(
+            ?kind,
+            "a decision does not fit its call; the call is denied"
+        );
+        Decision::deny_with(UNFIT_DECISION)
+    }
 }
 
 /// The workflow's output for the run's end. A journal that failed fails the attempt, which
@@ -189,7 +229,7 @@ fn end(
 
 fn add(total: tool_runtime::Usage, one: &tool_runtime::Usage) -> tool_runtime::Usage {
     tool_runtime::Usage::new(
-        total.input_tokens + one.input_tokens,
-        total.output_tokens + one.output_tokens,
+        total.input_tokens.saturating_add(one.input_tokens),
+        total.output_tokens.saturating_add(one.output_tokens),
     )
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
 use support::{RestateServer, TempDir, Worker, lines};
-use tool_durable::{DecisionBody, DurableClient, Phase, RunEnd, RunRequest, RunStatus};
+use tool_durable::{DecisionBody, DurableClient, Phase, RunEnd, RunRequest, RunStatus, Started};
 use tool_runtime::{ErrorKind, RunOptions, UsageLimits};
 
 /// How long a test waits for a run to reach a point.
@@ -52,7 +52,7 @@ impl Durable {
     async fn start_run(&self, run_id: &str) -> anyhow::Result<()> {
         let request = RunRequest::new("Restart svc-7 and svc-42.")
             .with_context(serde_json::json!({"principal": "ada"}));
-        self.client.start(run_id, &request).await?;
+        ensure!(self.client.start(run_id, &request).await? == Started::Now);
         Ok(())
     }
 
@@ -314,7 +314,7 @@ async fn w5_usage_limits_count_across_restarts() -> anyhow::Result<()> {
     let request = RunRequest::new("Restart svc-7 and svc-42.")
         .with_context(serde_json::json!({"principal": "ada"}))
         .with_options(RunOptions::new().limits(UsageLimits::new().requests(1)));
-    durable.client.start("run-limit", &request).await?;
+    ensure!(durable.client.start("run-limit", &request).await? == Started::Now);
     let status = durable.waiting("run-limit").await?;
     durable.worker.kill_hard()?;
     durable.approve(&status).await?;
@@ -416,5 +416,35 @@ async fn w3_a_run_cancelled_while_it_waits_ends_cancelled_and_runs_nothing_more(
     );
     let recorded = durable.recorded("run-cancel").await?;
     ensure!(!recorded.iter().any(|s| s == "request 2"), "{recorded:?}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w3_a_decision_that_does_not_fit_denies_its_call_alone_and_a_run_starts_once()
+-> anyhow::Result<()> {
+    let durable = Durable::start(&[]).await?;
+    durable.start_run("run-unfit").await?;
+    // The same run id again starts nothing: the first start's input stands.
+    let again =
+        RunRequest::new("Restart svc-1.").with_context(serde_json::json!({"principal": "ada"}));
+    ensure!(durable.client.start("run-unfit", &again).await? == Started::Before);
+    let status = durable.waiting("run-unfit").await?;
+    for call in &status.pending {
+        // A deferred call's result, for a call that waits for approval.
+        let unfit = DecisionBody::Result {
+            result: serde_json::json!({"restarted": true}),
+        };
+        durable.client.decide(&call.awakeable_id, &unfit).await?;
+    }
+    let end = durable.client.output("run-unfit").await?;
+    let RunEnd::Answer { text, .. } = &end else {
+        bail!("the run goes on to its answer: {end:?}");
+    };
+    ensure!(text.contains(tool_durable::UNFIT_DECISION), "{text}");
+    ensure!(
+        durable.effects() == ["run-unfit/1.0/c1 svc-7"],
+        "only the approval-free call ran: {:?}",
+        durable.effects()
+    );
     Ok(())
 }

@@ -90,7 +90,7 @@ async fn w6_two_workers_behind_a_balancer_one_killed_every_run_ends_no_effect_tw
             // A service that needs no approval: each run restarts one and answers.
             let request = RunRequest::new(format!("Restart svc-l{i}."))
                 .with_context(serde_json::json!({"principal": "ada"}));
-            client.start(&format!("load-{i}"), &request).await
+            client.start(&format!("load-{i}"), &request).await.map(drop)
         });
     }
     while let Some(done) = started.join_next().await {

@@ -446,6 +446,11 @@ impl Agent {
         &self.shared.specs
     }
 
+    /// The options every run follows unless it is given its own ([`AgentBuilder::options`]).
+    pub fn options(&self) -> &RunOptions {
+        &self.shared.options
+    }
+
     /// The agent's name ([`AgentBuilder::name`]), if it has one.
     pub fn name(&self) -> Option<&str> {
         self.shared.name.as_deref()
