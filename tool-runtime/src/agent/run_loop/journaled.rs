@@ -113,8 +113,10 @@ pub(super) async fn request(
         let stream = chat.in_scope(|| env.shared.model.stream(request));
         let replied = match read_reply(stream, env.ctx, env.sink, turn).await {
             Ok(reply) => Replied::Reply(reply),
+            // The engine keeps the retry's message: its kind and status only (W4).
             Err(ReplyError::Model(e)) if transient(&e) => {
-                return Err(Retry::new(format!("the model failed: {e}")));
+                tracing::warn!(error = %e, turn, "the model failed; the step is retried");
+                return Err(Retry::new(summary(&e)));
             }
             Err(ReplyError::Model(e)) => {
                 tracing::warn!(error = %e, turn, "the model failed; the journal records its kind only");
@@ -178,9 +180,9 @@ fn summary(error: &ModelError) -> String {
     };
     match status {
         Some(status) => format!(
-            "the model failed: the provider answered {status} (its message is in the log of the process that made the request)"
+            "the provider answered {status} (its message is in the log of the process that made the request)"
         ),
-        None => "the model failed (the log of the process that made the request has the cause)"
+        None => "the provider failed (the log of the process that made the request has the cause)"
             .to_owned(),
     }
 }

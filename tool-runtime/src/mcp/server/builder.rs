@@ -63,8 +63,9 @@ impl McpServerBuilder {
 
     /// Publishes the tools under other MCP names than their declared ones (M2):
     /// [`McpNaming::SnakeCase`] (`lookup-window` as `lookup_window`), or a map. `tools/list`
-    /// shows the published names and `tools/call` takes them; everything else (the handler's
-    /// context, hooks, telemetry, records) speaks of the declared name. Checked at `build()`:
+    /// shows the published names and `tools/call` takes them; the handler's context, hooks and
+    /// records ([`McpCall`]) speak of the declared name, and the `tools/call` span names the
+    /// tool as the client called it. Checked at `build()`:
     /// each published name a valid MCP tool name, no two tools under one name, no name given
     /// for a tool the server does not hold.
     pub fn naming(mut self, naming: McpNaming) -> Self {

@@ -202,7 +202,7 @@ impl ServerHandler for Handler {
         }
         if let Some(observe) = &self.shared.on_outcome {
             observe(&McpCall {
-                tool: name,
+                tool: declared,
                 call_id: &call_id,
                 transport: self.transport,
                 outcome: &outcome,

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 /// one to one with them, checked when the server is built, and must be MCP tool names: 1 to
 /// 128 of `A–Z a–z 0–9 _ - .`.
 ///
-/// Everything but `tools/list` and the name a `tools/call` gives speaks of a tool by its
-/// declared name: the handler's [`tool_core::Context::call`], hooks, telemetry, the
-/// application's records.
+/// The handler's [`tool_core::Context::call`], hooks and the application's records
+/// ([`crate::mcp::McpCall`]) speak of a tool by its declared name; `tools/list`, the name a
+/// `tools/call` gives and that request's span, by its published name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum McpNaming {
