@@ -8,7 +8,9 @@ use std::sync::Arc;
 pub use tokio_util::sync::CancellationToken;
 use tokio_util::sync::WaitForCancellationFuture;
 
+use crate::elicit::{ElicitAnswer, ElicitError, Elicited, Elicitor, elicitation_schema};
 use crate::progress::{Listener, Progress};
+use crate::schema::{Schema, parse_root};
 
 /// What the application gives a run, and what a call's handler and policy see: typed
 /// extensions (the principal, services), a cancellation signal, and inside a call its id,
@@ -28,7 +30,7 @@ pub struct Context {
     /// The call's turn and position in it, inside a run (W2).
     position: Option<(usize, usize)>,
     /// Who a call's questions go to (M3), when someone can answer them.
-    pub(crate) elicitor: Option<Arc<dyn crate::elicit::Elicitor>>,
+    elicitor: Option<Arc<dyn Elicitor>>,
 }
 
 /// The call a context belongs to.
@@ -240,6 +242,55 @@ impl Context {
     /// The call this context belongs to, inside a handler or policy run for a call.
     pub fn call(&self) -> Option<&CallInfo> {
         self.call.as_deref()
+    }
+}
+
+impl Context {
+    /// The same context, asking its questions through `elicitor` (M3). Transports and agents
+    /// call this for a call's context.
+    #[must_use]
+    pub fn with_elicitor(mut self, elicitor: Arc<dyn Elicitor>) -> Self {
+        self.elicitor = Some(elicitor);
+        self
+    }
+
+    /// Whether a question can be asked in this call ([`Context::elicit`]).
+    pub fn can_elicit(&self) -> bool {
+        self.elicitor.is_some()
+    }
+
+    /// Asks the user `message`, wanting a `T` (M3): its schema is sent, and the answer is
+    /// parsed by `T`'s own parser (defaults filled in, every rule checked).
+    ///
+    /// # Errors
+    ///
+    /// [`ElicitError::Unsupported`] when nobody can be asked here; [`ElicitError::Schema`] when
+    /// `T` is not a flat object of strings, numbers, integers, booleans and enums;
+    /// [`ElicitError::Invalid`] when the answer does not fit `T`; [`ElicitError::Failed`] when
+    /// the transport failed.
+    pub async fn elicit<T: Schema>(&self, message: &str) -> Result<Elicited<T>, ElicitError> {
+        let Some(elicitor) = self.elicitor.as_deref() else {
+            return Err(ElicitError::Unsupported);
+        };
+        let type_name = std::any::type_name::<T>();
+        let schema = elicitation_schema::<T>()
+            .map_err(|reason| ElicitError::Schema { type_name, reason })?;
+        match elicitor.elicit(message, &schema).await? {
+            ElicitAnswer::Decline => Ok(Elicited::Declined),
+            ElicitAnswer::Cancel => Ok(Elicited::Cancelled),
+            ElicitAnswer::Accept(content) => {
+                let bytes =
+                    serde_json::to_vec(&content).map_err(|e| ElicitError::Failed(e.to_string()))?;
+                let json =
+                    crate::json::decode(&bytes).map_err(|e| ElicitError::Failed(e.to_string()))?;
+                parse_root::<T>(json)
+                    .map(Elicited::Accepted)
+                    .map_err(|cx| ElicitError::Invalid {
+                        type_name,
+                        violations: cx.violations().to_vec(),
+                    })
+            }
+        }
     }
 }
 

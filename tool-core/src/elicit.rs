@@ -1,4 +1,4 @@
-//! Asking the user for typed data in the middle of a call (M3): [`Context::elicit`], and the
+//! Asking the user for typed data in the middle of a call (M3): [`Context::elicit`](crate::Context::elicit), and the
 //! [`Elicitor`] a transport or an agent puts in the call's context to carry the question.
 //!
 //! Over MCP the question is an `elicitation/create` to the client, whose user answers; in an
@@ -12,8 +12,7 @@ use std::pin::Pin;
 
 use serde_json::Value;
 
-use crate::context::Context;
-use crate::schema::{Schema, SchemaGen, parse_root};
+use crate::schema::{Schema, SchemaGen};
 use crate::violation::Violation;
 
 /// A boxed future, as an [`Elicitor`] returns.
@@ -22,7 +21,7 @@ pub type ElicitFuture<'a> =
 
 /// Carries a call's question to whoever can answer it (M3): an MCP server's client, an agent's
 /// elicitation handler. Transports and agents put one in a call's context
-/// ([`Context::with_elicitor`]); handlers ask through [`Context::elicit`].
+/// ([`Context::with_elicitor`](crate::Context::with_elicitor)); handlers ask through [`Context::elicit`](crate::Context::elicit).
 pub trait Elicitor: Send + Sync {
     /// Asks `message`, wanting data that fits `schema` (a flat object, checked before).
     fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a>;
@@ -90,55 +89,6 @@ pub enum ElicitError {
     /// The transport failed to ask or to bring the answer back.
     #[error("the question could not be asked: {0}")]
     Failed(String),
-}
-
-impl Context {
-    /// The same context, asking its questions through `elicitor` (M3). Transports and agents
-    /// call this for a call's context.
-    #[must_use]
-    pub fn with_elicitor(mut self, elicitor: std::sync::Arc<dyn Elicitor>) -> Self {
-        self.elicitor = Some(elicitor);
-        self
-    }
-
-    /// Whether a question can be asked in this call ([`Context::elicit`]).
-    pub fn can_elicit(&self) -> bool {
-        self.elicitor.is_some()
-    }
-
-    /// Asks the user `message`, wanting a `T` (M3): its schema is sent, and the answer is
-    /// parsed by `T`'s own parser (defaults filled in, every rule checked).
-    ///
-    /// # Errors
-    ///
-    /// [`ElicitError::Unsupported`] when nobody can be asked here; [`ElicitError::Schema`] when
-    /// `T` is not a flat object of strings, numbers, integers, booleans and enums;
-    /// [`ElicitError::Invalid`] when the answer does not fit `T`; [`ElicitError::Failed`] when
-    /// the transport failed.
-    pub async fn elicit<T: Schema>(&self, message: &str) -> Result<Elicited<T>, ElicitError> {
-        let Some(elicitor) = self.elicitor.as_deref() else {
-            return Err(ElicitError::Unsupported);
-        };
-        let type_name = std::any::type_name::<T>();
-        let schema = elicitation_schema::<T>()
-            .map_err(|reason| ElicitError::Schema { type_name, reason })?;
-        match elicitor.elicit(message, &schema).await? {
-            ElicitAnswer::Decline => Ok(Elicited::Declined),
-            ElicitAnswer::Cancel => Ok(Elicited::Cancelled),
-            ElicitAnswer::Accept(content) => {
-                let bytes =
-                    serde_json::to_vec(&content).map_err(|e| ElicitError::Failed(e.to_string()))?;
-                let json =
-                    crate::json::decode(&bytes).map_err(|e| ElicitError::Failed(e.to_string()))?;
-                parse_root::<T>(json)
-                    .map(Elicited::Accepted)
-                    .map_err(|cx| ElicitError::Invalid {
-                        type_name,
-                        violations: cx.violations().to_vec(),
-                    })
-            }
-        }
-    }
 }
 
 /// `T`'s schema as elicitation allows it: an object whose properties are each a string

@@ -14,6 +14,7 @@ use crate::agent::event::RunEvent;
 use crate::agent::journal::{Journal, JournalError, Step, StepKind, outcome_value};
 use crate::agent::output::CallRecord;
 use crate::agent::{progress, spans};
+use crate::model::ToolCall;
 
 /// Runs the calls of `batch` one at a time, each a step of `journal`: a call starts when the
 /// one before it has ended, so the journal's order is the model's on every replay. A fatal
@@ -30,7 +31,6 @@ pub(super) async fn run_calls(
         shared, ctx, sink, ..
     } = env;
     let turn_ctx = ctx.child();
-    let content = shared.record_tool_content;
     let mut records = Vec::with_capacity(batch.calls.len());
     let mut end = CallsEnd::Done;
     for (index, (call, &target)) in batch.calls.iter().zip(targets).enumerate() {
@@ -52,48 +52,14 @@ pub(super) async fn run_calls(
                 slots,
                 batch.approved.is_some(),
             );
-            let kind = StepKind::Call {
-                id: call.id.clone(),
-                tool: call.name.clone(),
-            };
-            let step_kind = kind.clone();
-            // The outcome as this process made it, when the step ran here: its records and
-            // events keep the unredacted error (E3); a replay reads the recorded form (W4),
-            // which holds all that run control reads.
-            let live = std::sync::Mutex::new(None);
-            let run = async {
-                let span = spans::call(call, content);
-                let outcome = one.run().instrument(span.clone()).await;
-                spans::record_call(&span, &outcome, content);
-                let value = outcome_value(&outcome, &step_kind);
-                *live
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(outcome);
-                value
-            };
-            let recorded = journal.step(Step::new(kind.clone(), Box::pin(run))).await;
-            let ran_here = live
-                .into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let outcome = recorded.and_then(|value| match ran_here {
-                Some(outcome) => Ok(outcome),
-                None => serde_json::from_value::<Outcome>(value).map_err(|e| {
-                    JournalError::new(
-                        kind.to_string(),
-                        format!("the recorded outcome does not read back: {e}"),
-                    )
-                }),
-            });
-            match outcome {
+            match step(journal, one, call, shared.record_tool_content).await {
                 Ok(outcome) => outcome,
                 // The engine cancelled the run: this call and the rest of the turn end so.
                 Err(e) if e.is_cancelled() => {
                     end = CallsEnd::Cancelled;
-                    Outcome::cancelled(Error::with_source(
-                        ErrorKind::Cancelled,
-                        "the run was cancelled",
-                        e,
-                    ))
+                    let error =
+                        Error::with_source(ErrorKind::Cancelled, "the run was cancelled", e);
+                    Outcome::cancelled(error)
                 }
                 // A call whose step the journal cannot give ends the run.
                 Err(e) => {
@@ -124,4 +90,44 @@ pub(super) async fn run_calls(
         records.push(record);
     }
     (records, end)
+}
+
+/// The call `one` of `call` as one step of `journal`, keyed by its call id: its outcome as
+/// this process made it when the step ran here (its records and events keep the unredacted
+/// error, E3), else as the journal recorded it (W4), which holds all that run control reads.
+async fn step(
+    journal: &dyn Journal,
+    one: One<'_>,
+    call: &ToolCall,
+    content: bool,
+) -> Result<Outcome, JournalError> {
+    let kind = StepKind::Call {
+        id: call.id.clone(),
+        tool: call.name.clone(),
+    };
+    let step_kind = kind.clone();
+    let live = std::sync::Mutex::new(None);
+    let run = async {
+        let span = spans::call(call, content);
+        let outcome = one.run().instrument(span.clone()).await;
+        spans::record_call(&span, &outcome, content);
+        let value = outcome_value(&outcome, &step_kind);
+        *live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(outcome);
+        value
+    };
+    let recorded = journal.step(Step::new(kind.clone(), Box::pin(run))).await?;
+    let ran_here = live
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match ran_here {
+        Some(outcome) => Ok(outcome),
+        None => serde_json::from_value::<Outcome>(recorded).map_err(|e| {
+            JournalError::new(
+                kind.to_string(),
+                format!("the recorded outcome does not read back: {e}"),
+            )
+        }),
+    }
 }
