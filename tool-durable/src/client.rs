@@ -156,6 +156,98 @@ impl DurableClient {
     }
 }
 
+/// What the engine holds of a durable run, read from Restate's admin API
+/// ([`DurableClient::inspect`]): no worker needs to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inspection {
+    /// The run's status, from the workflow's state (as its `status` handler answers).
+    pub status: RunStatus,
+    /// Restate's status of the run's invocation (`running`, `suspended`, `backing-off`,
+    /// `paused` when it was parked after its attempts, W5, `completed`, …), if it has one.
+    pub invocation: Option<String>,
+    /// The last failure of the invocation, as Restate recorded it, if any.
+    pub last_failure: Option<String>,
+}
+
+/// Reads a durable run's status and its invocation's from the Restate server whose admin API
+/// is at `admin`, with SQL (`POST /query`): works while no worker runs, and says when Restate
+/// has parked the run (W5).
+///
+/// # Errors
+///
+/// [`ClientError`] when the server refuses or cannot be reached, or answers what is not rows.
+pub async fn inspect(admin: &str, run_id: &str) -> Result<Inspection, ClientError> {
+    let key = id(run_id)?;
+    let http = reqwest::Client::new();
+    let query = |sql: String| {
+        let http = http.clone();
+        let url = format!("{}/query", admin.trim_end_matches('/'));
+        async move {
+            let response = http
+                .post(url)
+                .header("accept", "application/json")
+                .json(&serde_json::json!({ "query": sql }))
+                .send()
+                .await?;
+            let body = check(response).await?;
+            let mut answer: serde_json::Value =
+                serde_json::from_slice(&body).map_err(|source| ClientError::Body {
+                    what: "query answer",
+                    source,
+                })?;
+            Ok::<_, ClientError>(match answer.get_mut("rows").map(serde_json::Value::take) {
+                Some(serde_json::Value::Array(rows)) => rows,
+                _ => Vec::new(),
+            })
+        }
+    };
+    // `key` is letters, digits, `-`, `_` and `.` only: it cannot end the SQL string.
+    let rows = query(format!(
+        "SELECT key, value_utf8 FROM state WHERE service_name = '{WORKFLOW}' AND service_key = '{key}'"
+    ))
+    .await?;
+    let mut status = RunStatus {
+        phase: crate::Phase::NotStarted,
+        pending: Vec::new(),
+        usage: tool_runtime::Usage::default(),
+    };
+    for row in rows {
+        let value = row
+            .get("value_utf8")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("null");
+        match row.get("key").and_then(serde_json::Value::as_str) {
+            Some(crate::state::PHASE) => {
+                status.phase = serde_json::from_str(value).unwrap_or(status.phase)
+            }
+            Some(crate::state::PENDING) => {
+                status.pending = serde_json::from_str(value).unwrap_or_default()
+            }
+            Some(crate::state::USAGE) => {
+                status.usage = serde_json::from_str(value).unwrap_or_default()
+            }
+            _ => {}
+        }
+    }
+    let invocation = query(format!(
+        "SELECT status, last_failure FROM sys_invocation WHERE target_service_name = '{WORKFLOW}' \
+         AND target_service_key = '{key}' AND target_handler_name = 'run'"
+    ))
+    .await?;
+    let first = invocation.first();
+    let text = |field: &str| {
+        first
+            .and_then(|row| row.get(field))
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    Ok(Inspection {
+        status,
+        invocation: text("status"),
+        last_failure: text("last_failure"),
+    })
+}
+
 /// Registers the worker serving at `worker` (its base URL) with the Restate server whose
 /// admin API is at `admin` (`http://host:9070` by default), as `POST /deployments` does,
 /// replacing an earlier registration of the same address.

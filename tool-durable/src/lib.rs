@@ -21,7 +21,7 @@ mod state;
 mod types;
 mod workflow;
 
-pub use client::{ClientError, DurableClient, Started, register};
+pub use client::{ClientError, DurableClient, Inspection, Started, inspect, register};
 pub use serve::{DEFAULT_ATTEMPTS, serve};
 pub use types::{
     DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus, UNFIT_DECISION,

@@ -297,6 +297,10 @@ async fn w3_w6_an_approval_decided_while_no_worker_runs_finishes_after_a_restart
     durable.start_run("run-wait").await?;
     let status = durable.waiting("run-wait").await?;
     durable.worker.kill_hard()?;
+    // W5: with no worker, the engine still says where the run is and what waits.
+    let seen = tool_durable::inspect(&durable.server.admin_url(), "run-wait").await?;
+    ensure!(seen.status == status, "{seen:?}");
+    ensure!(seen.invocation.is_some(), "{seen:?}");
     // No process holds the run: the decision is one call to Restate's ingress.
     durable.approve(&status).await?;
     durable.worker.restart().await?;
@@ -343,7 +347,7 @@ async fn w5_a_run_that_keeps_failing_parks_and_resumes_when_an_operator_says_so(
     let durable = Durable::start(&[("DURABLE_MODEL_DOWN", down_env.as_str())]).await?;
     durable.start_run("run-park").await?;
     // Every attempt fails at its first request; after its attempts the run is paused, not
-    // failed, its journal kept.
+    // failed, its journal kept; the engine says so, and why.
     let id = eventually("the run is parked", || async {
         let rows = durable
             .server
@@ -357,6 +361,8 @@ async fn w5_a_run_that_keeps_failing_parks_and_resumes_when_an_operator_says_so(
         (row["status"] == "paused").then(|| row["id"].as_str().map(str::to_owned))?
     })
     .await?;
+    let seen = tool_durable::inspect(&durable.server.admin_url(), "run-park").await?;
+    ensure!(seen.invocation.as_deref() == Some("paused"), "{seen:?}");
     let recorded = durable.recorded("run-park").await?;
     ensure!(recorded == ["discovery"], "{recorded:?}");
     ensure!(durable.attempts().is_empty());
