@@ -157,7 +157,7 @@ impl DurableClient {
 }
 
 /// What the engine holds of a durable run, read from Restate's admin API
-/// ([`DurableClient::inspect`]): no worker needs to run.
+/// ([`inspect`]): no worker needs to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inspection {
     /// The run's status, from the workflow's state (as its `status` handler answers).
