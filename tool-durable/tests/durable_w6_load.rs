@@ -137,10 +137,16 @@ async fn w6_two_workers_behind_a_balancer_one_killed_every_run_ends_no_effect_tw
         .map(|i| format!("load-{i}/1.0/c1 svc-l{i}"))
         .collect();
     expected.sort();
+    let extra: Vec<&String> = effects.iter().filter(|e| !expected.contains(e)).collect();
+    let missing: Vec<&String> = expected.iter().filter(|e| !effects.contains(e)).collect();
+    let mut twice = effects.clone();
+    twice.dedup();
     ensure!(
         effects == expected,
-        "each run's restart once ({} effects, {at_kill} when the worker was killed)",
-        effects.len()
+        "each run's restart once ({} effects, {at_kill} when the worker was killed): \
+         not expected {extra:?}, missing {missing:?}, {} twice",
+        effects.len(),
+        effects.len() - twice.len()
     );
     eprintln!(
         "{RUNS} runs ended; {at_kill} had their effect when a worker that had run {killed_ran} \
