@@ -126,7 +126,9 @@ impl RestateServer {
             };
             server.kill();
             let log = server.log();
-            if attempts < 3 && log.to_lowercase().contains("address already in use") {
+            // Linux says "Address in use (os error 98)" or "Address already in use".
+            let taken = log.to_lowercase().contains("in use") || log.contains("os error 98");
+            if attempts < 5 && taken {
                 continue;
             }
             return Err(e.context(format!(

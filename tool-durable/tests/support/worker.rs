@@ -71,7 +71,7 @@ impl Worker {
             worker.port = free_ports(1)?[0];
             match worker.launch().await {
                 Ok(()) => return Ok(worker),
-                Err(_) if attempts < 3 && worker.log().contains("listener can bind") => {}
+                Err(_) if attempts < 5 && port_taken(&worker.log()) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -173,6 +173,13 @@ impl Worker {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
+}
+
+/// Whether a worker's log says its port was taken by another process in the meantime.
+fn port_taken(log: &str) -> bool {
+    log.contains("listener can bind")
+        || log.to_lowercase().contains("in use")
+        || log.contains("os error 98")
 }
 
 impl Drop for Worker {
