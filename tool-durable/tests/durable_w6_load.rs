@@ -44,6 +44,31 @@ fn balancer(dir: &Path, port: u16, workers: &[u16]) -> anyhow::Result<Child> {
         .context("HAProxy starts")
 }
 
+/// HAProxy in front of `workers`, once it listens: on a port chosen free, and chosen again
+/// when another process took it before HAProxy bound it.
+async fn listening_balancer(dir: &Path, workers: &[u16]) -> anyhow::Result<(Killed, u16)> {
+    for _ in 0..5 {
+        let port = free_ports(1)?[0];
+        let mut proxy = Killed(balancer(dir, port, workers)?);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return Ok((proxy, port));
+            }
+            // Exited: its port was taken (or its configuration refused); try another port.
+            if proxy.0.try_wait()?.is_some() || Instant::now() > deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let log = std::fs::read_to_string(dir.join("haproxy.log")).unwrap_or_default();
+    bail!("HAProxy did not listen; its log:\n{log}")
+}
+
 struct Killed(Child);
 
 impl Drop for Killed {
@@ -67,12 +92,8 @@ async fn w6_two_workers_behind_a_balancer_one_killed_every_run_ends_no_effect_tw
         Worker::start("durable", &["worker"], &env).await?,
         Worker::start("durable", &["worker"], &env).await?,
     ];
-    let port = free_ports(1)?[0];
-    let _balancer = Killed(balancer(
-        ledger.path(),
-        port,
-        &[workers[0].port(), workers[1].port()],
-    )?);
+    let (_balancer, port) =
+        listening_balancer(ledger.path(), &[workers[0].port(), workers[1].port()]).await?;
     let url = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(20);
     while server.register(&url).await.is_err() {
