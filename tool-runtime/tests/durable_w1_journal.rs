@@ -139,8 +139,8 @@ async fn w1_a_run_cut_after_any_step_continues_from_its_journal_and_runs_nothing
     }
 }
 
-#[tokio::test]
-async fn w2_a_call_cut_mid_way_runs_again_with_the_same_idempotency_key() {
+/// The tool `charge`, and the idempotency key each of its calls saw (W2).
+fn key_recorder() -> (Tool, Arc<Mutex<Vec<Option<String>>>>) {
     let keys = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&keys);
     let charge = Tool::builder("charge", "Charges a card.")
@@ -151,6 +151,12 @@ async fn w2_a_call_cut_mid_way_runs_again_with_the_same_idempotency_key() {
             async move { Ok::<_, std::io::Error>("charged") }
         })
         .build();
+    (charge, keys)
+}
+
+#[tokio::test]
+async fn w2_a_call_cut_mid_way_runs_again_with_the_same_idempotency_key() {
+    let (charge, keys) = key_recorder();
     let turns = || {
         vec![
             ScriptedTurn::new().call("c1", "charge", "{}"),
@@ -338,16 +344,7 @@ async fn w1_l1_a_retry_budget_ends_a_journaled_run_as_it_ends_a_plain_one() {
 /// W2: two calls never share a key, even when a model reuses a call id in a later turn.
 #[tokio::test]
 async fn w2_a_call_id_reused_in_a_later_turn_gets_its_own_key() {
-    let keys = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&keys);
-    let charge = Tool::builder("charge", "Charges a card.")
-        .handler(move |ctx: Context, _args: Args| {
-            seen.lock()
-                .expect("not poisoned")
-                .push(ctx.idempotency_key());
-            async move { Ok::<_, std::io::Error>("charged") }
-        })
-        .build();
+    let (charge, keys) = key_recorder();
     let agent = tool_runtime::Agent::builder(ScriptedModel::new([
         ScriptedTurn::new().call("call_0", "charge", "{}"),
         ScriptedTurn::new().call("call_0", "charge", "{}"),
