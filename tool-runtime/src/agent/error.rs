@@ -155,6 +155,12 @@ pub enum BuildProblem {
         /// The declared name the naming gives.
         declared: String,
     },
+    /// A task support is given for a tool the server does not hold (M5).
+    #[error("a task support is given for `{declared}`, but the server holds no tool of that name")]
+    TaskSupportForUnknownTool {
+        /// The declared name given.
+        declared: String,
+    },
 }
 
 /// Why a run ended without a final answer: a failure, or a pause.

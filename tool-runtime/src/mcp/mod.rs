@@ -43,7 +43,7 @@ pub use client::{
 };
 pub use server::{
     HttpOptions, HttpServer, McpCall, McpNaming, McpRequest, McpServer, McpServerBuilder,
-    McpTransport, NO_ELICITATION, NO_ELICITATION_STATELESS, ServeError,
+    McpTransport, NO_ELICITATION, NO_ELICITATION_STATELESS, ServeError, TaskSupport,
 };
 
 /// The JSON type of `value`, with its article ("a string"), as the messages of both sides

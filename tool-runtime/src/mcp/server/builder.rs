@@ -19,6 +19,7 @@ use super::naming::{self, McpNaming};
 use super::request::{McpCall, McpRequest};
 use super::request_state::{self, RequestStates};
 use super::shared::{ContextFn, OutcomeFn, Shared};
+use super::tasks::{TaskSupport, Tasks};
 use crate::agent::{BuildError, BuildProblem};
 
 /// Builds an [`McpServer`]; start with [`McpServer::builder`].
@@ -36,6 +37,7 @@ pub struct McpServerBuilder {
     state_key: Option<Vec<u8>>,
     approval_expiry: Duration,
     naming: McpNaming,
+    task_support: Vec<(String, TaskSupport)>,
 }
 
 /// A state key shorter than this is accepted, with a warning at build.
@@ -58,6 +60,7 @@ impl McpServerBuilder {
             state_key: None,
             approval_expiry: request_state::DEFAULT_EXPIRY,
             naming: McpNaming::Declared,
+            task_support: Vec::new(),
         }
     }
 
@@ -198,6 +201,23 @@ impl McpServerBuilder {
         self
     }
 
+    /// Runs the calls of the tool declared `name` as MCP tasks, as protocol 2025-11-25 defines
+    /// them (M5): its `tools/list` entry shows `execution.taskSupport`, and a client may
+    /// (`Optional`) or must (`Required`) call it with `task`, then poll `tasks/get`, wait on
+    /// `tasks/result` and cancel with `tasks/cancel`. Each call still goes through the whole
+    /// pipeline (availability, validation, approval, hooks, redaction). A tool not named
+    /// here is `Forbidden` (a task-augmented call of it is refused `-32601`).
+    ///
+    /// A task is seen only by the session that made it (by the holder of the same
+    /// `Authorization` on a stateless HTTP server; with neither, by anyone who has its id, 128
+    /// random bits); a client holds at most 100 tasks, each kept at most an hour after it ends
+    /// (the client's `ttl`, else 10 minutes). Clients on protocol 2026-07-28 cannot make these
+    /// tasks, so a `Required` tool serves only clients on 2025-11-25.
+    pub fn task_support(mut self, name: impl Into<String>, support: TaskSupport) -> Self {
+        self.task_support.push((name.into(), support));
+        self
+    }
+
     /// Builds the server, checking every tool before anything is served.
     ///
     /// # Errors
@@ -208,7 +228,8 @@ impl McpServerBuilder {
     /// call when it is made, and a deferred tool has no handler here to answer it), an
     /// empty [`McpServerBuilder::state_key`] ([`BuildProblem::EmptyStateKey`], H10), and
     /// each published name that is not an MCP tool name, is taken twice or names no tool
-    /// ([`McpServerBuilder::naming`], M2).
+    /// ([`McpServerBuilder::naming`], M2), and each task support given for a tool the server
+    /// does not hold ([`BuildProblem::TaskSupportForUnknownTool`], M5).
     pub fn build(self) -> Result<McpServer, BuildError> {
         let mut problems = Vec::new();
         let mut listed = Vec::with_capacity(self.tools.len());
@@ -228,6 +249,7 @@ impl McpServerBuilder {
             }
         }
         let by_name = published_names(&self.tools, &self.naming, &mut problems);
+        let tasks = task_supports(&self.tools, &self.naming, self.task_support, &mut problems);
         match self.state_key.as_deref() {
             Some([]) => problems.push(BuildProblem::EmptyStateKey),
             Some(key) if key.len() < RECOMMENDED_KEY_LEN => tracing::warn!(
@@ -257,6 +279,7 @@ impl McpServerBuilder {
                 record_tool_content: self.record_tool_content,
                 hooks: self.hooks,
                 request_states,
+                tasks: Arc::new(tasks),
             }),
         })
     }
@@ -272,6 +295,25 @@ impl fmt::Debug for McpServerBuilder {
             .field("approval_expiry", &self.approval_expiry)
             .finish_non_exhaustive()
     }
+}
+
+/// The tasks of a server: each task support by the tool's published name; a problem for each
+/// name the server does not hold.
+fn task_supports(
+    tools: &[Tool],
+    naming: &McpNaming,
+    supports: Vec<(String, TaskSupport)>,
+    problems: &mut Vec<BuildProblem>,
+) -> Tasks {
+    let mut by_published = HashMap::new();
+    for (declared, support) in supports {
+        if tools.iter().any(|tool| tool.name() == declared) {
+            by_published.insert(naming.published(&declared).into_owned(), support);
+        } else {
+            problems.push(BuildProblem::TaskSupportForUnknownTool { declared });
+        }
+    }
+    Tasks::new(by_published)
 }
 
 /// Each tool's index by the name it is published under (M2), with a problem for each name

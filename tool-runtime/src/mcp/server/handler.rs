@@ -11,6 +11,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
+use tool_core::CancellationToken;
 use tool_core::{Context, Image, Outcome, OutcomeKind, OutputSchema, Resource, Tool};
 use tracing::Instrument;
 
@@ -18,7 +19,7 @@ use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, ask};
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
 use super::shared::Shared;
-use super::{elicit, progress, spans};
+use super::{elicit, progress, spans, tasks};
 use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
@@ -33,6 +34,8 @@ pub(crate) struct Handler {
     /// Whether a request the server sends during a call can be answered (false for a
     /// stateless HTTP server, H6).
     sessions: bool,
+    /// Who owns the tasks this handler makes when it serves one session (M5): its own id.
+    connection: Arc<str>,
 }
 
 impl Handler {
@@ -41,6 +44,33 @@ impl Handler {
             shared,
             transport,
             sessions: true,
+            connection: crate::agent::new_id("session-").into(),
+        }
+    }
+
+    /// The server's tasks (M5).
+    pub(crate) fn tasks(&self) -> &tasks::Tasks {
+        &self.shared.tasks
+    }
+
+    /// Whose the tasks a request makes or asks after are (M5): the session's (stdio, or a
+    /// stateful HTTP server, which makes a handler per session); without sessions, the
+    /// holder of the request's `Authorization` (a digest of it), else anyone's.
+    pub(crate) fn task_owner(&self, cx: &RequestContext<RoleServer>) -> String {
+        if self.sessions {
+            return self.connection.to_string();
+        }
+        let authorization = cx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.headers.get(http::header::AUTHORIZATION));
+        match authorization {
+            Some(value) => {
+                use sha2::Digest;
+                let digest = sha2::Sha256::digest(value.as_bytes());
+                format!("authorization-{}", base16ct::lower::encode_string(&digest))
+            }
+            None => "anyone".to_owned(),
         }
     }
 
@@ -80,55 +110,21 @@ impl Handler {
             }
         }
     }
-}
 
-impl ServerHandler for Handler {
-    fn get_info(&self) -> ServerConfig {
-        self.shared.info.clone()
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let ctx = self.request_context(&cx).await?;
-        let mut listed = Vec::new();
-        // Declaration order, one policy at a time (A2). A tool left out is still guarded:
-        // a call by its name goes through its policy again (A4, A5).
-        for (tool, entry) in self.shared.tools.iter().zip(&self.shared.listed) {
-            match tool.available(&ctx).await {
-                Ok(true) => listed.push(entry.clone()),
-                Ok(false) => {}
-                Err(error) => {
-                    tracing::error!(
-                        tool = tool.name(),
-                        error = %error,
-                        "an availability policy failed while listing MCP tools; the list is refused"
-                    );
-                    return Err(ErrorData::internal_error(
-                        "the tool list is unavailable",
-                        None,
-                    ));
-                }
-            }
-        }
-        // The list depends on who asks: no cache may keep it or share it.
-        let mut result = ListToolsResult::with_all_items(listed).with_ttl_ms(0);
-        result.cache_scope = Some(CacheScope::Private);
-        Ok(result)
-    }
-
-    async fn call_tool(
+    /// Answers one call on `ctx` (the request's context), in `span`: the whole pipeline, the
+    /// approval question, the span's end, the outcome observed. `cancelled` cancels the call's
+    /// context (the request's cancellation, or its task's, M5); `asking` is told when the
+    /// client's user is asked for approval (`true`) and when the answer came (`false`).
+    pub(crate) async fn answer(
         &self,
         request: CallToolRequestParams,
-        cx: RequestContext<RoleServer>,
+        cx: &RequestContext<RoleServer>,
+        ctx: Context,
+        span: tracing::Span,
+        cancelled: &CancellationToken,
+        asking: &(dyn Fn(bool) + Sync),
     ) -> Result<CallToolResponse, ErrorData> {
-        // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
-        let span = spans::tools_call(&request, &cx, self.transport);
         let content = self.shared.record_tool_content;
-        let ctx = (self.request_context(&cx).instrument(span.clone()).await)
-            .inspect_err(|error| spans::record_refused(&span, error))?;
         let call_id = cx.id.to_string();
         let name = request.name.as_ref();
         // The arguments as the bytes the pipeline parses, serialized from the request's map
@@ -146,9 +142,9 @@ impl ServerHandler for Handler {
             .map_or(name, |&i| self.shared.tools[i].name());
         let call_ctx = ctx.for_call(call_id.clone(), declared);
         // K3: progress goes to the client when it gave a progress token.
-        let (call_ctx, progress) = progress::relay(call_ctx, request.meta.as_ref(), &cx);
+        let (call_ctx, progress) = progress::relay(call_ctx, request.meta.as_ref(), cx);
         // M3: the handler's questions go to the client, when it can answer them.
-        let call_ctx = match elicit::for_call(&cx, self.sessions) {
+        let call_ctx = match elicit::for_call(cx, self.sessions) {
             Some(elicitor) => call_ctx.with_elicitor(elicitor),
             None => call_ctx,
         };
@@ -157,15 +153,19 @@ impl ServerHandler for Handler {
             None => Outcome::unavailable(),
             Some(&i) => {
                 let tool = &self.shared.tools[i];
-                let outcome = run(tool, &call_ctx, &bytes, &self.shared, &cx, false)
+                let outcome = run(tool, &call_ctx, &bytes, &self.shared, cancelled, false)
                     .instrument(span.clone())
                     .await;
                 if outcome.kind() == OutcomeKind::AwaitingApproval {
                     // H6: the client's user decides; an unapproved call never runs.
                     let states = &self.shared.request_states;
-                    match ask(tool, &outcome, &request, &bytes, &cx, self.sessions, states).await {
+                    asking(true);
+                    let asked = ask(tool, &outcome, &request, &bytes, cx, self.sessions, states);
+                    let asked = asked.await;
+                    asking(false);
+                    match asked {
                         Asked::Approved => {
-                            run(tool, &call_ctx, &bytes, &self.shared, &cx, true)
+                            run(tool, &call_ctx, &bytes, &self.shared, cancelled, true)
                                 .instrument(span.clone())
                                 .await
                         }
@@ -215,6 +215,73 @@ impl ServerHandler for Handler {
             .and_then(|&i| self.shared.tools[i].output_schema());
         Ok(CallToolResponse::Complete(result_of(&outcome, output)))
     }
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        self.shared.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let ctx = self.request_context(&cx).await?;
+        let mut listed = Vec::new();
+        // Declaration order, one policy at a time (A2). A tool left out is still guarded:
+        // a call by its name goes through its policy again (A4, A5).
+        for (tool, entry) in self.shared.tools.iter().zip(&self.shared.listed) {
+            match tool.available(&ctx).await {
+                Ok(true) => listed.push(entry.clone()),
+                Ok(false) => {}
+                Err(error) => {
+                    tracing::error!(
+                        tool = tool.name(),
+                        error = %error,
+                        "an availability policy failed while listing MCP tools; the list is refused"
+                    );
+                    return Err(ErrorData::internal_error(
+                        "the tool list is unavailable",
+                        None,
+                    ));
+                }
+            }
+        }
+        // The list depends on who asks: no cache may keep it or share it.
+        let mut result = ListToolsResult::with_all_items(listed).with_ttl_ms(0);
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
+        let span = spans::tools_call(&request, &cx, self.transport);
+        let ctx = (self.request_context(&cx).instrument(span.clone()).await)
+            .inspect_err(|error| spans::record_refused(&span, error))?;
+        if self.shared.tasks.enabled() {
+            // M5: a call of a tool that runs as a task, or a task asked of one that does not.
+            let tool =
+                (self.shared.by_name.get(request.name.as_ref())).map(|&i| &self.shared.tools[i]);
+            // The SDK may keep a request's `_meta` in its context rather than its params.
+            let meta = (request.meta.as_ref())
+                .filter(|meta| meta.contains_key(tasks::TASK_META_KEY))
+                .unwrap_or(&cx.meta);
+            let route =
+                tasks::route(&self.shared.tasks, tool, &request.name, Some(meta), &ctx).await;
+            match route.inspect_err(|error| spans::record_refused(&span, error))? {
+                tasks::Route::Plain => {}
+                tasks::Route::Task(ttl) => return tasks::start(self, request, cx, ctx, span, ttl),
+            }
+        }
+        let cancelled = cx.ct.clone();
+        self.answer(request, &cx, ctx, span, &cancelled, &|_| {})
+            .await
+    }
 
     /// A request rmcp could not read as one it knows: a method we do not serve, or one we
     /// serve with malformed params (`tools/call` without `name`, say), which is `-32602
@@ -222,8 +289,15 @@ impl ServerHandler for Handler {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        // M5: the `tasks/*` requests, on the tasks of the client that asks.
+        let owner = self.task_owner(&cx);
+        if let Some(answer) =
+            tasks::answer_method(&self.shared.tasks, &owner, &request, &cx.ct).await
+        {
+            return answer.map(CustomResult);
+        }
         let error = custom_request_error(&request.method, request.params.as_ref());
         tracing::debug!(
             method = %tool_core::violation::preview_str(&request.method),
@@ -243,7 +317,7 @@ async fn run(
     ctx: &Context,
     args: &[u8],
     shared: &Shared,
-    cx: &RequestContext<RoleServer>,
+    cancelled: &CancellationToken,
     approved: bool,
 ) -> Outcome {
     let call = async {
@@ -260,7 +334,7 @@ async fn run(
     tokio::pin!(call);
     tokio::select! {
         outcome = &mut call => outcome,
-        () = cx.ct.cancelled() => {
+        () = cancelled.cancelled() => {
             tracing::debug!(tool = tool.name(), "the MCP client cancelled a call");
             ctx.cancellation().cancel();
             // The client expects no answer; the outcome still goes to the application (E3).

@@ -12,6 +12,7 @@
 //! - `malformed`: the answers to requests the SDK cannot parse.
 //! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
 //! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
+//! - `tasks`: long-running tools as MCP tasks ([`TaskSupport`], M5).
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
 
@@ -28,6 +29,7 @@ mod request;
 mod request_state;
 mod shared;
 mod spans;
+mod tasks;
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -47,6 +49,7 @@ pub use error::ServeError;
 pub use http_server::{HttpOptions, HttpServer};
 pub use naming::McpNaming;
 pub use request::{McpCall, McpRequest, McpTransport};
+pub use tasks::TaskSupport;
 
 /// Tools served over the Model Context Protocol, over stdio or streamable HTTP.
 ///
@@ -167,6 +170,27 @@ impl McpServer {
     ///
     /// As [`McpServer::serve_stdio`].
     pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<(), ServeError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        if !self.shared.tasks.enabled() {
+            return self.serve_session(reader, writer).await;
+        }
+        // M5: each message through the task rewriting, both ways.
+        let stop = tool_core::CancellationToken::new();
+        let tasks = Arc::clone(&self.shared.tasks);
+        let (sdk_in, sdk_out, pumps) = tasks::io::pipes(tasks, reader, writer, stop.clone());
+        let serving = async {
+            let served = self.serve_session(sdk_in, sdk_out).await;
+            stop.cancel();
+            served
+        };
+        tokio::join!(serving, pumps).0
+    }
+
+    /// Serves one session of the SDK's on `reader` and `writer`.
+    async fn serve_session<R, W>(&self, reader: R, writer: W) -> Result<(), ServeError>
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,

@@ -11,6 +11,7 @@ use tool_core::{BoxError, Context, Hooks, Limits, Tool};
 
 use super::request::{McpCall, McpRequest};
 use super::request_state::RequestStates;
+use super::tasks::Tasks;
 
 /// Builds the [`Context`] of one request from what its transport authenticated.
 pub(crate) type ContextFn =
@@ -38,6 +39,8 @@ pub(crate) struct Shared {
     /// Seals the `requestState` of approval questions and checks the ones brought back
     /// (H10).
     pub(crate) request_states: RequestStates,
+    /// The tools that run as tasks, and their tasks (M5).
+    pub(crate) tasks: Arc<Tasks>,
 }
 
 impl Shared {

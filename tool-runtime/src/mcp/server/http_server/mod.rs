@@ -140,13 +140,22 @@ pub(crate) fn spawn(
         }),
     });
     let stateless = options.stateless;
+    let shared_tasks = Arc::clone(&shared.tasks);
+    let config_max_body = config.max_request_body_bytes;
     let service = StreamableHttpService::new(
         move || Ok(Handler::new(Arc::clone(&shared), McpTransport::Http).with_sessions(!stateless)),
         Arc::new(Bounded::new(ledger, options.session_idle_timeout)),
         config,
     );
-    let router = axum::Router::new()
-        .route_service(&options.path, service)
+    let mut router = axum::Router::new().route_service(&options.path, service);
+    if shared_tasks.enabled() {
+        // M5: each message through the task rewriting, both ways.
+        let max_body = config_max_body;
+        router = router.layer(middleware::from_fn(move |request: Request, next: Next| {
+            super::tasks::http::rewrite(Arc::clone(&shared_tasks), max_body, request, next)
+        }));
+    }
+    let router = router
         .layer(middleware::from_fn(move |request: Request, next: Next| {
             guard::check(Arc::clone(&guard), request, next)
         }))

@@ -1,0 +1,180 @@
+//! A `tools/call` and its task (M5): whether it runs plain, as a task, or is refused, and the
+//! task that runs it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, MetaObject,
+    RequestMetaObject,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::{Map, Value, json};
+use tool_core::{Context, Tool};
+use tracing::Span;
+
+use super::store::{Answer, Full, Status};
+use super::wire::{CREATED_META_KEY, TASK_META_KEY};
+use super::{TaskSupport, Tasks};
+use crate::mcp::server::handler::Handler;
+
+/// The `_meta` key that ties a result to its task.
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// How a call goes.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Route {
+    /// As any call: the answer is its result.
+    Plain,
+    /// As a task, kept this long after it ends (the client's wish, bounded).
+    Task(Option<Duration>),
+}
+
+/// How the call of `published` (the tool `tool`, if the server holds one by that name) goes,
+/// or why it is refused (`-32601`): a task for a tool that takes none, a plain call for one
+/// that requires a task. A5: a hidden tool is refused as a name the server does not hold.
+pub(crate) async fn route(
+    tasks: &Tasks,
+    tool: Option<&Tool>,
+    published: &str,
+    meta: Option<&RequestMetaObject>,
+    ctx: &Context,
+) -> Result<Route, ErrorData> {
+    let asked = meta.and_then(|meta| meta.get(TASK_META_KEY));
+    let support = tasks.support(published);
+    // An availability error is the pipeline's to answer; here the tool counts as hidden.
+    let visible = match tool {
+        Some(tool) if needs_visibility(asked.is_some(), support) => {
+            tool.available(ctx).await.unwrap_or(false)
+        }
+        _ => false,
+    };
+    match asked {
+        None if support == TaskSupport::Required && visible => Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            "this tool runs only as a task: call it with `task` (protocol 2025-11-25)",
+            None,
+        )),
+        None => Ok(Route::Plain),
+        Some(task) if !task.is_object() => Err(ErrorData::invalid_params(
+            "`task` must be an object, with `ttl` (milliseconds) optional",
+            None,
+        )),
+        Some(task) if visible => Ok(Route::Task(
+            task.get("ttl")
+                .and_then(Value::as_u64)
+                .map(Duration::from_millis),
+        )),
+        Some(_) => Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            "this tool cannot be called as a task: call it without `task`",
+            None,
+        )),
+    }
+}
+
+/// Whether routing a call needs its tool's policy: only to tell a task-capable tool's
+/// caller apart from one who may not see it.
+fn needs_visibility(task_asked: bool, support: TaskSupport) -> bool {
+    match support {
+        TaskSupport::Forbidden => false,
+        TaskSupport::Optional => task_asked,
+        TaskSupport::Required => true,
+    }
+}
+
+/// Makes the call a task of the client's, runs it on in a task of the runtime, and answers
+/// with the task (which the transport's rewriting makes a `CreateTaskResult`).
+pub(crate) fn start(
+    handler: &Handler,
+    request: CallToolRequestParams,
+    cx: RequestContext<RoleServer>,
+    ctx: Context,
+    span: Span,
+    ttl: Option<Duration>,
+) -> Result<CallToolResponse, ErrorData> {
+    let owner = handler.task_owner(&cx);
+    let task = handler.tasks().store.create(&owner, ttl).map_err(|full| {
+        let whose = match full {
+            Full::Owner => "this client holds",
+            Full::Server => "the server holds",
+        };
+        ErrorData::internal_error(
+            format!("{whose} as many tasks as it may: wait for one to end, or cancel one"),
+            None,
+        )
+    })?;
+    let created = task.to_json();
+    let handler = handler.clone();
+    let running = Arc::clone(&task);
+    tokio::spawn(async move {
+        let answered = handler
+            .answer(request, &cx, ctx, span, &running.cancel, &|asking| {
+                // While the client's user is asked for approval, the task waits on input.
+                let (status, message) = if asking {
+                    (
+                        Status::InputRequired,
+                        Some("waiting for approval".to_owned()),
+                    )
+                } else {
+                    (Status::Working, None)
+                };
+                running.set(status, message);
+            })
+            .await;
+        let (status, message, answer) = ended(answered, &running.id);
+        running.finish(status, message, answer);
+    });
+    let mut result = CallToolResult::success(Vec::new());
+    result.meta = Some(MetaObject(Map::from_iter([(
+        CREATED_META_KEY.to_owned(),
+        created,
+    )])));
+    Ok(CallToolResponse::Complete(result))
+}
+
+/// How a task ends, given its call's answer.
+fn ended(
+    answered: Result<CallToolResponse, ErrorData>,
+    task_id: &str,
+) -> (Status, Option<String>, Answer) {
+    let result = match answered {
+        Ok(CallToolResponse::Complete(result)) => result,
+        Ok(_) => {
+            // An `input_required` answer belongs to protocol 2026-07-28, which has no tasks
+            // of this kind; a task cannot carry it.
+            let error =
+                ErrorData::internal_error("the call asked for input a task cannot carry", None);
+            return (Status::Failed, Some(error.message.to_string()), Err(error));
+        }
+        Err(error) => return (Status::Failed, Some(error.message.to_string()), Err(error)),
+    };
+    let failed = result.is_error == Some(true);
+    // A tool's `isError` result fails its task; its text (redacted, E2) says why.
+    let message = failed.then(|| first_text(&result)).flatten();
+    let mut value = serde_json::to_value(&result).unwrap_or_else(|_| json!({"content": []}));
+    if let Value::Object(object) = &mut value {
+        // The discriminator of 2026-07-28 results, which 2025-11-25 has not.
+        object.remove("resultType");
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(RELATED_TASK.to_owned(), json!({ "taskId": task_id }));
+        }
+    }
+    let status = if failed {
+        Status::Failed
+    } else {
+        Status::Completed
+    };
+    (status, message, Ok(value))
+}
+
+fn first_text(result: &CallToolResult) -> Option<String> {
+    result
+        .content
+        .iter()
+        .find_map(|content| content.as_text().map(|text| text.text.clone()))
+}

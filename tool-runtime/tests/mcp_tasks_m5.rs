@@ -1,0 +1,341 @@
+//! M5: long-running tools as MCP tasks (protocol 2025-11-25), as raw JSON-RPC over a pipe:
+//! what a client sees of a task from `tools/call` with `task` to `tasks/result`, who may see
+//! a task, how a call made the wrong way is refused, and that nothing about tasks shows on a
+//! server whose tools take none.
+#![cfg(feature = "mcp")]
+
+mod support {
+    pub mod mcp;
+}
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::mcp::served;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tool_runtime::BuildProblem;
+use tool_runtime::mcp::{McpServer, TaskSupport};
+
+/// A client speaking newline-delimited JSON-RPC over a pipe.
+struct Raw {
+    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    next_id: i64,
+}
+
+impl Raw {
+    /// A session with `server` at protocol `version`, initialized.
+    async fn open(server: &McpServer, version: &str) -> (Self, Value) {
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        let server = server.clone();
+        tokio::spawn(async move { server.serve_io(server_read, server_write).await });
+        let (client_read, writer) = tokio::io::split(client_io);
+        let mut raw = Self {
+            lines: BufReader::new(client_read).lines(),
+            writer,
+            next_id: 1,
+        };
+        let init = raw
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "m5", "version": "0"},
+                }),
+            )
+            .await;
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        (raw, init)
+    }
+
+    async fn send(&mut self, message: &Value) {
+        let mut bytes = serde_json::to_vec(message).expect("JSON");
+        bytes.push(b'\n');
+        self.writer
+            .write_all(&bytes)
+            .await
+            .expect("the pipe is open");
+    }
+
+    /// Sends a request and gives the whole answer to it.
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        let read = async {
+            loop {
+                let line = (self.lines.next_line().await)
+                    .expect("the pipe is open")
+                    .expect("the server answers before it closes");
+                let message: Value = serde_json::from_str(&line).expect("the server sends JSON");
+                if message.get("method").is_none() && message["id"] == json!(id) {
+                    return message;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), read)
+            .await
+            .expect("the server answers within 10 s")
+    }
+
+    async fn call(&mut self, tool: &str, task: Option<Value>) -> Value {
+        let mut params = json!({"name": tool, "arguments": {"who": "Ada"}});
+        if let Some(task) = task {
+            params["task"] = task;
+        }
+        self.request("tools/call", params).await
+    }
+}
+
+/// The test tools, `slow` and `admin-reset` (hidden from non-admins) only as tasks, `greet`
+/// and `fail` either way.
+fn server() -> (McpServer, support::mcp::Served) {
+    let served = served();
+    let server = McpServer::builder()
+        .tools(served.tools.clone())
+        .task_support("slow", TaskSupport::Required)
+        .task_support("admin-reset", TaskSupport::Required)
+        .task_support("greet", TaskSupport::Optional)
+        .task_support("fail", TaskSupport::Optional)
+        .build()
+        .expect("the tools are declared right");
+    (server, served)
+}
+
+fn error_code(answer: &Value) -> i64 {
+    answer["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("an error: {answer}"))
+}
+
+#[tokio::test]
+async fn m5_initialize_declares_tasks_and_tools_list_shows_each_tools_support() {
+    let (server, _) = server();
+    let (mut raw, init) = Raw::open(&server, "2025-11-25").await;
+    let tasks = &init["result"]["capabilities"]["tasks"];
+    assert_eq!(tasks["requests"]["tools"]["call"], json!({}), "{init}");
+    assert_eq!(tasks["cancel"], json!({}), "{init}");
+    assert_eq!(tasks["list"], json!({}), "{init}");
+    let list = raw.request("tools/list", json!({})).await;
+    let support = |name: &str| {
+        let tools = list["result"]["tools"].as_array().expect("tools");
+        let tool = tools.iter().find(|t| t["name"] == name).expect("listed");
+        tool["execution"]["taskSupport"].clone()
+    };
+    assert_eq!(support("slow"), json!("required"));
+    assert_eq!(support("greet"), json!("optional"));
+    assert_eq!(
+        support("lookup-window"),
+        Value::Null,
+        "forbidden is the default, not shown"
+    );
+
+    // A protocol without tasks is not told of them.
+    let (_, older) = Raw::open(&server, "2025-06-18").await;
+    assert!(
+        older["result"]["capabilities"].get("tasks").is_none(),
+        "{older}"
+    );
+}
+
+#[tokio::test]
+async fn m5_a_task_runs_the_call_and_tasks_result_gives_its_result() {
+    let (server, _) = server();
+    let (mut raw, _) = Raw::open(&server, "2025-11-25").await;
+    let made = raw.call("greet", Some(json!({"ttl": 60_000}))).await;
+    let task = &made["result"]["task"];
+    let id = task["taskId"].as_str().expect("a task id").to_owned();
+    assert!(
+        made["result"].get("content").is_none(),
+        "the answer is the task: {made}"
+    );
+    assert_eq!(task["ttl"], json!(60_000), "{made}");
+    assert!(
+        task["createdAt"].as_str().is_some_and(|t| t.ends_with('Z')),
+        "{made}"
+    );
+    assert!(task["pollInterval"].as_u64().is_some(), "{made}");
+
+    let result = raw.request("tasks/result", json!({"taskId": id})).await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "Hello, Ada!",
+        "{result}"
+    );
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        json!(id),
+        "{result}"
+    );
+    assert!(result["result"].get("resultType").is_none(), "{result}");
+    let got = raw.request("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+    assert_eq!(got["result"]["taskId"], json!(id), "{got}");
+    let listed = raw.request("tasks/list", json!({})).await;
+    assert_eq!(
+        listed["result"]["tasks"][0]["taskId"],
+        json!(id),
+        "{listed}"
+    );
+
+    // The same tool, called plainly, answers as any call.
+    let plain = raw.call("greet", None).await;
+    assert_eq!(
+        plain["result"]["content"][0]["text"], "Hello, Ada!",
+        "{plain}"
+    );
+}
+
+#[tokio::test]
+async fn m5_cancelling_a_task_cancels_its_calls_context() {
+    let (server, served) = server();
+    let (mut raw, _) = Raw::open(&server, "2025-11-25").await;
+    let made = raw.call("slow", Some(json!({}))).await;
+    let id = made["result"]["task"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let working = raw.request("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(working["result"]["status"], "working", "{working}");
+
+    let cancelled = served.slow_cancelled.notified();
+    let answer = raw.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(answer["result"]["status"], "cancelled", "{answer}");
+    tokio::time::timeout(Duration::from_secs(5), cancelled)
+        .await
+        .expect("the handler's context is cancelled");
+    let result = raw.request("tasks/result", json!({"taskId": id})).await;
+    assert!(
+        error_code(&result) < 0,
+        "a cancelled task has no result: {result}"
+    );
+    let again = raw.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(
+        error_code(&again),
+        -32602,
+        "an ended task cannot be cancelled: {again}"
+    );
+    let got = raw.request("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(
+        got["result"]["status"], "cancelled",
+        "the handler's end changes nothing: {got}"
+    );
+}
+
+#[tokio::test]
+async fn m5_a_call_made_the_wrong_way_is_refused_and_a_hidden_tool_like_an_unknown_one() {
+    let (server, served) = server();
+    let (mut raw, _) = Raw::open(&server, "2025-11-25").await;
+    let plain = raw.call("slow", None).await;
+    assert_eq!(
+        error_code(&plain),
+        -32601,
+        "a required task called plainly: {plain}"
+    );
+    let forbidden = raw.call("lookup-window", Some(json!({}))).await;
+    assert_eq!(error_code(&forbidden), -32601, "{forbidden}");
+    let unknown = raw.call("no-such-tool", Some(json!({}))).await;
+    // A5: `admin-reset` is hidden from this client; as a task it is refused as a name the
+    // server does not hold, and plainly it is unavailable as such a name is.
+    let hidden = raw.call("admin-reset", Some(json!({}))).await;
+    assert_eq!(hidden["error"], unknown["error"], "{hidden} vs {unknown}");
+    assert_eq!(
+        forbidden["error"], unknown["error"],
+        "{forbidden} vs {unknown}"
+    );
+    let hidden_plain = raw.call("admin-reset", None).await;
+    let unknown_plain = raw.call("no-such-tool", None).await;
+    assert_eq!(
+        hidden_plain["result"], unknown_plain["result"],
+        "{hidden_plain}"
+    );
+    assert_eq!(
+        served.admin_runs.load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
+    let shapeless = raw.call("greet", Some(json!("soon"))).await;
+    assert_eq!(error_code(&shapeless), -32602, "{shapeless}");
+}
+
+#[tokio::test]
+async fn m5_a_failed_call_fails_its_task_with_the_redacted_text() {
+    let (server, _) = server();
+    let (mut raw, _) = Raw::open(&server, "2025-11-25").await;
+    let made = raw.call("fail", Some(json!({}))).await;
+    let id = made["result"]["task"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let result = raw.request("tasks/result", json!({"taskId": id})).await;
+    assert_eq!(result["result"]["isError"], json!(true), "{result}");
+    let got = raw.request("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(got["result"]["status"], "failed", "{got}");
+    let message = got["result"]["statusMessage"].as_str().unwrap_or_default();
+    assert_eq!(
+        message, "the tool failed",
+        "E2: no secret in the status: {got}"
+    );
+}
+
+#[tokio::test]
+async fn m5_another_session_sees_none_of_a_sessions_tasks() {
+    let (server, _) = server();
+    let (mut mine, _) = Raw::open(&server, "2025-11-25").await;
+    let (mut theirs, _) = Raw::open(&server, "2025-11-25").await;
+    let made = mine.call("slow", Some(json!({}))).await;
+    let id = made["result"]["task"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let answer = theirs.request(method, json!({"taskId": id})).await;
+        assert_eq!(error_code(&answer), -32602, "{method}: {answer}");
+    }
+    let listed = theirs.request("tasks/list", json!({})).await;
+    assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
+    let got = mine.request("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(
+        got["result"]["status"], "working",
+        "still mine, still running: {got}"
+    );
+    mine.request("tasks/cancel", json!({"taskId": id})).await;
+}
+
+#[tokio::test]
+async fn m5_a_server_whose_tools_take_no_task_shows_nothing_of_tasks() {
+    let served = served();
+    let server = McpServer::builder()
+        .tools(served.tools)
+        .build()
+        .expect("the tools are declared right");
+    let (mut raw, init) = Raw::open(&server, "2025-11-25").await;
+    assert!(
+        init["result"]["capabilities"].get("tasks").is_none(),
+        "{init}"
+    );
+    let list = raw.request("tools/list", json!({})).await;
+    assert!(!list.to_string().contains("taskSupport"), "{list}");
+    let get = raw.request("tasks/get", json!({"taskId": "task-1"})).await;
+    assert_eq!(error_code(&get), -32601, "{get}");
+    let inside = raw.request("tool-runtime/tasks/list", json!({})).await;
+    assert_eq!(error_code(&inside), -32601, "{inside}");
+}
+
+#[test]
+fn m5_a_task_support_for_a_tool_the_server_does_not_hold_is_a_build_problem() {
+    let error = McpServer::builder()
+        .tools(served().tools)
+        .task_support("no-such-tool", TaskSupport::Optional)
+        .build()
+        .expect_err("the name is checked");
+    assert!(
+        error.problems().iter().any(|p| matches!(
+            p,
+            BuildProblem::TaskSupportForUnknownTool { declared } if declared == "no-such-tool"
+        )),
+        "{error}"
+    );
+}
