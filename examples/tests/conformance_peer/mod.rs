@@ -163,6 +163,19 @@ pub fn suite() -> Result<&'static Suite, String> {
 }
 
 impl Suite {
+    /// The Node that runs the suite.
+    pub fn node(&self) -> &Path {
+        &self.node
+    }
+
+    /// The official TypeScript SDK the suite is built on (its package folder): a real client
+    /// for tests of what the suite does not cover.
+    pub fn typescript_sdk(&self) -> PathBuf {
+        // `…/node_modules/@modelcontextprotocol/conformance/dist/index.js`
+        let scope = self.cli.ancestors().nth(3).unwrap_or(Path::new("."));
+        scope.join("sdk")
+    }
+
     /// The scenarios of `side`, as `conformance list` names them.
     pub fn list(&self, side: Side) -> Result<Vec<String>, String> {
         let flag = match side {
