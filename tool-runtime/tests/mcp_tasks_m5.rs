@@ -339,3 +339,104 @@ fn m5_a_task_support_for_a_tool_the_server_does_not_hold_is_a_build_problem() {
         "{error}"
     );
 }
+
+/// Our client on `server` over an in-process pipe, with `handshake`.
+async fn toolset(
+    server: McpServer,
+    handshake: tool_runtime::mcp::Handshake,
+) -> tool_runtime::mcp::McpToolset {
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
+    let (client_read, client_write) = tokio::io::split(client_io);
+    tool_runtime::mcp::McpToolset::builder()
+        .handshake(handshake)
+        .connect_io(client_read, client_write)
+        .await
+        .expect("our client connects to our server")
+}
+
+fn remote<'a>(toolset: &'a tool_runtime::mcp::McpToolset, name: &str) -> &'a tool_runtime::Tool {
+    let local = toolset.local_name(name).expect("listed");
+    let tools = toolset.tools();
+    tools.iter().find(|t| t.name() == local).expect("a tool")
+}
+
+#[tokio::test]
+async fn m5_our_client_calls_a_remote_tool_that_runs_only_as_a_task() {
+    let (server, _) = server();
+    let toolset = toolset(server, tool_runtime::mcp::Handshake::Initialize).await;
+    let ctx = tool_runtime::Context::new();
+    let greet = remote(&toolset, "greet");
+    // `greet` takes a task or not: a plain call answers.
+    let outcome = greet.invoke(&ctx, br#"{"who": "Ada"}"#).await;
+    assert_eq!(outcome.text(), "Hello, Ada!", "{outcome:?}");
+    let fail = remote(&toolset, "fail");
+    assert_eq!(fail.invoke(&ctx, b"{}").await.text(), "the tool failed");
+
+    // A server that requires a task of `greet`: the plain call is refused, the task answers.
+    let served = served();
+    let strict = McpServer::builder()
+        .tools(served.tools)
+        .task_support("greet", TaskSupport::Required)
+        .task_support("slow", TaskSupport::Required)
+        .build()
+        .expect("the tools are declared right");
+    let toolset = toolset_of(strict).await;
+    let greet = remote(&toolset, "greet");
+    for _ in 0..2 {
+        let outcome = greet.invoke(&ctx, br#"{"who": "Ada"}"#).await;
+        assert_eq!(outcome.text(), "Hello, Ada!", "{outcome:?}");
+    }
+
+    // Cancelling the call cancels the task, and the remote handler's context with it.
+    let slow = remote(&toolset, "slow");
+    let call_ctx = ctx.for_call("c1", slow.name());
+    let cancel = call_ctx.cancellation().clone();
+    let remote_cancelled = served.slow_cancelled.notified();
+    let call = slow.invoke(&call_ctx, b"{}");
+    let cancelling = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        cancel.cancel();
+    };
+    let (outcome, ()) = tokio::join!(call, cancelling);
+    assert_eq!(
+        outcome.kind(),
+        tool_runtime::OutcomeKind::Cancelled,
+        "{outcome:?}"
+    );
+    tokio::time::timeout(Duration::from_secs(5), remote_cancelled)
+        .await
+        .expect("the remote handler's context is cancelled through tasks/cancel");
+}
+
+async fn toolset_of(server: McpServer) -> tool_runtime::mcp::McpToolset {
+    toolset(server, tool_runtime::mcp::Handshake::Initialize).await
+}
+
+#[tokio::test]
+async fn m5_a_client_on_a_protocol_without_these_tasks_calls_a_required_tool_plainly() {
+    let strict = || {
+        McpServer::builder()
+            .tools(served().tools)
+            .task_support("greet", TaskSupport::Required)
+            .build()
+            .expect("the tools are declared right")
+    };
+    let toolset = toolset(strict(), tool_runtime::mcp::Handshake::Discover).await;
+    let ctx = tool_runtime::Context::new();
+    let greet = remote(&toolset, "greet");
+    assert_eq!(
+        greet.invoke(&ctx, br#"{"who": "Ada"}"#).await.text(),
+        "Hello, Ada!"
+    );
+    let (mut raw, _) = Raw::open(&strict(), "2025-06-18").await;
+    let plain = raw.call("greet", None).await;
+    assert_eq!(
+        plain["result"]["content"][0]["text"], "Hello, Ada!",
+        "2025-06-18 has no tasks: {plain}"
+    );
+    let (mut raw, _) = Raw::open(&strict(), "2025-11-25").await;
+    let refused = raw.call("greet", None).await;
+    assert_eq!(error_code(&refused), -32601, "{refused}");
+}

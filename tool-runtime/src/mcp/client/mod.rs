@@ -15,6 +15,7 @@ mod elicit;
 mod error;
 mod names;
 mod remote_schema;
+mod remote_task;
 mod remote_tool;
 mod remote_violations;
 

@@ -1,11 +1,12 @@
 //! A session with a remote MCP server, and the calls its tools make through it.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use rmcp::model::MetaObject;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, PaginatedRequestParams,
-    ResourceContents, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    PaginatedRequestParams, ResourceContents, Tool as McpTool,
 };
 use rmcp::service::{RunningService, ServiceError};
 
@@ -30,8 +31,10 @@ const MAX_TOOLS: usize = 1024;
 /// killed).
 pub(crate) struct Connection {
     server: String,
-    peer: Peer<RoleClient>,
+    pub(super) peer: Peer<RoleClient>,
     service: Mutex<Option<RunningService<RoleClient, ToolsetClient>>>,
+    /// The tools that answered a plain call `-32601`: each runs only as a task (M5).
+    pub(super) task_tools: std::sync::Mutex<HashSet<String>>,
 }
 
 impl fmt::Debug for Connection {
@@ -48,6 +51,7 @@ impl Connection {
             server,
             peer: service.peer().clone(),
             service: Mutex::new(Some(service)),
+            task_tools: std::sync::Mutex::default(),
         }
     }
 
@@ -87,7 +91,12 @@ impl Connection {
 
     /// Calls the remote tool `tool` with `args` (already validated against its schema).
     ///
-    /// Cancelling `ctx` drops the request, which sends `notifications/cancelled`.
+    /// Cancelling `ctx` drops the request, which sends `notifications/cancelled` (or, for a
+    /// call running as a task, `tasks/cancel`).
+    ///
+    /// On protocol 2025-11-25 a tool that answers a plain call `-32601` is one that runs only
+    /// as a task (M5): the call is made again as a task, and so is every later call of the
+    /// tool.
     ///
     /// # Errors
     ///
@@ -101,96 +110,154 @@ impl Connection {
         args: Value,
         output: Option<&JsonSchemaValidator>,
     ) -> Result<WithImages<String>, BoxError> {
+        let tasks = self.takes_tasks();
+        if tasks && self.runs_as_task(tool) {
+            let result = self.call_as_task(ctx, tool, args).await?;
+            return answer(tool, result, output);
+        }
+        let again = tasks.then(|| args.clone());
+        let result = match (self.call_plain(ctx, tool, args).await, again) {
+            (Err(Plain::MethodNotFound(_)), Some(args)) => {
+                self.remember_task_tool(tool);
+                self.call_as_task(ctx, tool, args).await?
+            }
+            (Err(Plain::MethodNotFound(error)) | Err(Plain::Failed(error)), _) => {
+                return Err(error);
+            }
+            (Ok(result), _) => result,
+        };
+        answer(tool, result, output)
+    }
+
+    /// A plain `tools/call`.
+    async fn call_plain(
+        &self,
+        ctx: &Context,
+        tool: &str,
+        args: Value,
+    ) -> Result<CallToolResult, Plain> {
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Value::Object(arguments) = args {
             params = params.with_arguments(arguments);
         }
         let response = tokio::select! {
             biased;
-            () = ctx.cancelled() => {
-                // T2, P4: the call is `cancelled` here, as it would be were it local.
-                let cause = RemoteCallError::Cancelled {
-                    tool: tool.to_owned(),
-                };
-                return Err(Relayed::new(RelayedKind::Cancelled)
-                    .with_source(cause)
-                    .into());
-            }
+            () = ctx.cancelled() => return Err(Plain::Failed(cancelled(tool))),
             response = self.peer.call_tool_once(params) => response,
         };
+        let unsupported = |what| {
+            Plain::Failed(
+                RemoteCallError::Unsupported {
+                    tool: tool.to_owned(),
+                    what,
+                }
+                .into(),
+            )
+        };
         match response {
-            Ok(CallToolResponse::Complete(result)) => {
-                let failed = result.is_error == Some(true);
-                let claimed = claimed_kind(&result);
-                if !failed && let Some(checker) = output {
-                    check_output(tool, result.structured_content.as_ref(), checker)?;
-                }
-                let (text, images) = render(result);
-                if !failed {
-                    // O3: the remote images go to the model beside the text.
-                    return Ok(images
-                        .into_iter()
-                        .fold(WithImages::new(text), WithImages::image));
-                }
-                match claimed {
-                    // T2: our server says the tool failed (its text is `the tool failed`):
-                    // a failure here too, redacted the same way, not approved text.
-                    Some(kind @ (RemoteKind::Failed | RemoteKind::Fatal)) => {
-                        Err(RemoteCallError::Failed {
-                            tool: tool.to_owned(),
-                            kind: kind.name(),
-                            text,
-                        }
-                        .into())
-                    }
-                    // T2: a kind whose model text is fixed is that kind here too, with the same
-                    // text. Claiming one only ever says less to the model (see `Relayed`).
-                    Some(RemoteKind::Relayed(kind)) => Err(Relayed::new(kind).into()),
-                    // T1, T2: a rule only the server checks (a custom validator, S5): the
-                    // violations it found, with the text it rendered of them.
-                    Some(RemoteKind::Invalid(violations)) => {
-                        Err(Relayed::invalid_arguments(violations, text).into())
-                    }
-                    // T2: a call the server's user did not approve (H6) is `denied` here too.
-                    Some(RemoteKind::Denied) => Err(Relayed::denied(text).into()),
-                    // Anything else with `isError` is text for the model, as a third-party
-                    // server's `isError` result is (T2): `rejected`, with the remote text.
-                    None => {
-                        let text = if text.is_empty() {
-                            FAILED.to_owned()
-                        } else {
-                            text
-                        };
-                        Err(ToolError::new(text).into())
-                    }
-                }
+            Ok(CallToolResponse::Complete(result)) => Ok(result),
+            Ok(CallToolResponse::InputRequired(_)) => {
+                Err(unsupported("a request for client input"))
             }
-            Ok(CallToolResponse::InputRequired(_)) => Err(RemoteCallError::Unsupported {
-                tool: tool.to_owned(),
-                what: "a request for client input",
+            Ok(CallToolResponse::Task(_)) => Err(unsupported("a task")),
+            Ok(_) => Err(unsupported("a result of an unknown kind")),
+            Err(ServiceError::McpError(error)) => {
+                let not_found = error.code == ErrorCode::METHOD_NOT_FOUND;
+                let error = protocol_error(tool, error);
+                Err(if not_found {
+                    Plain::MethodNotFound(error)
+                } else {
+                    Plain::Failed(error)
+                })
             }
-            .into()),
-            Ok(CallToolResponse::Task(_)) => Err(RemoteCallError::Unsupported {
-                tool: tool.to_owned(),
-                what: "a task",
-            }
-            .into()),
-            Ok(_) => Err(RemoteCallError::Unsupported {
-                tool: tool.to_owned(),
-                what: "a result of an unknown kind",
-            }
-            .into()),
-            Err(ServiceError::McpError(error)) => Err(RemoteCallError::Protocol {
-                tool: tool.to_owned(),
-                code: error.code.0,
-                message: error.message.into_owned(),
-            }
-            .into()),
-            Err(other) => Err(RemoteCallError::Transport {
-                tool: tool.to_owned(),
-                source: Box::new(other),
-            }
-            .into()),
+            Err(other) => Err(Plain::Failed(transport_error(tool, other))),
+        }
+    }
+}
+
+/// Why a plain call gave no result.
+pub(super) enum Plain {
+    /// The server answered `-32601`: on 2025-11-25, the tool runs only as a task.
+    MethodNotFound(BoxError),
+    /// Anything else.
+    Failed(BoxError),
+}
+
+/// T2, P4: a cancelled remote call is `cancelled` here, as it would be were it local.
+pub(super) fn cancelled(tool: &str) -> BoxError {
+    let cause = RemoteCallError::Cancelled {
+        tool: tool.to_owned(),
+    };
+    Relayed::new(RelayedKind::Cancelled)
+        .with_source(cause)
+        .into()
+}
+
+/// A JSON-RPC error the server answered a request of the call of `tool` with.
+pub(super) fn protocol_error(tool: &str, error: rmcp::ErrorData) -> BoxError {
+    RemoteCallError::Protocol {
+        tool: tool.to_owned(),
+        code: error.code.0,
+        message: error.message.into_owned(),
+    }
+    .into()
+}
+
+/// A failure to reach the server during the call of `tool`.
+pub(super) fn transport_error(tool: &str, error: ServiceError) -> BoxError {
+    RemoteCallError::Transport {
+        tool: tool.to_owned(),
+        source: Box::new(error),
+    }
+    .into()
+}
+
+/// What the call of `tool` gives, from the server's result.
+fn answer(
+    tool: &str,
+    result: CallToolResult,
+    output: Option<&JsonSchemaValidator>,
+) -> Result<WithImages<String>, BoxError> {
+    let failed = result.is_error == Some(true);
+    let claimed = claimed_kind(&result);
+    if !failed && let Some(checker) = output {
+        check_output(tool, result.structured_content.as_ref(), checker)?;
+    }
+    let (text, images) = render(result);
+    if !failed {
+        // O3: the remote images go to the model beside the text.
+        return Ok(images
+            .into_iter()
+            .fold(WithImages::new(text), WithImages::image));
+    }
+    match claimed {
+        // T2: our server says the tool failed (its text is `the tool failed`): a failure
+        // here too, redacted the same way, not approved text.
+        Some(kind @ (RemoteKind::Failed | RemoteKind::Fatal)) => Err(RemoteCallError::Failed {
+            tool: tool.to_owned(),
+            kind: kind.name(),
+            text,
+        }
+        .into()),
+        // T2: a kind whose model text is fixed is that kind here too, with the same text.
+        // Claiming one only ever says less to the model (see `Relayed`).
+        Some(RemoteKind::Relayed(kind)) => Err(Relayed::new(kind).into()),
+        // T1, T2: a rule only the server checks (a custom validator, S5): the violations it
+        // found, with the text it rendered of them.
+        Some(RemoteKind::Invalid(violations)) => {
+            Err(Relayed::invalid_arguments(violations, text).into())
+        }
+        // T2: a call the server's user did not approve (H6) is `denied` here too.
+        Some(RemoteKind::Denied) => Err(Relayed::denied(text).into()),
+        // Anything else with `isError` is text for the model, as a third-party server's
+        // `isError` result is (T2): `rejected`, with the remote text.
+        None => {
+            let text = if text.is_empty() {
+                FAILED.to_owned()
+            } else {
+                text
+            };
+            Err(ToolError::new(text).into())
         }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     CustomRequest, CustomResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    Resource as McpResource, ResourceContents, ServerConfig,
+    ProtocolVersion, Resource as McpResource, ResourceContents, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -271,8 +271,19 @@ impl ServerHandler for Handler {
             let meta = (request.meta.as_ref())
                 .filter(|meta| meta.contains_key(tasks::TASK_META_KEY))
                 .unwrap_or(&cx.meta);
-            let route =
-                tasks::route(&self.shared.tasks, tool, &request.name, Some(meta), &ctx).await;
+            // Only 2025-11-25 has these tasks (an unknown version is taken for it).
+            let has_tasks = cx
+                .protocol_version()
+                .is_none_or(|version| version == ProtocolVersion::V_2025_11_25);
+            let route = tasks::route(
+                &self.shared.tasks,
+                tool,
+                &request.name,
+                Some(meta),
+                &ctx,
+                has_tasks,
+            )
+            .await;
             match route.inspect_err(|error| spans::record_refused(&span, error))? {
                 tasks::Route::Plain => {}
                 tasks::Route::Task(ttl) => return tasks::start(self, request, cx, ctx, span, ttl),

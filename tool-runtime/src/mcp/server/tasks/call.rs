@@ -33,16 +33,22 @@ pub(crate) enum Route {
 
 /// How the call of `published` (the tool `tool`, if the server holds one by that name) goes,
 /// or why it is refused (`-32601`): a task for a tool that takes none, a plain call for one
-/// that requires a task. A5: a hidden tool is refused as a name the server does not hold.
+/// that requires a task from a client on 2025-11-25 (a client on another version cannot make
+/// such tasks: its call runs plain). A5: a hidden tool is refused as a name the server does
+/// not hold.
 pub(crate) async fn route(
     tasks: &Tasks,
     tool: Option<&Tool>,
     published: &str,
     meta: Option<&RequestMetaObject>,
     ctx: &Context,
+    has_tasks: bool,
 ) -> Result<Route, ErrorData> {
     let asked = meta.and_then(|meta| meta.get(TASK_META_KEY));
-    let support = tasks.support(published);
+    let support = match tasks.support(published) {
+        TaskSupport::Required if !has_tasks => TaskSupport::Optional,
+        support => support,
+    };
     // An availability error is the pipeline's to answer; here the tool counts as hidden.
     let visible = match tool {
         Some(tool) if needs_visibility(asked.is_some(), support) => {

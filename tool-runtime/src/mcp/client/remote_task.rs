@@ -1,0 +1,103 @@
+//! A remote tool that runs only as a task (M5, protocol 2025-11-25): the call made as a task,
+//! its result awaited with `tasks/result`, a cancelled call's task cancelled.
+//!
+//! The SDK has another protocol's tasks, so these requests go as the methods they are, their
+//! answers read as JSON.
+
+use std::time::Duration;
+
+use rmcp::model::{CallToolResult, ClientRequest, CustomRequest, ProtocolVersion, ServerResult};
+use rmcp::service::ServiceError;
+use serde_json::{Value, json};
+use tool_core::{BoxError, Context};
+
+use super::error::RemoteCallError;
+use super::remote_tool::{Connection, cancelled, protocol_error, transport_error};
+
+/// How long a cancelled call waits for the server to take its `tasks/cancel`.
+const CANCEL_WAIT: Duration = Duration::from_secs(2);
+
+impl Connection {
+    /// Whether the session's protocol has these tasks.
+    pub(super) fn takes_tasks(&self) -> bool {
+        self.peer
+            .peer_info()
+            .is_some_and(|info| info.protocol_version == ProtocolVersion::V_2025_11_25)
+    }
+
+    /// Whether `tool` answered a plain call that it runs only as a task.
+    pub(super) fn runs_as_task(&self, tool: &str) -> bool {
+        let tools = self.task_tools.lock();
+        tools
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(tool)
+    }
+
+    pub(super) fn remember_task_tool(&self, tool: &str) {
+        let tools = self.task_tools.lock();
+        let mut tools = tools.unwrap_or_else(std::sync::PoisonError::into_inner);
+        if tools.len() < 1024 {
+            tools.insert(tool.to_owned());
+        }
+    }
+
+    /// Calls `tool` as a task, and waits for its result. Cancelling `ctx` cancels the task.
+    pub(super) async fn call_as_task(
+        &self,
+        ctx: &Context,
+        tool: &str,
+        args: Value,
+    ) -> Result<CallToolResult, BoxError> {
+        let params = json!({"name": tool, "arguments": args, "task": {}});
+        let made = tokio::select! {
+            biased;
+            () = ctx.cancelled() => return Err(cancelled(tool)),
+            made = self.request(tool, "tools/call", params) => made?,
+        };
+        let Some(task_id) = made.pointer("/task/taskId").and_then(Value::as_str) else {
+            return Err(RemoteCallError::Unsupported {
+                tool: tool.to_owned(),
+                what: "an answer to a task-augmented call that is not a task",
+            }
+            .into());
+        };
+        let id = json!({ "taskId": task_id });
+        let result = tokio::select! {
+            biased;
+            () = ctx.cancelled() => {
+                let cancel = self.request(tool, "tasks/cancel", id);
+                if tokio::time::timeout(CANCEL_WAIT, cancel).await.is_err() {
+                    tracing::warn!(tool, task_id, "the server did not take a task's cancellation");
+                }
+                return Err(cancelled(tool));
+            }
+            result = self.request(tool, "tasks/result", id.clone()) => result?,
+        };
+        serde_json::from_value(result).map_err(|_| {
+            RemoteCallError::Unsupported {
+                tool: tool.to_owned(),
+                what: "a task result that is not a tool result",
+            }
+            .into()
+        })
+    }
+
+    /// One request of the call of `tool`, its answer as JSON.
+    async fn request(&self, tool: &str, method: &str, params: Value) -> Result<Value, BoxError> {
+        let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
+        let answer: Result<ServerResult, ServiceError> = self.peer.send_request(request).await;
+        match answer {
+            Ok(result) => serde_json::to_value(result).map_err(|e| transport_error_json(tool, e)),
+            Err(ServiceError::McpError(error)) => Err(protocol_error(tool, error)),
+            Err(other) => Err(transport_error(tool, other)),
+        }
+    }
+}
+
+fn transport_error_json(tool: &str, error: serde_json::Error) -> BoxError {
+    RemoteCallError::Transport {
+        tool: tool.to_owned(),
+        source: Box::new(error),
+    }
+    .into()
+}
