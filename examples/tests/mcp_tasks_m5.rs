@@ -103,3 +103,30 @@ fn m5_the_official_typescript_client_runs_a_tool_as_a_task() {
         "{seen}"
     );
 }
+
+#[test]
+fn m5_our_client_calls_the_official_typescript_servers_task_only_tool() {
+    let suite = conformance_peer::suite().unwrap_or_else(|e| panic!("{e}"));
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance_peer/tasks_server.mjs");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    runtime.block_on(async {
+        let mut command = tokio::process::Command::new(suite.node());
+        command.arg(&script).arg(suite.typescript_sdk());
+        let toolset = tool_runtime::mcp::McpToolset::builder()
+            .connect_child(command)
+            .await
+            .expect("our client connects to the TypeScript server");
+        let local = toolset
+            .local_name("slow_report")
+            .expect("the task tool is listed");
+        let tool = (toolset.tools().iter())
+            .find(|t| t.name() == local)
+            .expect("a tool");
+        let ctx = Context::new();
+        for _ in 0..2 {
+            let outcome = tool.invoke(&ctx, b"{}").await;
+            assert_eq!(outcome.text(), "the report is ready", "{outcome:?}");
+        }
+    });
+}

@@ -24,6 +24,7 @@
 // The two sides share nothing but `Tool` and the `_meta` key below: `server/` serves tools,
 // `client/` uses remote ones.
 mod client;
+mod lines;
 mod server;
 
 /// The `_meta` key of a `tools/call` result under which our server names the call's outcome

@@ -14,7 +14,6 @@ use rmcp::model::{
 };
 use rmcp::service::ClientLifecycleMode;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::TokioChildProcess;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -26,6 +25,7 @@ use super::error::{ToolsetError, ToolsetProblem};
 use super::names::{NameMap, NameProblem, check_prefix};
 use super::remote_schema::{JsonSchemaValidator, SchemaLimits};
 use super::remote_tool::Connection;
+use super::task_listing;
 
 /// Configures an [`McpToolset`], then connects; start with [`McpToolset::builder`].
 #[must_use = "a builder does nothing until it connects"]
@@ -148,18 +148,22 @@ impl McpToolsetBuilder {
     ) -> Result<McpToolset, ToolsetError> {
         let server = format!("{:?}", command.as_std().get_program());
         self.check_prefix()?;
-        let transport = TokioChildProcess::new(command).map_err(|e| ToolsetError::Connect {
-            server: server.clone(),
-            source: Box::new(e),
-        })?;
+        // The process's output is read through the task rewriting (M5); the process is
+        // killed when the connection ends.
+        let (stdout, stdin, child) =
+            task_listing::child(command).map_err(|e| ToolsetError::Connect {
+                server: server.clone(),
+                source: Box::new(e),
+            })?;
         let service = ToolsetClient::new(client_info(), self.elicitor.clone())
-            .serve_with_lifecycle(transport, self.handshake.lifecycle())
+            .serve_with_lifecycle((stdout, stdin), self.handshake.lifecycle())
             .await
             .map_err(|e| ToolsetError::Connect {
                 server: server.clone(),
                 source: Box::new(e),
             })?;
-        self.assemble(Connection::new(server, service)).await
+        self.assemble(Connection::new(server, service).with_child(child))
+            .await
     }
 
     /// Connects to the streamable HTTP endpoint `url` (`http://…` or `https://…`, rustls),
@@ -180,7 +184,9 @@ impl McpToolsetBuilder {
         if let Some(token) = &self.bearer_token {
             config = config.auth_header(token.clone());
         }
-        let transport = StreamableHttpClientTransport::from_config(config);
+        // Each event's data through the task rewriting (M5).
+        let client = task_listing::TaskAware(reqwest::Client::default());
+        let transport = StreamableHttpClientTransport::with_client(client, config);
         let service = ToolsetClient::new(client_info(), self.elicitor.clone())
             .serve_with_lifecycle(transport, self.handshake.lifecycle())
             .await
@@ -208,6 +214,7 @@ impl McpToolsetBuilder {
     {
         let server = "a byte stream".to_owned();
         self.check_prefix()?;
+        let reader = task_listing::io(reader);
         let service = ToolsetClient::new(client_info(), self.elicitor.clone())
             .serve_with_lifecycle((reader, writer), self.handshake.lifecycle())
             .await

@@ -18,6 +18,7 @@ mod remote_schema;
 mod remote_task;
 mod remote_tool;
 mod remote_violations;
+mod task_listing;
 
 use std::fmt;
 use std::sync::Arc;

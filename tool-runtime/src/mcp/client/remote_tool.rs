@@ -21,6 +21,7 @@ use tool_core::{
 
 use super::error::RemoteCallError;
 use super::remote_schema::JsonSchemaValidator;
+use super::task_listing::TASK_SUPPORT_META;
 use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The most pages of `tools/list` followed, and the most tools accepted from one server.
@@ -35,6 +36,8 @@ pub(crate) struct Connection {
     service: Mutex<Option<RunningService<RoleClient, ToolsetClient>>>,
     /// The tools that answered a plain call `-32601`: each runs only as a task (M5).
     pub(super) task_tools: std::sync::Mutex<HashSet<String>>,
+    /// The server's process, killed when the connection is dropped.
+    child: Option<tokio::process::Child>,
 }
 
 impl fmt::Debug for Connection {
@@ -52,7 +55,14 @@ impl Connection {
             peer: service.peer().clone(),
             service: Mutex::new(Some(service)),
             task_tools: std::sync::Mutex::default(),
+            child: None,
         }
+    }
+
+    /// The same connection, which owns the server's process.
+    pub(crate) fn with_child(mut self, child: tokio::process::Child) -> Self {
+        self.child = Some(child);
+        self
     }
 
     /// The server: its command or URL.
@@ -68,6 +78,15 @@ impl Connection {
         for _ in 0..MAX_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = self.peer.list_tools(Some(params)).await?;
+            // M5: a tool that runs only as a task is called as one.
+            for tool in &page.tools {
+                let support = (tool.meta.as_ref())
+                    .and_then(|meta| meta.get(TASK_SUPPORT_META))
+                    .and_then(Value::as_str);
+                if support == Some("required") {
+                    self.remember_task_tool(&tool.name);
+                }
+            }
             tools.extend(page.tools);
             if tools.len() > MAX_TOOLS {
                 return Err(format!("the server lists more than {MAX_TOOLS} tools").into());
