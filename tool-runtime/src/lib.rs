@@ -80,6 +80,10 @@ mod telemetry;
 pub mod providers;
 // The test models, which need no provider (scripted, offline), and argument generation.
 mod testing;
+// The tool surface as one document, its diff and its snapshot test (C2): it holds what each
+// provider driver and MCP publish, so it needs all three.
+#[cfg(all(feature = "openai", feature = "anthropic", feature = "mcp"))]
+pub mod surface;
 
 pub use agent::{
     Agent, AgentBuilder, BoxFuture, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,
