@@ -20,7 +20,7 @@ pub enum Compatibility {
 
 impl fmt::Display for Compatibility {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Compatibility::Breaking => "breaking",
             Compatibility::Compatible => "compatible",
         })
@@ -28,7 +28,7 @@ impl fmt::Display for Compatibility {
 }
 
 /// The part of a tool's entry a change is in.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Part {
     /// The tool as a whole, or what it declares beside its schemas (approval, policy, hints,
