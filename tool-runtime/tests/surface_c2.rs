@@ -714,6 +714,8 @@ fn c2_snapshot_fails_with_the_classified_diff() {
         "was: (absent)",
         "is:  \"region\"",
         "compatible /input_schema/properties/region: field added",
+        "  what the publishers send:\n",
+        "  /published/mcp/inputSchema/properties/region: published form changed",
         "UPDATE_SURFACE=1",
     ] {
         assert!(

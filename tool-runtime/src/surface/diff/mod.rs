@@ -118,35 +118,61 @@ fn quote(value: Option<&Value>) -> String {
 }
 
 impl fmt::Display for SurfaceDiff {
+    /// Tool by tool: the changes of the declaration, each with its class, pointer, kind and
+    /// what was and is; then the changes of what each publisher sends, which follow from
+    /// those (or, alone, from a driver's rendering).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let published = |change: &&Change| matches!(change.part, Part::Published(_));
+        let sent = self.changes.iter().filter(published).count();
         let breaking = self.breaking().count();
+        let compatible = self
+            .compatible()
+            .filter(|change| !published(change))
+            .count();
         writeln!(
             f,
-            "{breaking} breaking and {} compatible change(s):",
-            self.changes.len() - breaking
+            "{breaking} breaking change(s), {compatible} compatible; {sent} change(s) of what the publishers send:"
         )?;
-        let mut tool = None;
-        for change in &self.changes {
-            if tool != Some(change.tool.as_str()) {
-                writeln!(f, "tool `{}`:", change.tool)?;
-                tool = Some(change.tool.as_str());
+        let mut at = 0;
+        while let Some(first) = self.changes.get(at) {
+            let tool = &self.changes[at..];
+            let end = tool
+                .iter()
+                .position(|change| change.tool != first.tool)
+                .unwrap_or(tool.len());
+            let tool = &tool[..end];
+            at += end;
+            writeln!(f, "tool `{}`:", first.tool)?;
+            for change in tool.iter().filter(|change| !published(change)) {
+                line(f, change, &format!("{:<10} ", change.compatibility()))?;
             }
-            let pointer = if change.pointer.is_empty() {
-                "(the tool)"
-            } else {
-                &change.pointer
-            };
-            writeln!(
-                f,
-                "  {:<10} {pointer}: {}",
-                change.compatibility(),
-                change.kind
-            )?;
-            writeln!(f, "{:13}was: {}", "", quote(change.was.as_ref()))?;
-            writeln!(f, "{:13}is:  {}", "", quote(change.is.as_ref()))?;
+            if tool.iter().any(|change| published(&change)) {
+                writeln!(f, "  what the publishers send:")?;
+            }
+            for change in tool.iter().filter(published) {
+                let class = if change.is_breaking() {
+                    "breaking   "
+                } else {
+                    ""
+                };
+                line(f, change, class)?;
+            }
         }
         Ok(())
     }
+}
+
+/// One change of the readable diff: its class (if given), pointer and kind, then what was
+/// and what is.
+fn line(f: &mut fmt::Formatter<'_>, change: &Change, class: &str) -> fmt::Result {
+    let pointer = if change.pointer.is_empty() {
+        "(the tool)"
+    } else {
+        &change.pointer
+    };
+    writeln!(f, "  {class}{pointer}: {}", change.kind)?;
+    writeln!(f, "{:13}was: {}", "", quote(change.was.as_ref()))?;
+    writeln!(f, "{:13}is:  {}", "", quote(change.is.as_ref()))
 }
 
 /// The changes from the tools `was` to the tools `is` (each an entry by name).
