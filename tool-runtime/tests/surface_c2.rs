@@ -207,6 +207,8 @@ fn c2_tool_renamed_is_breaking() {
         )]
     );
     assert_eq!(renamed.changes()[0].tool(), "lookup-window");
+    assert_eq!(renamed.changes()[0].was(), Some(&json!("lookup-window")));
+    assert_eq!(renamed.changes()[0].is(), Some(&json!("find-window")));
 }
 
 #[test]

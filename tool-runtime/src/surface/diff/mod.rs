@@ -35,7 +35,8 @@ impl Change {
     }
 
     /// Where, as a JSON pointer into the tool's entry (`/input_schema/properties/days/maximum`);
-    /// empty for a tool added, removed or renamed.
+    /// empty for a tool added, removed or renamed, whose [`Change::was`] and [`Change::is`]
+    /// are then its names.
     pub fn pointer(&self) -> &str {
         &self.pointer
     }
@@ -181,25 +182,39 @@ pub(super) fn diff(was: &BTreeMap<String, Value>, is: &BTreeMap<String, Value>) 
     let removed: Vec<&String> = was.keys().filter(|name| !is.contains_key(*name)).collect();
     let mut added: Vec<&String> = is.keys().filter(|name| !was.contains_key(*name)).collect();
     for name in removed {
-        let renamed = added
-            .iter()
-            .position(|new| same_declaration(&was[name.as_str()], &is[new.as_str()]));
-        let kind = match renamed {
-            Some(at) => ChangeKind::ToolRenamed {
-                to: added.remove(at).clone(),
-            },
-            None => ChangeKind::ToolRemoved,
+        let renamed = added.iter().position(|new| {
+            was.get(name)
+                .zip(is.get(*new))
+                .is_some_and(|(old, new)| same_declaration(old, new))
+        });
+        let (kind, new_name) = match renamed {
+            Some(at) => {
+                let to = added.remove(at).clone();
+                (
+                    ChangeKind::ToolRenamed { to: to.clone() },
+                    Some(Value::from(to)),
+                )
+            }
+            None => (ChangeKind::ToolRemoved, None),
         };
         out.tool = name.clone();
-        out.push(Part::Tool, String::new(), was.get(name), None, kind);
+        let old_name = Value::from(name.as_str());
+        out.push(
+            Part::Tool,
+            String::new(),
+            Some(&old_name),
+            new_name.as_ref(),
+            kind,
+        );
     }
     for name in added {
         out.tool = name.clone();
+        let new_name = Value::from(name.as_str());
         out.push(
             Part::Tool,
             String::new(),
             None,
-            is.get(name),
+            Some(&new_name),
             ChangeKind::ToolAdded,
         );
     }
