@@ -17,6 +17,9 @@
 //! Each run prints what the model was shown, each call with what the model got back, and what
 //! only the application sees. The domain (the window service, the principals, the tools) is
 //! `tool_examples::maintenance`, which `examples/mcp_server.rs` serves over MCP.
+//!
+//! `cargo run --example maintenance -- --surface` prints the agent's tool surface instead (C2),
+//! the document `examples/surface/maintenance.json` holds, and runs nothing.
 
 use tool_examples::maintenance::{
     LookupWindow, Principal, RestartService, Role, Windows, principal,
