@@ -112,8 +112,8 @@ pub enum SurfaceError {
 }
 
 impl Surface {
-    /// The surface of these tools, as an agent holding them advertises them and an
-    /// `McpServer` serving them (under their declared names) lists them.
+    /// The surface of these tools: as each provider driver sends them with its default
+    /// settings, and as an `McpServer` serving them under their declared names lists them.
     ///
     /// # Errors
     ///
