@@ -17,6 +17,9 @@
 //! Each run prints what the model was shown, each call with what the model got back, and what
 //! only the application sees. The domain (the window service, the principals, the tools) is
 //! `tool_examples::maintenance`, which `examples/mcp_server.rs` serves over MCP.
+//!
+//! `cargo run --example maintenance -- --surface` prints the agent's tool surface instead (C2),
+//! the document `examples/surface/maintenance.json` holds, and runs nothing.
 
 use tool_examples::maintenance::{
     LookupWindow, Principal, RestartService, Role, Windows, principal,
@@ -182,6 +185,11 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> Result<(), BoxError> {
+    // C2: `-- --surface` prints the agent's tool surface, the document
+    // `examples/surface/maintenance.json` holds, and runs nothing.
+    if std::env::args().skip(1).any(|arg| arg == "--surface") {
+        return print_surface();
+    }
     let (first, label) = model()?;
     act(
         &format!("Act 1 · {label}"),
@@ -206,6 +214,22 @@ async fn run() -> Result<(), BoxError> {
     .await?;
     typed_answer().await?;
     retry_budget().await
+}
+
+/// The agent's tool surface (C2), as `tests/surface.rs` holds it.
+#[cfg(feature = "mcp")]
+fn print_surface() -> Result<(), BoxError> {
+    print!("{}", tool_examples::surface::maintenance()?.to_json());
+    Ok(())
+}
+
+/// The surface includes what MCP lists: without the `mcp` feature there is none to print.
+#[cfg(not(feature = "mcp"))]
+fn print_surface() -> Result<(), BoxError> {
+    Err(
+        "the tool surface includes what MCP lists: build with the `mcp` feature (on by default)"
+            .into(),
+    )
 }
 
 /// Act 4 (O2): the same question, answered as a `MaintenanceBrief`.

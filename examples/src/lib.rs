@@ -6,3 +6,5 @@ pub mod maintenance;
 pub mod paused_store;
 #[cfg(feature = "mcp")]
 pub mod serve;
+#[cfg(feature = "mcp")]
+pub mod surface;

@@ -47,6 +47,13 @@
 //! stdio or streamable HTTP (`McpServer`), each call through the same pipeline as the agent
 //! loop, and turns the tools of MCP servers into tools an agent holds beside its own
 //! (`McpToolset`).
+//!
+//! # The tool surface
+//!
+//! With `mcp` beside the default features, the module `surface` renders what the models and
+//! MCP clients are told about a set of tools as one deterministic document (C2), lists the
+//! changes between two such documents as breaking or compatible, and holds one against a
+//! committed file in a test (`surface::assert_snapshot`, rewritten with `UPDATE_SURFACE=1`).
 
 pub use tool_core::{AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NOT_APPROVED};
 pub use tool_core::{Annotations, ArgumentValidator, Image, OutputSchema, Resource, WithImages};
@@ -80,6 +87,10 @@ mod telemetry;
 pub mod providers;
 // The test models, which need no provider (scripted, offline), and argument generation.
 mod testing;
+// The tool surface as one document, its diff and its snapshot test (C2): it holds what each
+// provider driver and MCP publish, so it needs all three.
+#[cfg(all(feature = "openai", feature = "anthropic", feature = "mcp"))]
+pub mod surface;
 
 pub use agent::{
     Agent, AgentBuilder, BoxFuture, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,

@@ -42,6 +42,8 @@ pub use client::{
     Handshake, JsonSchemaValidator, McpToolset, McpToolsetBuilder, RemoteCallError, SchemaLimits,
     SchemaRejected, ToolsetError, ToolsetProblem, check_schema, local_name,
 };
+#[cfg(all(feature = "openai", feature = "anthropic"))]
+pub(crate) use server::list_entry;
 pub use server::{
     HttpOptions, HttpServer, McpCall, McpNaming, McpRequest, McpServer, McpServerBuilder,
     McpTransport, NO_ELICITATION, NO_ELICITATION_STATELESS, ServeError, TaskSupport,

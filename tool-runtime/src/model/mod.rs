@@ -314,6 +314,12 @@ impl ToolSpec {
         }
     }
 
+    /// The tool as its driver rendered it for its wire format, whichever format that is.
+    #[cfg(all(feature = "openai", feature = "anthropic", feature = "mcp"))]
+    pub(crate) fn rendered(&self) -> Option<&str> {
+        self.wire.as_ref().map(|(_, json)| &**json)
+    }
+
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name

@@ -363,7 +363,7 @@ fn published_names(
 /// A tool as `tools/list` shows it: its published name (M2), description, the neutral input
 /// schema, the output schema of a typed result (O1), and the title and hints it declares
 /// (O4).
-fn list_entry(tool: &Tool, naming: &McpNaming) -> McpTool {
+pub(crate) fn list_entry(tool: &Tool, naming: &McpNaming) -> McpTool {
     let schema: JsonObject = tool.schema().as_object().cloned().unwrap_or_default();
     let mut entry = McpTool::new(
         naming.published(tool.name()).into_owned(),

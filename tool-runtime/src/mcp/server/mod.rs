@@ -45,6 +45,8 @@ use shared::Shared;
 
 pub use approval::{NO_ELICITATION, NO_ELICITATION_STATELESS};
 pub use builder::McpServerBuilder;
+#[cfg(all(feature = "openai", feature = "anthropic"))]
+pub(crate) use builder::list_entry;
 pub use error::ServeError;
 pub use http_server::{HttpOptions, HttpServer};
 pub use naming::McpNaming;
@@ -136,6 +138,12 @@ impl McpServer {
     /// The tools served, in declaration order.
     pub fn tools(&self) -> &[Tool] {
         &self.shared.tools
+    }
+
+    /// Each tool served with its `tools/list` entry, in declaration order (C2).
+    #[cfg(all(feature = "openai", feature = "anthropic"))]
+    pub(crate) fn listed(&self) -> impl Iterator<Item = (&Tool, &rmcp::model::Tool)> {
+        self.shared.tools.iter().zip(&self.shared.listed)
     }
 
     /// Serves one client over this process's standard input and output until the client
