@@ -14,6 +14,7 @@ mod attr;
 mod error;
 mod expand;
 mod fallback;
+mod params;
 mod valid;
 
 use proc_macro::TokenStream;

@@ -463,12 +463,27 @@ fn single_input(ty: &syn::Type, errors: &mut Accumulator) {
 /// Plain parameters: owned, described, each attribute valid, no two with the same name.
 fn plain_params(params: &[Param], errors: &mut Accumulator) {
     let several = params.len() > 1;
+    let none_described = params.iter().all(|param| !param.has_attrs);
     let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
     for param in params {
         let field = &param.field;
         owned(&field.ty, errors);
         self::field(field, errors);
-        if field.description.is_none() {
+        if field.description.is_none() && several && none_described {
+            if let Some(first) = params.first().filter(|first| !std::ptr::eq(*first, param)) {
+                errors.push(error::at(
+                    field.span,
+                    format!(
+                        "this handler takes two inputs, `{}` and `{}`, and the model sends \
+                         one: if `{}` comes from the run's context, take it as `&T` (or \
+                         clone it with `#[context]`); else gather the inputs in one struct \
+                         that derives `Schema`, or describe each with \
+                         `#[schema(describe = \"…\")]`",
+                        first.field.member, field.member, field.member
+                    ),
+                ));
+            }
+        } else if field.description.is_none() {
             let message = if several {
                 format!(
                     "a `#[tool]` fn with several parameters describes each one for the \
