@@ -295,6 +295,30 @@ impl Field {
 }
 
 impl ToolFn {
+    /// Where the fn's signature names a type spelt like the handle (an input struct
+    /// `AddNote` of the tool `add-note`): both would be declared in the same module, which
+    /// the compiler reports as a name defined twice. Found by spelling, the only thing a
+    /// macro sees.
+    pub(crate) fn handle_collision(&self) -> Option<Span> {
+        let handle = self.handle_ident();
+        let mut types: Vec<TokenStream> = self
+            .func
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(typed) => Some(typed.ty.to_token_stream()),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        if let syn::ReturnType::Type(_, ty) = &self.func.sig.output {
+            types.push(ty.to_token_stream());
+        }
+        types
+            .into_iter()
+            .find_map(|tokens| ident_in(tokens, &handle))
+    }
+
     /// Reads `#[tool(args)]` and the fn it is on; problems go to `errors`.
     pub(crate) fn from_syn(
         args: TokenStream,
@@ -336,9 +360,13 @@ impl ToolFn {
         }
     }
 
-    /// The ident of the handle struct: `lookup-window` → `LookupWindow`, prefixed with `Tool`
-    /// when that would not be an identifier (`3d-render` → `Tool3dRender`).
+    /// The ident of the handle struct: `handle = Name`, else `lookup-window` →
+    /// `LookupWindow`, prefixed with `Tool` when that would not be an identifier
+    /// (`3d-render` → `Tool3dRender`).
     pub(crate) fn handle_ident(&self) -> Ident {
+        if let Some(handle) = &self.args.handle {
+            return handle.0.clone();
+        }
         let mut name = name::type_name_for(&self.name);
         if name.is_empty()
             || name == "Self"
@@ -348,6 +376,24 @@ impl ToolFn {
         }
         Ident::new(&name, self.name_span)
     }
+}
+
+/// The span of the first token of `tokens` that is the identifier `wanted`, searching
+/// groups too, and skipping the segments of longer paths (`notes::AddNote` names another
+/// module's type).
+fn ident_in(tokens: TokenStream, wanted: &Ident) -> Option<Span> {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let is_colon =
+        |tree: &TokenTree| matches!(tree, TokenTree::Punct(punct) if punct.as_char() == ':');
+    trees.iter().enumerate().find_map(|(at, tree)| match tree {
+        TokenTree::Group(group) => ident_in(group.stream(), wanted),
+        TokenTree::Ident(ident) if ident == wanted => {
+            let qualified = at >= 2 && is_colon(&trees[at - 1]) && is_colon(&trees[at - 2]);
+            (!qualified).then(|| ident.span())
+        }
+        _ => None,
+    })
 }
 
 /// O4: hints that contradict each other are a compile error, at the second of them.

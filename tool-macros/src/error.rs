@@ -16,8 +16,3 @@ pub(crate) fn at(span: Span, message: impl Display) -> darling::Error {
 pub(crate) fn from_syn(error: syn::Error) -> impl Iterator<Item = darling::Error> {
     error.into_iter().map(darling::Error::from)
 }
-
-/// The error `message`, spanning every token of `tokens`.
-pub(crate) fn spanned(tokens: impl quote::ToTokens, message: impl Display) -> darling::Error {
-    syn::Error::new_spanned(tokens, message).into()
-}

@@ -76,8 +76,8 @@ pub(crate) fn tool(tool: &ToolFn, error: darling::Error) -> TokenStream {
             matches!(input, syn::FnArg::Typed(typed) if matches!(*typed.ty, syn::Type::ImplTrait(_)))
         });
     let use_fn = (!generic).then(|| quote!(let _ = #fn_ident;));
-    let handle = name::check_name(&tool.name)
-        .is_ok()
+    // No placeholder where the handle's name is taken: it would be reported again.
+    let handle = (name::check_name(&tool.name).is_ok() && tool.handle_collision().is_none())
         .then(|| placeholder_handle(tool, &private));
     quote! {
         #errors

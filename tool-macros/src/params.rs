@@ -132,8 +132,8 @@ fn classify(typed: &PatType, marker: Option<&Attribute>, errors: &mut Accumulato
         .any(|attribute| attribute.path().is_ident("schema"));
     if let Some(by_ref) = context_param(&typed.ty) {
         if let Some(marker) = marker {
-            errors.push(error::spanned(
-                marker,
+            errors.push(error::at(
+                marker.path().span(),
                 "the `Context` is the call's own, not a value in it: remove `#[context]`",
             ));
         }
@@ -157,8 +157,8 @@ fn classify(typed: &PatType, marker: Option<&Attribute>, errors: &mut Accumulato
                 ));
             }
             if described {
-                errors.push(error::spanned(
-                    marker,
+                errors.push(error::at(
+                    marker.path().span(),
                     "a context value is not part of the schema, so it takes no \
                      `#[schema(...)]`: remove `#[context]` if the model supplies it, or \
                      `#[schema(...)]` if the context does",

@@ -367,6 +367,7 @@ pub(crate) fn tool(tool: &ToolFn, errors: &mut Accumulator) {
         ));
     }
     signature(&tool.func.sig, errors);
+    handle(tool, errors);
     match &tool.input {
         ToolInput::Single { ty } => single_input(ty, errors),
         ToolInput::Params(params) => plain_params(params, errors),
@@ -388,6 +389,28 @@ fn approval(tool: &ToolFn, errors: &mut Accumulator) {
              `approval = always`",
         ));
     }
+}
+
+/// The handle's name is free: no type of the signature is spelt like it (C4).
+fn handle(tool: &ToolFn, errors: &mut Accumulator) {
+    let Some(span) = tool.handle_collision() else {
+        return;
+    };
+    let handle = tool.handle_ident();
+    let message = if tool.args.handle.is_some() {
+        format!(
+            "`handle = {handle}` names the handle like this type, and both would be declared \
+             here: pick another `handle = …`"
+        )
+    } else {
+        format!(
+            "`#[tool]` generates a handle struct `{handle}` for the tool \"{}\", next to this \
+             fn, and this type has the same name: name the handle with \
+             `#[tool(handle = {handle}Tool)]`, or rename the type (`{handle}Input`)",
+            tool.name
+        )
+    };
+    errors.push(error::at(span, message));
 }
 
 /// Rule N1, with a proposed fix.
