@@ -92,7 +92,7 @@ pub(crate) fn sort(func: &mut ItemFn, errors: &mut Accumulator) -> Params {
                     ));
                 }
                 args.push(Arg::Value(values.len()));
-                values.push(value);
+                values.push(*value);
             }
             Kind::Input => {
                 args.push(Arg::Input(inputs.len()));
@@ -119,7 +119,7 @@ enum Kind {
     Context {
         by_ref: bool,
     },
-    Value(ContextValue),
+    Value(Box<ContextValue>),
     Input,
     /// Reported already.
     Invalid,
@@ -174,10 +174,10 @@ fn classify(typed: &PatType, marker: Option<&Attribute>, errors: &mut Accumulato
                 return Kind::Invalid;
             }
             if value_type(ty, errors) {
-                Kind::Value(ContextValue {
+                Kind::Value(Box::new(ContextValue {
                     ty: ty.clone(),
                     cloned: true,
-                })
+                }))
             } else {
                 Kind::Invalid
             }
@@ -211,10 +211,10 @@ fn borrowed(reference: &syn::TypeReference, errors: &mut Accumulator) -> Kind {
         return Kind::Invalid;
     }
     if value_type(&reference.elem, errors) {
-        Kind::Value(ContextValue {
+        Kind::Value(Box::new(ContextValue {
             ty: (*reference.elem).clone(),
             cloned: false,
-        })
+        }))
     } else {
         Kind::Invalid
     }
