@@ -228,13 +228,20 @@ mod mcp {
         for request in requests {
             let mut line = request.to_string();
             line.push('\n');
-            write.write_all(line.as_bytes()).await.unwrap();
+            write
+                .write_all(line.as_bytes())
+                .await
+                .expect("the server reads");
             if request.get("id").is_none() {
                 continue;
             }
             loop {
-                let text = lines.next_line().await.unwrap().expect("an answer");
-                let answer: Value = serde_json::from_str(&text).unwrap();
+                let text = lines
+                    .next_line()
+                    .await
+                    .expect("the server writes")
+                    .expect("an answer");
+                let answer: Value = serde_json::from_str(&text).expect("JSON-RPC");
                 if answer.get("id") == request.get("id") {
                     answers.push(answer);
                     break;
@@ -243,9 +250,9 @@ mod mcp {
         }
         let listed = answers[1]["result"]["tools"]
             .as_array()
-            .unwrap()
+            .expect("a tool list")
             .iter()
-            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .map(|tool| tool["name"].as_str().expect("a name").to_owned())
             .collect();
         (listed, answers[2]["result"].clone())
     }
