@@ -161,7 +161,8 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 ///   `available` policy, which runs only when every value is present; both must allow.
 ///   Each type once; a `&mut T`, a lifetime, a trait object, `impl Trait` or a pattern is a
 ///   compile error that says what to take instead;
-/// - **the model's arguments**: what remains is the input, either one parameter whose type
+/// - **the model's arguments**: what remains is the input, taken by value (a `&Query`
+///   parameter is a context value, not the input), either one parameter whose type
 ///   implements `Schema`, or plain parameters, each with `#[schema(describe = "…", …)]` (any
 ///   field attribute), which become the properties of a hidden input object (no parameters:
 ///   an empty object). Two undescribed inputs are a compile error that asks which one comes
