@@ -2,7 +2,8 @@
 //!
 //! Use them through `tool-runtime`, which re-exports them with the types the generated code
 //! names. Each macro parses its input into a typed view (`ast`, over the darling receivers of
-//! `attr`), checks every rule in one place (`valid`), and generates code (`expand`); when a
+//! `attr`; a handler's parameters sorted by where their values come from in `params`), checks
+//! every rule in one place (`valid`), and generates code (`expand`); when a
 //! rule is broken, it reports every problem at the token it is about (`error`) and still emits
 //! the user's item (`fallback`). The rules it shares with the runtime (tool names, formats,
 //! the pattern dialect) come from `tool-rules`, so this crate never depends on the runtime.
