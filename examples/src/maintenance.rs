@@ -110,7 +110,7 @@ impl Windows {
         Self { by_service }
     }
 
-    /// The next window of `service_id` within `days`, if the caller may see it. The
+    /// The next window of `service_id` within `days`, if `principal` may see it. The
     /// principal comes from the trusted context, not from the model's arguments.
     ///
     /// # Errors
@@ -119,13 +119,10 @@ impl Windows {
     /// [`LookupError::Backend`] when the store fails.
     pub async fn find_authorized(
         &self,
-        ctx: &Context,
+        principal: &Principal,
         service_id: &str,
         days: u32,
     ) -> Result<WindowSummary, LookupError> {
-        let principal = ctx
-            .get::<Principal>()
-            .ok_or_else(|| LookupError::Backend("no principal in the context".to_owned()))?;
         if service_id == "svc-legacy" {
             return Err(LookupError::Backend(
                 "connection to maint-db.internal:5432 refused for user maint_ro".to_owned(),
@@ -172,6 +169,10 @@ pub struct WindowSummary {
     pub ends_at: String,
 }
 
+// The windows and the principal are context parameters (C1): the application puts them in the
+// run's context, the schema has no property for them, and a run whose context lacks either is
+// not offered the tool (`can_view_maintenance` is asked only when both are there). The doc
+// comment below is the description the model reads.
 /// Find the authorized maintenance window for a service.
 #[tool(
     name = "lookup-window",
@@ -180,10 +181,13 @@ pub struct WindowSummary {
     read_only,
     open_world = false
 )]
-pub async fn find_window(ctx: Context, input: WindowQuery) -> Result<WindowSummary, BoxError> {
-    let windows = ctx.require::<Windows>()?;
+pub async fn find_window(
+    windows: &Windows,
+    principal: &Principal,
+    input: WindowQuery,
+) -> Result<WindowSummary, BoxError> {
     match windows
-        .find_authorized(&ctx, &input.service_id, input.days)
+        .find_authorized(principal, &input.service_id, input.days)
         .await
     {
         Err(LookupError::NoWindow) => {
@@ -193,7 +197,8 @@ pub async fn find_window(ctx: Context, input: WindowQuery) -> Result<WindowSumma
     }
 }
 
-/// Whether the caller may see maintenance windows at all (observational, A1).
+/// Whether the caller may see maintenance windows at all (observational, A1). Asked only
+/// when the context holds a [`Principal`], which `find_window` takes (C1).
 ///
 /// # Errors
 ///
@@ -249,6 +254,8 @@ impl RestartLog {
 /// The services that serve production traffic: restarting one needs approval.
 pub const PRODUCTION: &[&str] = &["svc-42", "svc-billing"];
 
+// It takes the principal (C1), unused, so that it is offered only to a run that names one,
+// before `is_admin` is asked.
 /// Restart a service now.
 #[tool(
     name = "restart-service",
@@ -256,7 +263,11 @@ pub const PRODUCTION: &[&str] = &["svc-42", "svc-billing"];
     approval = restart_needs_ok,
     destructive
 )]
-pub async fn restart_service(ctx: Context, input: RestartInput) -> Result<Restarted, BoxError> {
+pub async fn restart_service(
+    ctx: &Context,
+    _admin: &Principal,
+    input: RestartInput,
+) -> Result<Restarted, BoxError> {
     if let Some(log) = ctx.get::<RestartLog>() {
         log.record(&input.service_id);
     }
@@ -283,7 +294,8 @@ pub async fn restart_needs_ok(_ctx: &Context, input: &RestartInput) -> Result<Ap
     })
 }
 
-/// Only admins are offered restarts.
+/// Only admins are offered restarts. Asked only when the context holds a [`Principal`], which
+/// `restart_service` takes (C1).
 ///
 /// # Errors
 ///

@@ -71,6 +71,12 @@ impl Context {
             .and_then(|v| v.downcast_ref::<T>())
     }
 
+    /// Whether the context holds a value of the type `id` names (C1: a tool's context
+    /// parameters are checked by type before its policy runs).
+    pub(crate) fn holds(&self, id: TypeId) -> bool {
+        self.extensions.contains_key(&id)
+    }
+
     /// The extension of type `T`.
     ///
     /// # Errors

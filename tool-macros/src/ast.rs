@@ -8,14 +8,12 @@ use darling::error::Accumulator;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens as _, quote};
 use syn::spanned::Spanned as _;
-use syn::{
-    Attribute, Data, DeriveInput, Expr, ExprLit, FnArg, Generics, Ident, ItemFn, Lit, Meta, Pat,
-    Type,
-};
+use syn::{Attribute, Data, DeriveInput, Expr, ExprLit, Generics, Ident, ItemFn, Lit, Meta, Type};
 use tool_rules::name;
 
 use crate::attr::{self, ContainerAttrs, FieldAttrs, RenameRule, ToolArgs, VariantAttrs};
 use crate::error;
+use crate::params::{self, Arg, ContextValue, Params};
 
 /// The input of `#[derive(Schema)]`.
 pub(crate) struct Container {
@@ -78,16 +76,11 @@ pub(crate) struct ToolFn {
     pub(crate) name_span: Span,
     pub(crate) name_from_attr: bool,
     pub(crate) description: Option<String>,
-    /// The `Context` parameter, if any.
-    pub(crate) ctx: Option<CtxParam>,
+    /// Where each argument of the handler comes from, in the order of its parameters.
+    pub(crate) params: Vec<Arg>,
+    /// The context values it takes (C1).
+    pub(crate) values: Vec<ContextValue>,
     pub(crate) input: ToolInput,
-}
-
-/// How the handler takes its context.
-#[derive(Clone, Copy)]
-pub(crate) struct CtxParam {
-    /// `&Context` rather than `Context`.
-    pub(crate) by_ref: bool,
 }
 
 /// How the handler takes the model's arguments.
@@ -261,7 +254,7 @@ fn fields_of<'a>(
 }
 
 impl Field {
-    fn new(
+    pub(crate) fn new(
         member: Ident,
         ty: Type,
         attrs: &[Attribute],
@@ -302,6 +295,30 @@ impl Field {
 }
 
 impl ToolFn {
+    /// Where the fn's signature names a type spelt like the handle (an input struct
+    /// `AddNote` of the tool `add-note`): both would be declared in the same module, which
+    /// the compiler reports as a name defined twice. Found by spelling, the only thing a
+    /// macro sees.
+    pub(crate) fn handle_collision(&self) -> Option<Span> {
+        let handle = self.handle_ident();
+        let mut types: Vec<TokenStream> = self
+            .func
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(typed) => Some(typed.ty.to_token_stream()),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        if let syn::ReturnType::Type(_, ty) = &self.func.sig.output {
+            types.push(ty.to_token_stream());
+        }
+        types
+            .into_iter()
+            .find_map(|tokens| ident_in(tokens, &handle))
+    }
+
     /// Reads `#[tool(args)]` and the fn it is on; problems go to `errors`.
     pub(crate) fn from_syn(
         args: TokenStream,
@@ -323,7 +340,11 @@ impl ToolFn {
             }
             None => doc_of(&func.attrs),
         };
-        let (ctx, input) = handler_inputs(&mut func, errors);
+        let Params {
+            args: handler_args,
+            values,
+            input,
+        } = params::sort(&mut func, errors);
         check_hints(&args, errors);
         ToolFn {
             krate: krate_path(args.krate.as_ref()),
@@ -332,15 +353,20 @@ impl ToolFn {
             name_span,
             name_from_attr,
             description,
-            ctx,
+            params: handler_args,
+            values,
             input,
             func,
         }
     }
 
-    /// The ident of the handle struct: `lookup-window` → `LookupWindow`, prefixed with `Tool`
-    /// when that would not be an identifier (`3d-render` → `Tool3dRender`).
+    /// The ident of the handle struct: `handle = Name`, else `lookup-window` →
+    /// `LookupWindow`, prefixed with `Tool` when that would not be an identifier
+    /// (`3d-render` → `Tool3dRender`).
     pub(crate) fn handle_ident(&self) -> Ident {
+        if let Some(handle) = &self.args.handle {
+            return handle.0.clone();
+        }
         let mut name = name::type_name_for(&self.name);
         if name.is_empty()
             || name == "Self"
@@ -350,6 +376,24 @@ impl ToolFn {
         }
         Ident::new(&name, self.name_span)
     }
+}
+
+/// The span of the first token of `tokens` that is the identifier `wanted`, searching
+/// groups too, and skipping the segments of longer paths (`notes::AddNote` names another
+/// module's type).
+fn ident_in(tokens: TokenStream, wanted: &Ident) -> Option<Span> {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let is_colon =
+        |tree: &TokenTree| matches!(tree, TokenTree::Punct(punct) if punct.as_char() == ':');
+    trees.iter().enumerate().find_map(|(at, tree)| match tree {
+        TokenTree::Group(group) => ident_in(group.stream(), wanted),
+        TokenTree::Ident(ident) if ident == wanted => {
+            let qualified = at >= 2 && is_colon(&trees[at - 1]) && is_colon(&trees[at - 2]);
+            (!qualified).then(|| ident.span())
+        }
+        _ => None,
+    })
 }
 
 /// O4: hints that contradict each other are a compile error, at the second of them.
@@ -389,95 +433,6 @@ fn tool_args(args: TokenStream, errors: &mut Accumulator) -> ToolArgs {
         errors.extend(attr::reword(problem, "tool", attr::TOOL_KEYS));
         ToolArgs::default()
     })
-}
-
-/// The handler's `Context` parameter and its input, with the `#[schema]` attributes taken off
-/// its parameters (the fn is emitted as written otherwise).
-fn handler_inputs(func: &mut ItemFn, errors: &mut Accumulator) -> (Option<CtxParam>, ToolInput) {
-    let mut ctx = None;
-    let mut params = Vec::new();
-    for (position, input) in func.sig.inputs.iter_mut().enumerate() {
-        let typed = match input {
-            FnArg::Receiver(receiver) => {
-                errors.push(error::at(
-                    receiver.span(),
-                    "a `#[tool]` handler is a free fn: it cannot take `self`; move it out \
-                     of the `impl` block, and reach shared state through the `Context`",
-                ));
-                continue;
-            }
-            FnArg::Typed(typed) => typed,
-        };
-        if position == 0
-            && let Some(by_ref) = context_param(&typed.ty)
-        {
-            ctx = Some(CtxParam { by_ref });
-            continue;
-        }
-        params.push(Param::take(typed, errors));
-    }
-    let input = match params.as_slice() {
-        [param] if !param.has_attrs => ToolInput::Single {
-            ty: Box::new(param.field.ty.clone()),
-        },
-        _ => ToolInput::Params(params),
-    };
-    (ctx, input)
-}
-
-impl Param {
-    /// Reads a parameter, taking its `#[schema]` attributes off it.
-    fn take(typed: &mut syn::PatType, errors: &mut Accumulator) -> Param {
-        let (schema_attrs, others): (Vec<Attribute>, Vec<Attribute>) =
-            std::mem::take(&mut typed.attrs)
-                .into_iter()
-                .partition(|attribute| attribute.path().is_ident("schema"));
-        typed.attrs = others;
-        let member = match &*typed.pat {
-            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
-            other => {
-                errors.push(error::at(
-                    other.span(),
-                    "a `#[tool]` parameter needs a plain name (`name: Type`): the name is \
-                     the property the model fills in",
-                ));
-                Ident::new("__invalid", other.span())
-            }
-        };
-        let field = Field::new(
-            member,
-            (*typed.ty).clone(),
-            &schema_attrs,
-            None,
-            typed.span(),
-            errors,
-        );
-        Param {
-            field,
-            has_attrs: !schema_attrs.is_empty(),
-        }
-    }
-}
-
-/// Whether `ty` is `Context` (`Some(false)`) or `&Context` (`Some(true)`), by the last segment
-/// of its path.
-fn context_param(ty: &Type) -> Option<bool> {
-    match ty {
-        Type::Reference(reference) if reference.mutability.is_none() => {
-            context_param(&reference.elem)
-                .filter(|by_ref| !by_ref)
-                .map(|_| true)
-        }
-        Type::Path(path) if path.qself.is_none() => path
-            .path
-            .segments
-            .last()
-            .filter(|segment| segment.ident == "Context" && segment.arguments.is_none())
-            .map(|_| false),
-        Type::Group(group) => context_param(&group.elem),
-        Type::Paren(paren) => context_param(&paren.elem),
-        _ => None,
-    }
 }
 
 /// Parses the `#[attr(...)]` attributes among `attrs` with darling, reporting problems.
@@ -610,18 +565,6 @@ mod tests {
             Some("Find the window for a service.\n\n- one\n- two")
         );
         assert_eq!(doc_of(&[]), None);
-    }
-
-    #[test]
-    fn context_params_are_found_by_type() {
-        assert_eq!(context_param(&parse_quote!(Context)), Some(false));
-        assert_eq!(
-            context_param(&parse_quote!(&tool_runtime::Context)),
-            Some(true)
-        );
-        assert_eq!(context_param(&parse_quote!(&&Context)), None);
-        assert_eq!(context_param(&parse_quote!(&mut Context)), None);
-        assert_eq!(context_param(&parse_quote!(String)), None);
     }
 
     #[test]

@@ -71,14 +71,13 @@ pub(crate) fn tool(tool: &ToolFn, error: darling::Error) -> TokenStream {
     let krate = &tool.krate;
     let private = quote!(#krate::__private);
     // Refer to the fn so that it is not reported as unused on top of the real error.
-    let use_fn = func
-        .sig
-        .generics
-        .params
-        .is_empty()
-        .then(|| quote!(let _ = #fn_ident;));
-    let handle = name::check_name(&tool.name)
-        .is_ok()
+    let generic = !func.sig.generics.params.is_empty()
+        || func.sig.inputs.iter().any(|input| {
+            matches!(input, syn::FnArg::Typed(typed) if matches!(*typed.ty, syn::Type::ImplTrait(_)))
+        });
+    let use_fn = (!generic).then(|| quote!(let _ = #fn_ident;));
+    // No placeholder where the handle's name is taken: it would be reported again.
+    let handle = (name::check_name(&tool.name).is_ok() && tool.handle_collision().is_none())
         .then(|| placeholder_handle(tool, &private));
     quote! {
         #errors

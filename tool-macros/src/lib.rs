@@ -2,7 +2,8 @@
 //!
 //! Use them through `tool-runtime`, which re-exports them with the types the generated code
 //! names. Each macro parses its input into a typed view (`ast`, over the darling receivers of
-//! `attr`), checks every rule in one place (`valid`), and generates code (`expand`); when a
+//! `attr`; a handler's parameters sorted by where their values come from in `params`), checks
+//! every rule in one place (`valid`), and generates code (`expand`); when a
 //! rule is broken, it reports every problem at the token it is about (`error`) and still emits
 //! the user's item (`fallback`). The rules it shares with the runtime (tool names, formats,
 //! the pattern dialect) come from `tool-rules`, so this crate never depends on the runtime.
@@ -14,12 +15,13 @@ mod attr;
 mod error;
 mod expand;
 mod fallback;
+mod params;
 mod valid;
 
 use proc_macro::TokenStream;
 
 /// Derives `Schema`: the JSON Schema of a struct or enum, and the parser that enforces it
-/// (S1–S5). The type needs no `serde::Deserialize`.
+/// ([S1–S5]). The type needs no `serde::Deserialize`.
 ///
 /// ```ignore
 /// use tool_runtime::Schema;
@@ -75,12 +77,15 @@ use proc_macro::TokenStream;
 /// | `range = a..=b` (`a..b`, `a..`, `..=b`) | numbers | `minimum`/`maximum` (`a..b`: exclusive maximum) |
 /// | `min`, `max`, `exclusive_min`, `exclusive_max`, `multiple_of` | numbers | integer or float literals |
 /// | `min_items`, `max_items`, `unique_items` | lists | |
-/// | `validate = path` | any | `fn(&T) -> Result<(), Invalid>` (also `&str` for a `String`, `&[T]` for a `Vec<T>`): `Invalid::violation` goes to the model, `Invalid::error` is redacted (S5) |
+/// | `validate = path` | any | `fn(&T) -> Result<(), Invalid>` (also `&str` for a `String`, `&[T]` for a `Vec<T>`): `Invalid::violation` goes to the model, `Invalid::error` is redacted ([S5]) |
 ///
 /// A constraint on a type it does not apply to, a contradiction (`min_len` above `max_len`,
 /// `range` with `min`), an invalid pattern (or one with lookaround or backreferences, which
 /// cannot be matched in linear time), an unknown format, an unknown or repeated key, or a
 /// `default` on an `Option` is a compile error at the attribute.
+///
+/// [S1–S5]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#3-schema-and-parsing
+/// [S5]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#3-schema-and-parsing
 #[proc_macro_derive(Schema, attributes(schema))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     expand::derive(&syn::parse_macro_input!(input as syn::DeriveInput)).into()
@@ -89,19 +94,22 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 /// Makes a typed LLM tool of a fn.
 ///
 /// ```ignore
-/// use tool_runtime::{tool, BoxError, Context};
+/// use tool_runtime::{tool, Approval, BoxError, Context, IntoTool};
 ///
 /// /// Find the authorized maintenance window for a service.
-/// #[tool(name = "lookup-window", available = can_view_maintenance)]
-/// async fn find_window(ctx: Context, input: WindowQuery) -> Result<WindowSummary, BoxError> {
-///     /* … */
+/// #[tool(name = "lookup-window", available = can_view_maintenance, read_only)]
+/// async fn find_window(windows: &Windows, op: &Operator, input: WindowQuery)
+///     -> Result<WindowSummary, BoxError> {
+///     /* `windows` and `op` come from the run's context, `input` from the model */
 /// }
 ///
 /// async fn can_view_maintenance(ctx: &Context) -> Result<bool, BoxError> { /* … */ }
 ///
 /// /// Restart a service now.
-/// #[tool(name = "restart-service", available = is_admin, approval = restart_needs_ok)]
-/// async fn restart(ctx: Context, input: RestartInput) -> Result<Restarted, BoxError> { /* … */ }
+/// #[tool(name = "restart-service", available = is_admin, approval = restart_needs_ok, destructive)]
+/// async fn restart(#[context] pool: PgPool, input: RestartInput) -> Result<Restarted, BoxError> {
+///     /* … */
+/// }
 ///
 /// async fn restart_needs_ok(ctx: &Context, input: &RestartInput) -> Result<Approval, BoxError> {
 ///     /* Approval::required("svc-42 serves production traffic"), or Approval::NotRequired */
@@ -113,28 +121,76 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 ///
 /// The fn stays as written. Next to it, the macro generates a unit struct named after the
 /// tool (`lookup-window` → `LookupWindow`; a name that starts with a digit gets a `Tool`
-/// prefix), with the fn's visibility and the description as its doc, a `NAME` constant, an
-/// `IntoTool` impl that builds the tool once, and a link-time registration (R1).
+/// prefix; `handle = Name` names it otherwise), with the fn's visibility and the description
+/// as its doc, a `NAME` constant, an `IntoTool` impl that builds the tool once, and a
+/// link-time registration ([R1]). An agent takes it with `.tool(LookupWindow)`. Users depend
+/// on `tool-runtime` alone: import everything from `tool_runtime::…`.
 ///
 /// # Arguments
 ///
 /// | key | meaning |
 /// |---|---|
-/// | `name = "…"` | the tool's name; else the fn's name with `_` → `-`. Checked against N1 at compile time, with a proposed fix |
+/// | `name = "…"` | the tool's name; else the fn's name with `_` → `-`. Checked against [N1] at compile time, with a proposed fix |
 /// | `description = "…"` | what the model reads; else the fn's doc comment. One of them is required |
-/// | `available = path` | the availability policy: `async fn(&Context) -> Result<bool, E>` or `fn(&Context) -> Result<bool, E>` (A1) |
-/// | `approval = always` | every call waits for approval: the run pauses with it pending (H1, H2); over MCP the client's user is asked (H6) |
-/// | `approval = path` | the approval predicate: `async fn(&Context, &Input) -> Result<Approval, E>` or the same plain `fn`, over the validated input (H1); the input must be one type that implements `Schema` (a predicate cannot name the hidden input of plain parameters) |
-/// | `crate = path` | the path of `tool-runtime` (default `::tool_runtime`) |
+/// | `handle = Name` | the name of the generated handle struct, an identifier; else the tool's name in `PascalCase`. Needed when a type of the signature has that name already (an input `struct AddNote` of the tool `add-note`), which is a compile error saying so |
+/// | `title = "…"` | a human-readable title, shown by MCP clients ([O4]) |
+/// | `read_only`, `destructive`, `idempotent`, `open_world` | hints ([O4]), written bare (`read_only`) or with a boolean (`open_world = false`); `read_only` with `destructive` is a compile error |
+/// | `retries = n` | the tool's retry budget: failed calls in a row a run allows before it ends ([L1]); else the agent's (3 by default) |
+/// | `sequential` | its calls run with no other call of the run in flight, in the model's order ([L4]) |
+/// | `available = path` | the availability policy: `async fn(&Context) -> Result<bool, E>` or `fn(&Context) -> Result<bool, E>` ([A1]), asked at discovery and before every call ([A4]) |
+/// | `approval = always` | every call waits for approval: the run pauses with it pending ([H1], [H2]); over MCP the client's user is asked ([H6]) |
+/// | `approval = path` | the approval predicate: `async fn(&Context, &Input) -> Result<Approval, E>` or the same plain `fn`, over the validated input ([H1]); the input must be one type that implements `Schema` (a predicate cannot name the hidden input of plain parameters) |
+/// | `crate = path` | the path of `tool-runtime` (default `::tool_runtime`), for a crate that re-exports it |
+///
+/// A misspelt key or keyword proposes the nearest valid one (`approval = allways`: did you
+/// mean `always`?; `read_only = ture`: did you mean `true`?); a predicate fn whose name is
+/// one typo away from `always` is named by its path (`approval = self::alway`). Every misuse
+/// is a compile error at the offending token that says the fix ([C4]).
 ///
 /// # The handler
 ///
-/// An `async fn` or a plain `fn`, not generic, without `self`. It takes an optional first
-/// `Context` or `&Context`, then either one input whose type implements `Schema`, or plain
-/// parameters, each with `#[schema(describe = "…", …)]` (any field attribute), which become
-/// the properties of a hidden input object (no parameters: an empty object). It returns
-/// `Result<T, E>` (any `Result` alias) or a plain `T`, where `T: serde::Serialize` and
-/// `E: Into<BoxError>`.
+/// An `async fn` or a plain `fn`, not generic, without `self`. Each parameter takes its value
+/// from one of three places ([C1]):
+///
+/// - **the call's context**: `ctx: Context` or `ctx: &Context`, at most once;
+/// - **a value of the context**, looked up by its type: `op: &Operator` borrows it
+///   (`Operator: Send + Sync + 'static`, what `Context::with` holds), and
+///   `#[context] pool: PgPool` takes a clone of it (`PgPool: Clone`). These never appear in
+///   the schema, so the model cannot supply them, and a tool whose context lacks one is
+///   unavailable: not advertised, and a call of it is refused with `tool unavailable` (the
+///   same answer as a policy that says no, on every transport). They are checked before the
+///   `available` policy, which runs only when every value is present; both must allow.
+///   Each type once; a `&mut T`, a lifetime, a trait object, `impl Trait` or a pattern is a
+///   compile error that says what to take instead;
+/// - **the model's arguments**: what remains is the input, taken by value (a `&Query`
+///   parameter is a context value, not the input), either one parameter whose type
+///   implements `Schema`, or plain parameters, each with `#[schema(describe = "…", …)]` (any
+///   field attribute), which become the properties of a hidden input object (no parameters:
+///   an empty object). Two undescribed inputs are a compile error that asks which one comes
+///   from the context.
+///
+/// It returns `Result<T, E>` (any `Result` alias) or a plain `T`, where `T: serde::Serialize`
+/// and `E: Into<BoxError>`; a `T` that derives `Schema` also gives the tool its output schema
+/// ([O1]). A `ToolError` in the error's chain is what the model reads; anything else reaches
+/// it as `the tool failed` ([E2]).
+///
+/// Rule ids refer to the [contract] the runtime keeps.
+///
+/// [contract]: https://example.invalid/tool-runtime/blob/main/docs/contract.md
+/// [N1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#1-names
+/// [A1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#4-availability
+/// [A4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#4-availability
+/// [E2]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#5-results-and-failures
+/// [R1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#7-the-run
+/// [H1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
+/// [H2]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
+/// [H6]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
+/// [L1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
+/// [L4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
+/// [O1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
+/// [O4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
+/// [C1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#12-contracts-a-build-proves
+/// [C4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#12-contracts-a-build-proves
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()

@@ -367,6 +367,7 @@ pub(crate) fn tool(tool: &ToolFn, errors: &mut Accumulator) {
         ));
     }
     signature(&tool.func.sig, errors);
+    handle(tool, errors);
     match &tool.input {
         ToolInput::Single { ty } => single_input(ty, errors),
         ToolInput::Params(params) => plain_params(params, errors),
@@ -388,6 +389,28 @@ fn approval(tool: &ToolFn, errors: &mut Accumulator) {
              `approval = always`",
         ));
     }
+}
+
+/// The handle's name is free: no type of the signature is spelt like it (C4).
+fn handle(tool: &ToolFn, errors: &mut Accumulator) {
+    let Some(span) = tool.handle_collision() else {
+        return;
+    };
+    let handle = tool.handle_ident();
+    let message = if tool.args.handle.is_some() {
+        format!(
+            "`handle = {handle}` names the handle like this type, and both would be declared \
+             here: pick another `handle = …`"
+        )
+    } else {
+        format!(
+            "`#[tool]` generates a handle struct `{handle}` for the tool \"{}\", next to this \
+             fn, and this type has the same name: name the handle with \
+             `#[tool(handle = {handle}Tool)]`, or rename the type (`{handle}Input`)",
+            tool.name
+        )
+    };
+    errors.push(error::at(span, message));
 }
 
 /// Rule N1, with a proposed fix.
@@ -463,12 +486,27 @@ fn single_input(ty: &syn::Type, errors: &mut Accumulator) {
 /// Plain parameters: owned, described, each attribute valid, no two with the same name.
 fn plain_params(params: &[Param], errors: &mut Accumulator) {
     let several = params.len() > 1;
+    let none_described = params.iter().all(|param| !param.has_attrs);
     let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
     for param in params {
         let field = &param.field;
         owned(&field.ty, errors);
         self::field(field, errors);
-        if field.description.is_none() {
+        if field.description.is_none() && several && none_described {
+            if let Some(first) = params.first().filter(|first| !std::ptr::eq(*first, param)) {
+                errors.push(error::at(
+                    field.span,
+                    format!(
+                        "this handler takes two inputs, `{}` and `{}`, and the model sends \
+                         one: if `{}` comes from the run's context, take it as `&T` (or \
+                         clone it with `#[context]`); else gather the inputs in one struct \
+                         that derives `Schema`, or describe each with \
+                         `#[schema(describe = \"…\")]`",
+                        first.field.member, field.member, field.member
+                    ),
+                ));
+            }
+        } else if field.description.is_none() {
             let message = if several {
                 format!(
                     "a `#[tool]` fn with several parameters describes each one for the \

@@ -70,7 +70,51 @@ pub use tool_core::{ElicitAnswer, ElicitError, Elicited, Elicitor};
 pub use tool_core::{
     approval, context, error, hook, json, name, policy, progress, schema, violation,
 };
-pub use tool_macros::{Schema, tool};
+pub use tool_macros::Schema;
+/// A compiled example of the attribute (the reference below lists every key):
+///
+/// ```
+/// use tool_runtime::{tool, BoxError, Context, IntoTool, OutcomeKind, Schema};
+///
+/// /// Who is asking: put in the context by the application.
+/// struct Operator {
+///     name: String,
+/// }
+///
+/// /// A pool, cloned for each call.
+/// #[derive(Clone)]
+/// struct Pool;
+///
+/// /// Input of a restart.
+/// #[derive(Schema)]
+/// struct RestartInput {
+///     /// The service to restart.
+///     service_id: String,
+/// }
+///
+/// /// Restart a service now.
+/// #[tool(name = "restart-service", destructive, retries = 1, available = open_hours)]
+/// async fn restart(op: &Operator, #[context] _pool: Pool, input: RestartInput) -> String {
+///     format!("{} restarts {}", op.name, input.service_id)
+/// }
+///
+/// fn open_hours(_ctx: &Context) -> Result<bool, BoxError> {
+///     Ok(true)
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let tool = RestartService.into_tool();
+/// // The context values are not in the schema...
+/// assert!(!tool.schema_json().contains(r#""op""#));
+/// // ...and a context without them makes the tool unavailable.
+/// let refused = tool.invoke(&Context::new(), br#"{"service_id": "svc-42"}"#).await;
+/// assert_eq!(refused.kind(), OutcomeKind::Unavailable);
+/// let ctx = Context::new().with(Operator { name: "ada".into() }).with(Pool);
+/// let done = tool.invoke(&ctx, br#"{"service_id": "svc-42"}"#).await;
+/// assert_eq!(done.text(), "ada restarts svc-42");
+/// # });
+/// ```
+pub use tool_macros::tool;
 
 // The agent: its handle and builder, the run loop, a turn's calls, the run's events, output
 // and errors.

@@ -2,11 +2,13 @@
 //! release.
 
 mod autoref;
+mod context;
 mod handler;
 mod parse;
 mod render;
 
 pub use autoref::*;
+pub use context::*;
 pub use handler::*;
 pub use parse::*;
 pub use render::*;

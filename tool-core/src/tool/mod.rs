@@ -7,6 +7,7 @@ mod dynamic;
 mod gate;
 mod invoke;
 mod metadata;
+mod needs;
 mod outcome;
 mod registry;
 
@@ -38,6 +39,7 @@ use crate::policy::{AsyncPolicy, AsyncPolicyFn, BoxFuture, Policy, SyncPolicy};
 use crate::schema::{Schema, SchemaError, parse_arguments, render_root};
 use crate::violation::ParseCx;
 use gate::{Gate, GateSpec};
+use needs::Need;
 
 /// A tool the model can call.
 ///
@@ -64,7 +66,11 @@ struct Inner {
     /// Whether a call can pause (`gate` or `deferred` is set): the one branch the calls of
     /// every other tool pay for the feature.
     pauses: bool,
+    /// The explicit policy, preceded by the check of the context values the handler takes
+    /// (C1) when it takes any.
     policy: Option<Arc<dyn Policy>>,
+    /// The context values the handler takes (C1).
+    needs: Vec<Need>,
     site: Site,
     error: Option<DeclarationError>,
     annotations: Annotations,
@@ -122,6 +128,7 @@ impl Tool {
             body: None,
             gate: None,
             policy: None,
+            needs: Vec::new(),
             site: Site::caller(),
             annotations: Annotations::default(),
             output: None,
@@ -188,9 +195,16 @@ impl Tool {
         self.inner.site
     }
 
-    /// Whether the tool has an availability policy.
+    /// Whether the tool has an availability policy, or takes context values (C1), which
+    /// are checked the same way.
     pub fn has_policy(&self) -> bool {
         self.inner.policy.is_some()
+    }
+
+    /// The types of the context values the handler takes (C1), as `std::any::type_name`
+    /// spells them, in declaration order. A context that lacks one makes the tool unavailable.
+    pub fn required_context(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.inner.needs.iter().map(|need| need.name())
     }
 
     /// Whether some calls of this tool wait for approval before they run (H1): always, or
@@ -216,7 +230,8 @@ impl Tool {
     }
 
     /// Previews the availability policy for `ctx` without parsing arguments or running the
-    /// handler (A7). A tool without a policy is available (A1).
+    /// handler (A7). A tool without a policy is available (A1). A tool whose handler takes a
+    /// context value that `ctx` lacks is not, and its explicit policy is not asked (C1).
     ///
     /// # Errors
     ///
@@ -257,6 +272,7 @@ impl fmt::Debug for Tool {
             .field("name", &self.inner.name)
             .field("site", &self.inner.site)
             .field("policy", &self.inner.policy.is_some())
+            .field("context", &self.inner.needs)
             .field("approval", &self.inner.gate.is_some())
             .field("deferred", &self.inner.deferred.is_some())
             .field("error", &self.inner.error)
@@ -272,6 +288,7 @@ pub struct ToolBuilder {
     body: Option<(Body, Result<Value, SchemaError>)>,
     gate: Option<GateSpec>,
     policy: Option<Arc<dyn Policy>>,
+    needs: Vec<Need>,
     site: Site,
     annotations: Annotations,
     output: Option<OutputSchema>,
@@ -466,12 +483,14 @@ impl ToolBuilder {
             body,
             gate,
             policy,
+            needs,
             site,
             annotations,
             output,
             retries,
             sequential,
         } = self;
+        let policy = needs::policy(&needs, policy);
         let mut error = check_name(&name)
             .err()
             .map(|source| DeclarationError::InvalidName {
@@ -534,6 +553,7 @@ impl ToolBuilder {
                 gate,
                 pauses,
                 policy,
+                needs,
                 site,
                 error,
                 annotations,

@@ -3,12 +3,13 @@
 //! link-time registration.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, Type};
 
 use super::{hidden, respan, schema};
 use crate::ast::{self, ToolFn, ToolInput};
 use crate::attr::ApprovalArg;
+use crate::params::Arg;
 
 /// The generated code of `#[tool]`.
 pub(super) fn expand(tool: &ToolFn) -> TokenStream {
@@ -28,6 +29,7 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
     };
     let hints = hints(tool, &private);
     let control = control(tool);
+    let requires = requires(tool);
     let output = output_schema(tool, &private);
     let (approval_items, approval) = match &tool.args.approval {
         Some(ApprovalArg::Always) => (TokenStream::new(), quote!(.require_approval())),
@@ -63,6 +65,7 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
                         #private::Tool::builder(#handle::NAME, #description)
                             .site(#site)
                             .rendered_handler::<#input_ty, _, _>(#handler)
+                            #requires
                             #available
                             #hints
                             #output
@@ -225,8 +228,8 @@ impl Input {
     }
 }
 
-/// The closure the tool runs: takes the context and the parsed input, calls the fn, and
-/// renders what it returns.
+/// The closure the tool runs: takes the context and the parsed input, looks up the context
+/// values the fn takes (C1), calls the fn, and renders what it returns.
 fn handler(tool: &ToolFn, private: &TokenStream, input: &Input) -> TokenStream {
     let func = &tool.func;
     let fn_ident = &func.sig.ident;
@@ -236,23 +239,37 @@ fn handler(tool: &ToolFn, private: &TokenStream, input: &Input) -> TokenStream {
     let tag = hidden("tag");
     let input_ty = &input.ty;
     let destructure = &input.destructure;
-    let ctx_arg = tool.ctx.map(|param| {
-        if param.by_ref {
-            quote!(&#ctx)
-        } else {
-            quote!(#ctx)
-        }
-    });
-    let call_args: Vec<TokenStream> = ctx_arg
-        .into_iter()
-        .chain(input.args.iter().map(|arg| quote!(#arg)))
+    let values = context_values(tool, private, &ctx);
+    let locals: Vec<Ident> = (0..tool.values.len())
+        .map(|position| format_ident!("__value_{}", position, span = Span::mixed_site()))
+        .collect();
+    let call_args: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .map(|arg| match *arg {
+            // The context values borrow the context: the fn gets a clone of it then.
+            Arg::Context { by_ref: false } if !tool.values.is_empty() => {
+                quote!(::core::clone::Clone::clone(&#ctx))
+            }
+            Arg::Context { by_ref: false } => quote!(#ctx),
+            Arg::Context { by_ref: true } => quote!(&#ctx),
+            Arg::Value(at) => {
+                let local = &locals[at];
+                quote!(#local)
+            }
+            Arg::Input(at) => {
+                let local = &input.args[at];
+                quote!(#local)
+            }
+        })
         .collect();
     let await_ = func.sig.asyncness.map(|_| quote!(.await));
-    let ctx_pat = if tool.ctx.is_some() {
-        quote!(#ctx)
-    } else {
-        quote!(_)
-    };
+    let uses_ctx = !tool.values.is_empty()
+        || tool
+            .params
+            .iter()
+            .any(|arg| matches!(arg, Arg::Context { .. }));
+    let ctx_pat = if uses_ctx { quote!(#ctx) } else { quote!(_) };
     // The `Serialize` check points at the success type: `T` of `Result<T, E>` (or of an alias
     // such as `anyhow::Result<T>`), else the whole return type.
     let output_span = match &func.sig.output {
@@ -267,12 +284,46 @@ fn handler(tool: &ToolFn, private: &TokenStream, input: &Input) -> TokenStream {
         |#ctx_pat: #private::Context, #input_local: #input_ty| async move {
             #[allow(unused_imports)]
             use #private::{ViaPlain as _, ViaResult as _};
+            #(let #locals = #values;)*
             #destructure
             let #out = #fn_ident(#(#call_args),*) #await_;
             let #tag = (&#private::Probe(&#out)).result_tag();
             #render
         }
     }
+}
+
+/// The expressions that take each context value out of the call's context (C1), spanned at
+/// the parameter's type so that a type that cannot be one is reported there. A value the
+/// context lacks is a failure, which the availability check of the call rules out first.
+fn context_values(tool: &ToolFn, private: &TokenStream, ctx: &Ident) -> Vec<TokenStream> {
+    tool.values
+        .iter()
+        .map(|value| {
+            let ty = &value.ty;
+            let span = syn::spanned::Spanned::span(ty);
+            let take = if value.cloned {
+                quote_spanned!(span=> #private::context_clone::<#ty>)
+            } else {
+                quote_spanned!(span=> #private::context_value::<#ty>)
+            };
+            quote! {
+                match #take(&#ctx) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+                }
+            }
+        })
+        .collect()
+}
+
+/// The builder calls that declare the context values the fn takes (C1).
+fn requires(tool: &ToolFn) -> TokenStream {
+    let types = tool.values.iter().map(|value| {
+        let ty = &value.ty;
+        quote!(.requires::<#ty>())
+    });
+    quote!(#(#types)*)
 }
 
 /// The success type of a return type: `T` of `Result<T, E>` or of a `…Result<T>` alias, else

@@ -8,6 +8,10 @@ use syn::{Expr, ExprLit, Lit, LitStr, Meta, Path, RangeLimits, UnOp};
 
 use crate::error;
 
+mod tool;
+
+pub(crate) use tool::{ApprovalArg, Hint, TOOL_KEYS, ToolArgs};
+
 /// A value together with the span of the key it was given under: `min_len` in `min_len = 1`.
 /// Diagnostics about the attribute (and type errors of checks it generates) point there.
 #[derive(Debug, Clone)]
@@ -130,138 +134,6 @@ pub(crate) const FIELD_KEYS: &[&str] = &[
     "validate",
 ];
 
-/// `#[tool(...)]`.
-#[derive(Debug, Default, FromMeta)]
-pub(crate) struct ToolArgs {
-    /// The tool's name; else the fn's name with `_` → `-`.
-    pub(crate) name: Option<LitStr>,
-    /// The tool's description; else the fn's doc comment.
-    pub(crate) description: Option<LitStr>,
-    /// The availability policy: a fn of `&Context`.
-    pub(crate) available: Option<Path>,
-    /// Whether calls need approval (H1): `always`, or a predicate of `&Context` and the input.
-    pub(crate) approval: Option<ApprovalArg>,
-    /// The path of the facade crate, `::tool_runtime` by default.
-    #[darling(rename = "crate")]
-    pub(crate) krate: Option<Path>,
-    /// A human-readable title (O4).
-    pub(crate) title: Option<LitStr>,
-    /// The tool does not change its environment (O4).
-    pub(crate) read_only: Option<Keyed<Hint>>,
-    /// A change it makes may destroy something (O4).
-    pub(crate) destructive: Option<Keyed<Hint>>,
-    /// Calling it again with the same arguments changes nothing more (O4).
-    pub(crate) idempotent: Option<Keyed<Hint>>,
-    /// It reaches entities outside a closed set (O4).
-    pub(crate) open_world: Option<Keyed<Hint>>,
-    /// Its retry budget (L1): failed calls in a row a run allows.
-    pub(crate) retries: Option<Keyed<Retries>>,
-    /// Its calls run with no other call of the run in flight (L4).
-    pub(crate) sequential: Option<Keyed<Hint>>,
-}
-
-/// `retries = n` of `#[tool]` (L1): a whole number of failed calls in a row.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Retries(pub(crate) u32);
-
-impl FromMeta for Retries {
-    fn from_value(value: &Lit) -> darling::Result<Self> {
-        let wrong = || {
-            darling::Error::custom(
-                "write `retries = 3`: how many failed calls of this tool in a row a run allows \
-                 (a whole number, 0 to end the run at the first)",
-            )
-            .with_span(value)
-        };
-        match value {
-            Lit::Int(n) => n.base10_parse::<u32>().map(Retries).map_err(|_| wrong()),
-            _ => Err(wrong()),
-        }
-    }
-
-    fn from_word() -> darling::Result<Self> {
-        Err(darling::Error::custom(
-            "write `retries = 3`: how many failed calls of this tool in a row a run allows",
-        ))
-    }
-}
-
-/// A hint of `#[tool]` (O4): written bare (`read_only`, true) or with a boolean
-/// (`read_only = false`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Hint(pub(crate) bool);
-
-impl FromMeta for Hint {
-    fn from_word() -> darling::Result<Self> {
-        Ok(Hint(true))
-    }
-
-    fn from_bool(value: bool) -> darling::Result<Self> {
-        Ok(Hint(value))
-    }
-
-    fn from_value(value: &Lit) -> darling::Result<Self> {
-        match value {
-            Lit::Bool(flag) => Ok(Hint(flag.value)),
-            other => Err(darling::Error::custom(
-                "a hint is written bare (`read_only`) or with `true` or `false` \
-                 (`open_world = false`), not with a string or a number",
-            )
-            .with_span(other)),
-        }
-    }
-}
-
-/// The keys [`ToolArgs`] accepts, for diagnostics.
-pub(crate) const TOOL_KEYS: &[&str] = &[
-    "approval",
-    "available",
-    "crate",
-    "description",
-    "destructive",
-    "idempotent",
-    "name",
-    "open_world",
-    "read_only",
-    "retries",
-    "sequential",
-    "title",
-];
-
-/// `approval = always` or `approval = path` (H1).
-#[derive(Debug, Clone)]
-pub(crate) enum ApprovalArg {
-    /// Every call waits for approval.
-    Always,
-    /// The predicate, a fn of `&Context` and `&Input`, decides.
-    Predicate(Path),
-}
-
-impl FromMeta for ApprovalArg {
-    fn from_meta(item: &Meta) -> darling::Result<Self> {
-        let wrong = || {
-            darling::Error::custom(
-                "write `approval = always` (every call waits for approval) or \
-                 `approval = path::to::predicate` (an `async fn(&Context, &Input) -> \
-                 Result<Approval, E>` that decides call by call)",
-            )
-            .with_span(item)
-        };
-        let Meta::NameValue(nv) = item else {
-            return Err(wrong());
-        };
-        match ungroup(&nv.value) {
-            Expr::Path(path) if path.qself.is_none() && path.path.is_ident("always") => {
-                Ok(ApprovalArg::Always)
-            }
-            Expr::Path(path) if path.qself.is_none() => {
-                Ok(ApprovalArg::Predicate(path.path.clone()))
-            }
-            _ => Err(wrong()),
-        }
-    }
-}
-
 /// `default` (the type's `Default`) or `default = expr`.
 #[derive(Debug, Clone)]
 pub(crate) enum DefaultValue {
@@ -298,7 +170,7 @@ impl FromMeta for ValueExpr {
     }
 }
 
-fn ungroup(expr: &Expr) -> &Expr {
+pub(crate) fn ungroup(expr: &Expr) -> &Expr {
     match expr {
         Expr::Group(group) => ungroup(&group.expr),
         Expr::Paren(paren) => ungroup(&paren.expr),

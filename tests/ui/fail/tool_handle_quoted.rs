@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Add a note.
+#[tool(name = "add-note", handle = "AddNoteTool")]
+pub fn add_note() -> String {
+    String::new()
+}
+
+fn main() {}
