@@ -39,6 +39,9 @@ struct RestartInput {
 static RESTART_SAW: AtomicUsize = AtomicUsize::new(0);
 /// Runs of `c1-restart`.
 static RESTART_RUNS: AtomicUsize = AtomicUsize::new(0);
+/// Held by each test that runs these tools: the counters are shared by the tests of this file,
+/// which run at once.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Restart a service, for the operator who asks.
 #[tool(name = "c1-restart")]
@@ -95,6 +98,7 @@ fn c1_context_parameters_are_not_in_the_schema() {
 
 #[tokio::test]
 async fn c1_a4_a_tool_whose_context_lacks_a_value_is_not_advertised_and_refused_if_called() {
+    let _serial = SERIAL.lock().await;
     let runs_before = RESTART_RUNS.load(Ordering::SeqCst);
     let model = ScriptedModel::new([
         ScriptedTurn::new().call("c1", "c1-restart", r#"{"service_id": "svc-42"}"#),
@@ -129,6 +133,7 @@ async fn c1_a4_a_tool_whose_context_lacks_a_value_is_not_advertised_and_refused_
 
 #[tokio::test]
 async fn c1_the_handler_gets_the_very_value_the_context_holds() {
+    let _serial = SERIAL.lock().await;
     let model = ScriptedModel::new([
         ScriptedTurn::new().call("c1", "c1-restart", r#"{"service_id": "svc-42"}"#),
         ScriptedTurn::reply("done"),
@@ -151,6 +156,7 @@ async fn c1_the_handler_gets_the_very_value_the_context_holds() {
 
 #[tokio::test]
 async fn c1_a_by_value_context_parameter_is_a_clone_of_the_value() {
+    let _serial = SERIAL.lock().await;
     let pool = Pool(Arc::new(AtomicUsize::new(0)));
     let ctx = Context::new().with(pool.clone());
     let tool = C1Ping.into_tool();
@@ -167,6 +173,7 @@ async fn c1_a_by_value_context_parameter_is_a_clone_of_the_value() {
 
 #[tokio::test]
 async fn c1_a1_context_parameters_and_an_explicit_policy_must_both_allow() {
+    let _serial = SERIAL.lock().await;
     let tool = C1Guarded.into_tool();
     let checks = || GUARD_CHECKS.load(Ordering::SeqCst);
     let before = checks();
@@ -259,6 +266,7 @@ mod mcp {
 
     #[tokio::test]
     async fn c1_a4_mcp_omits_a_tool_whose_context_lacks_a_value_and_refuses_its_call() {
+        let _serial = super::SERIAL.lock().await;
         let runs_before = RESTART_RUNS.load(std::sync::atomic::Ordering::SeqCst);
 
         let (listed, called) = list_then_call(Context::new).await;
@@ -274,6 +282,7 @@ mod mcp {
 
     #[tokio::test]
     async fn c1_mcp_lists_and_runs_a_tool_whose_context_holds_its_values() {
+        let _serial = super::SERIAL.lock().await;
         let (listed, called) = list_then_call(|| Context::new().with(operator())).await;
 
         // `c1-guarded` has the value, but its explicit policy says no.
