@@ -31,6 +31,8 @@ pub struct Context {
     position: Option<(usize, usize)>,
     /// Who a call's questions go to (M3), when someone can answer them.
     elicitor: Option<Arc<dyn Elicitor>>,
+    /// Whether the call was approved by a person before it ran (H4, H6).
+    approved: bool,
 }
 
 /// The call a context belongs to.
@@ -127,6 +129,7 @@ impl Context {
             run: self.run.clone(),
             position: self.position,
             elicitor: self.elicitor.clone(),
+            approved: self.approved,
         }
     }
 
@@ -146,6 +149,7 @@ impl Context {
             run: self.run.clone(),
             position: None,
             elicitor: self.elicitor.clone(),
+            approved: false,
         }
     }
 
@@ -155,6 +159,23 @@ impl Context {
     #[must_use]
     pub fn for_run(mut self, id: impl Into<Arc<str>>) -> Self {
         self.run = Some(id.into());
+        self
+    }
+
+    /// Whether this call was approved by a person before it ran (H4, H6): the call pipeline
+    /// says so to the handler of a call it runs approved ([`Tool::invoke_approved`]). A tool
+    /// that relays its calls elsewhere answers the approval question of the other side with
+    /// it, rather than ask a second time (M3).
+    ///
+    /// [`Tool::invoke_approved`]: crate::Tool::invoke_approved
+    pub fn is_approved(&self) -> bool {
+        self.approved
+    }
+
+    /// The same context, for a call that was approved (H4).
+    #[must_use]
+    pub(crate) fn approved_call(mut self) -> Self {
+        self.approved = true;
         self
     }
 

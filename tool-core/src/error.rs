@@ -110,6 +110,9 @@ pub struct Relayed {
     /// What the model read there, for the kinds whose text is not fixed: the violations and
     /// their text ([`RelayedKind::InvalidArguments`]), or the denial ([`RelayedKind::Denied`]).
     carried: Option<(Vec<Violation>, String)>,
+    /// The call's arguments, for a call that waits for approval there
+    /// ([`RelayedKind::AwaitingApproval`]).
+    arguments: Option<serde_json::Value>,
     source: Option<BoxError>,
 }
 
@@ -127,6 +130,9 @@ pub enum RelayedKind {
     InvalidArguments,
     /// The call was not approved there (H4, H6): the model reads the denial.
     Denied,
+    /// The call waits for approval there (M3): here it waits too, as a call of a tool that
+    /// requires approval does (H2), and runs again once approved.
+    AwaitingApproval,
 }
 
 impl Relayed {
@@ -138,6 +144,7 @@ impl Relayed {
         Self {
             kind,
             carried: None,
+            arguments: None,
             source: None,
         }
     }
@@ -148,6 +155,7 @@ impl Relayed {
         Self {
             kind: RelayedKind::InvalidArguments,
             carried: Some((violations, text.into())),
+            arguments: None,
             source: None,
         }
     }
@@ -158,8 +166,26 @@ impl Relayed {
         Self {
             kind: RelayedKind::Denied,
             carried: Some((Vec::new(), text.into())),
+            arguments: None,
             source: None,
         }
+    }
+
+    /// A relayed call that waits for approval where it runs, for `reason` (the question asked
+    /// there), with the call's `arguments` (M3): the call waits for approval here (H2), and
+    /// once approved runs again ([`Context::is_approved`](crate::Context::is_approved)).
+    pub fn awaiting_approval(reason: impl Into<String>, arguments: serde_json::Value) -> Self {
+        Self {
+            kind: RelayedKind::AwaitingApproval,
+            carried: Some((Vec::new(), reason.into())),
+            arguments: Some(arguments),
+            source: None,
+        }
+    }
+
+    /// The arguments of a relayed call that waits for approval.
+    pub fn arguments(&self) -> Option<&serde_json::Value> {
+        self.arguments.as_ref()
     }
 
     /// What the model read there, for a kind whose text is not fixed (invalid arguments, a
@@ -196,6 +222,7 @@ impl fmt::Display for Relayed {
             RelayedKind::Cancelled => "the relayed call was cancelled",
             RelayedKind::InvalidArguments => "the relayed call's arguments broke its rules",
             RelayedKind::Denied => "the relayed call was not approved",
+            RelayedKind::AwaitingApproval => "the relayed call waits for approval",
         })
     }
 }

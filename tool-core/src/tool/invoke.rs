@@ -81,6 +81,14 @@ impl Tool {
         approved: bool,
         hooks: Option<Scope<'_>>,
     ) -> Outcome {
+        // The handler of an approved call knows it was approved (M3).
+        let approved_ctx;
+        let ctx = if approved {
+            approved_ctx = ctx.clone().approved_call();
+            &approved_ctx
+        } else {
+            ctx
+        };
         if let Some(error) = self.declaration_error() {
             return Outcome::failure(Error::with_source(
                 ErrorKind::Declaration,

@@ -251,6 +251,12 @@ impl Outcome {
                     OutcomeKind::Denied,
                     relayed.text().unwrap_or(NOT_APPROVED).to_owned(),
                 ),
+                // M3, H2: the call waits here as it waits there.
+                RelayedKind::AwaitingApproval => {
+                    let reason = relayed.text().unwrap_or(AWAITING_APPROVAL).to_owned();
+                    let arguments = relayed.arguments().cloned().unwrap_or_default();
+                    return Self::awaiting_approval(reason, arguments);
+                }
             }
         } else if let Some(approved) = error
             .tool_error()

@@ -17,12 +17,14 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tool_core::approval::Approval;
 use tool_core::policy::{BoxFuture, Policy};
 use tool_core::{Annotations, BoxError, Context, OutputSchema, Site, Tool};
 
 use super::McpToolset;
 use super::error::{ToolsetError, ToolsetProblem};
 use super::names::{NameMap, NameProblem, check_prefix};
+use super::remote_input::Answering;
 use super::remote_schema::{JsonSchemaValidator, SchemaLimits};
 use super::remote_tool::Connection;
 use super::task_listing;
@@ -39,6 +41,7 @@ pub struct McpToolsetBuilder {
     bearer_token: Option<String>,
     handshake: Handshake,
     elicitor: Option<Arc<dyn Elicitor>>,
+    pause_on_approval: bool,
     site: Site,
 }
 
@@ -56,6 +59,7 @@ impl McpToolsetBuilder {
             bearer_token: None,
             handshake: Handshake::default(),
             elicitor: None,
+            pause_on_approval: false,
             site,
         }
     }
@@ -67,6 +71,18 @@ impl McpToolsetBuilder {
     /// declines any question.
     pub fn elicitor(mut self, elicitor: impl Elicitor + 'static) -> Self {
         self.elicitor = Some(Arc::new(elicitor));
+        self
+    }
+
+    /// Makes a remote server's approval question (a question with nothing to fill in, asked
+    /// in the answer to a call: `input_required`, protocol 2026-07-28) pause the local run
+    /// (M3, H2): the call waits for approval here, with the server's question as its reason,
+    /// and once approved runs again, the server's question then answered yes. The toolset
+    /// declares the elicitation capability, so that the server asks. Every remote tool can then
+    /// pause a run ([`Tool::can_pause`]). On protocol 2025-11-25 a server asks during the call
+    /// instead (`elicitation/create`), and the question goes to the elicitor.
+    pub fn pause_on_approval(mut self) -> Self {
+        self.pause_on_approval = true;
         self
     }
 
@@ -155,13 +171,14 @@ impl McpToolsetBuilder {
                 server: server.clone(),
                 source: Box::new(e),
             })?;
-        let service = ToolsetClient::new(client_info(), self.elicitor.clone())
-            .serve_with_lifecycle((stdout, stdin), self.handshake.lifecycle())
-            .await
-            .map_err(|e| ToolsetError::Connect {
-                server: server.clone(),
-                source: Box::new(e),
-            })?;
+        let service =
+            ToolsetClient::new(client_info(), self.elicitor.clone(), self.pause_on_approval)
+                .serve_with_lifecycle((stdout, stdin), self.handshake.lifecycle())
+                .await
+                .map_err(|e| ToolsetError::Connect {
+                    server: server.clone(),
+                    source: Box::new(e),
+                })?;
         self.assemble(Connection::new(server, service).with_child(child))
             .await
     }
@@ -187,13 +204,14 @@ impl McpToolsetBuilder {
         // Each event's data through the task rewriting (M5).
         let client = task_listing::TaskAware(reqwest::Client::default());
         let transport = StreamableHttpClientTransport::with_client(client, config);
-        let service = ToolsetClient::new(client_info(), self.elicitor.clone())
-            .serve_with_lifecycle(transport, self.handshake.lifecycle())
-            .await
-            .map_err(|e| ToolsetError::Connect {
-                server: url.clone(),
-                source: Box::new(e),
-            })?;
+        let service =
+            ToolsetClient::new(client_info(), self.elicitor.clone(), self.pause_on_approval)
+                .serve_with_lifecycle(transport, self.handshake.lifecycle())
+                .await
+                .map_err(|e| ToolsetError::Connect {
+                    server: url.clone(),
+                    source: Box::new(e),
+                })?;
         self.assemble(Connection::new(url, service)).await
     }
 
@@ -215,13 +233,14 @@ impl McpToolsetBuilder {
         let server = "a byte stream".to_owned();
         self.check_prefix()?;
         let reader = task_listing::io(reader);
-        let service = ToolsetClient::new(client_info(), self.elicitor.clone())
-            .serve_with_lifecycle((reader, writer), self.handshake.lifecycle())
-            .await
-            .map_err(|e| ToolsetError::Connect {
-                server: server.clone(),
-                source: Box::new(e),
-            })?;
+        let service =
+            ToolsetClient::new(client_info(), self.elicitor.clone(), self.pause_on_approval)
+                .serve_with_lifecycle((reader, writer), self.handshake.lifecycle())
+                .await
+                .map_err(|e| ToolsetError::Connect {
+                    server: server.clone(),
+                    source: Box::new(e),
+                })?;
         self.assemble(Connection::new(server, service)).await
     }
 
@@ -237,7 +256,10 @@ impl McpToolsetBuilder {
 
     /// Lists the server's tools and turns each into a [`Tool`].
     async fn assemble(self, connection: Connection) -> Result<McpToolset, ToolsetError> {
-        let connection = Arc::new(connection);
+        let connection = Arc::new(connection.with_answering(Answering {
+            elicitor: self.elicitor.clone(),
+            pause_on_approval: self.pause_on_approval,
+        }));
         let listed = connection
             .list_tools()
             .await
@@ -355,6 +377,12 @@ impl McpToolsetBuilder {
             .cloned();
         if let Some(policy) = policy {
             builder = builder.available(SharedPolicy(policy));
+        }
+        if self.pause_on_approval {
+            // M3: the server decides when a call needs approval; here each call may pause.
+            builder = builder.approval_fn(|_ctx: &Context, _args: &Value| {
+                Ok::<_, std::convert::Infallible>(Approval::NotRequired)
+            });
         }
         let tool = builder.build();
         match tool.declaration_error() {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
-    ErrorData, FormElicitationCapability,
+    ElicitationSchema, ErrorData, FormElicitationCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ClientHandler, RoleClient};
@@ -26,9 +26,14 @@ pub(crate) struct ToolsetClient {
 
 impl ToolsetClient {
     /// A client introduced by `info`, answering questions through `elicitor` when given (and
-    /// then declaring the form elicitation capability).
-    pub(crate) fn new(mut info: ClientConfig, elicitor: Option<Arc<dyn Elicitor>>) -> Self {
-        if elicitor.is_some() {
+    /// then declaring the form elicitation capability, as it does when `asks` says approval
+    /// questions are taken: M3).
+    pub(crate) fn new(
+        mut info: ClientConfig,
+        elicitor: Option<Arc<dyn Elicitor>>,
+        asks: bool,
+    ) -> Self {
+        if elicitor.is_some() || asks {
             info.capabilities.elicitation =
                 Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
         }
@@ -46,33 +51,39 @@ impl ClientHandler for ToolsetClient {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let decline = Ok(ElicitResult::new(ElicitationAction::Decline));
-        let (
-            Some(elicitor),
+        match request {
             ElicitRequestParams::FormElicitationParams {
                 message,
                 requested_schema,
                 ..
-            },
-        ) = (self.elicitor.as_deref(), request)
-        else {
-            return decline;
-        };
-        let Ok(schema) = serde_json::to_value(&requested_schema) else {
-            return decline;
-        };
-        match elicitor.elicit(&message, &schema).await {
-            Ok(ElicitAnswer::Accept(content)) => {
-                let mut result = ElicitResult::new(ElicitationAction::Accept);
-                result.content = Some(with_defaults(content, &schema));
-                Ok(result)
-            }
-            Ok(ElicitAnswer::Cancel) => Ok(ElicitResult::new(ElicitationAction::Cancel)),
-            Ok(ElicitAnswer::Decline) => decline,
-            Err(e) => {
-                tracing::warn!(error = %e, "answering a remote server's question failed; it is declined");
-                decline
-            }
+            } => Ok(answer(self.elicitor.as_deref(), &message, &requested_schema).await),
+            _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
+        }
+    }
+}
+
+/// The answer of `elicitor` to the form question `message` with `schema`, the schema's
+/// defaults filled in (SEP-1034); without an elicitor, or when it fails, a decline.
+pub(crate) async fn answer(
+    elicitor: Option<&dyn Elicitor>,
+    message: &str,
+    schema: &ElicitationSchema,
+) -> ElicitResult {
+    let decline = ElicitResult::new(ElicitationAction::Decline);
+    let (Some(elicitor), Ok(schema)) = (elicitor, serde_json::to_value(schema)) else {
+        return decline;
+    };
+    match elicitor.elicit(message, &schema).await {
+        Ok(ElicitAnswer::Accept(content)) => {
+            let mut result = ElicitResult::new(ElicitationAction::Accept);
+            result.content = Some(with_defaults(content, &schema));
+            result
+        }
+        Ok(ElicitAnswer::Cancel) => ElicitResult::new(ElicitationAction::Cancel),
+        Ok(ElicitAnswer::Decline) => decline,
+        Err(e) => {
+            tracing::warn!(error = %e, "answering a remote server's question failed; it is declined");
+            decline
         }
     }
 }

@@ -14,6 +14,7 @@ mod builder;
 mod elicit;
 mod error;
 mod names;
+mod remote_input;
 mod remote_schema;
 mod remote_task;
 mod remote_tool;

@@ -20,6 +20,7 @@ use tool_core::{
 };
 
 use super::error::RemoteCallError;
+use super::remote_input::{Answering, MAX_ROUNDS};
 use super::remote_schema::JsonSchemaValidator;
 use super::task_listing::TASK_SUPPORT_META;
 use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
@@ -38,6 +39,8 @@ pub(crate) struct Connection {
     pub(super) task_tools: std::sync::Mutex<HashSet<String>>,
     /// The server's process, killed when the connection is dropped.
     child: Option<tokio::process::Child>,
+    /// Who answers the server's questions during calls (M3).
+    answering: Answering,
 }
 
 impl fmt::Debug for Connection {
@@ -56,7 +59,14 @@ impl Connection {
             service: Mutex::new(Some(service)),
             task_tools: std::sync::Mutex::default(),
             child: None,
+            answering: Answering::default(),
         }
+    }
+
+    /// The same connection, whose calls answer the server's questions through `answering`.
+    pub(crate) fn with_answering(mut self, answering: Answering) -> Self {
+        self.answering = answering;
+        self
     }
 
     /// The same connection, which owns the server's process.
@@ -148,7 +158,8 @@ impl Connection {
         answer(tool, result, output)
     }
 
-    /// A plain `tools/call`.
+    /// A plain `tools/call`; the server's questions in its answer (`input_required`) answered
+    /// and the call made again, at most [`MAX_ROUNDS`] times.
     async fn call_plain(
         &self,
         ctx: &Context,
@@ -156,14 +167,9 @@ impl Connection {
         args: Value,
     ) -> Result<CallToolResult, Plain> {
         let mut params = CallToolRequestParams::new(tool.to_owned());
-        if let Value::Object(arguments) = args {
-            params = params.with_arguments(arguments);
+        if let Value::Object(arguments) = &args {
+            params = params.with_arguments(arguments.clone());
         }
-        let response = tokio::select! {
-            biased;
-            () = ctx.cancelled() => return Err(Plain::Failed(cancelled(tool))),
-            response = self.peer.call_tool_once(params) => response,
-        };
         let unsupported = |what| {
             Plain::Failed(
                 RemoteCallError::Unsupported {
@@ -173,24 +179,36 @@ impl Connection {
                 .into(),
             )
         };
-        match response {
-            Ok(CallToolResponse::Complete(result)) => Ok(result),
-            Ok(CallToolResponse::InputRequired(_)) => {
-                Err(unsupported("a request for client input"))
+        for _ in 0..MAX_ROUNDS {
+            let response = tokio::select! {
+                biased;
+                () = ctx.cancelled() => return Err(Plain::Failed(cancelled(tool))),
+                response = self.peer.call_tool_once(params.clone()) => response,
+            };
+            match response {
+                Ok(CallToolResponse::Complete(result)) => return Ok(result),
+                Ok(CallToolResponse::InputRequired(input)) => {
+                    // M3: the questions answered, the call made again with the answers.
+                    let answers = (self.answering.answers(ctx, tool, &args, &input).await)
+                        .map_err(Plain::Failed)?;
+                    params.input_responses = Some(answers);
+                    params.request_state = input.request_state;
+                }
+                Ok(CallToolResponse::Task(_)) => return Err(unsupported("a task")),
+                Ok(_) => return Err(unsupported("a result of an unknown kind")),
+                Err(ServiceError::McpError(error)) => {
+                    let not_found = error.code == ErrorCode::METHOD_NOT_FOUND;
+                    let error = protocol_error(tool, error);
+                    return Err(if not_found {
+                        Plain::MethodNotFound(error)
+                    } else {
+                        Plain::Failed(error)
+                    });
+                }
+                Err(other) => return Err(Plain::Failed(transport_error(tool, other))),
             }
-            Ok(CallToolResponse::Task(_)) => Err(unsupported("a task")),
-            Ok(_) => Err(unsupported("a result of an unknown kind")),
-            Err(ServiceError::McpError(error)) => {
-                let not_found = error.code == ErrorCode::METHOD_NOT_FOUND;
-                let error = protocol_error(tool, error);
-                Err(if not_found {
-                    Plain::MethodNotFound(error)
-                } else {
-                    Plain::Failed(error)
-                })
-            }
-            Err(other) => Err(Plain::Failed(transport_error(tool, other))),
         }
+        Err(unsupported("more rounds of questions than a call may take"))
     }
 }
 
