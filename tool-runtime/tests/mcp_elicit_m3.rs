@@ -65,6 +65,11 @@ fn nested_tool() -> Tool {
 
 /// Our server and our client in process, the client answering with `answer`.
 async fn call_over_mcp(tool: &str, answer: Option<Value>) -> String {
+    call_over_mcp_at(Handshake::Initialize, tool, answer).await
+}
+
+/// As [`call_over_mcp`], on the protocol `handshake` opens.
+async fn call_over_mcp_at(handshake: Handshake, tool: &str, answer: Option<Value>) -> String {
     let server = McpServer::builder()
         .tool(ask_tool())
         .tool(nested_tool())
@@ -74,7 +79,7 @@ async fn call_over_mcp(tool: &str, answer: Option<Value>) -> String {
     let (server_read, server_write) = tokio::io::split(server_io);
     tokio::spawn(async move { server.serve_io(server_read, server_write).await });
     let (client_read, client_write) = tokio::io::split(client_io);
-    let mut builder = McpToolset::builder().handshake(Handshake::Initialize);
+    let mut builder = McpToolset::builder().handshake(handshake);
     if let Some(answer) = answer {
         builder = builder.elicitor(move |message: String, schema: Value| {
             let answer = answer.clone();
@@ -171,4 +176,21 @@ async fn m3_in_an_agent_run_the_agents_elicitor_answers() {
         .await
         .expect("runs");
     assert_eq!(out.calls[0].text(), "nobody to ask");
+}
+
+/// M3 on protocol 2026-07-28: the server cannot ask during a call, so the handler's question
+/// goes back in the answer (`input_required`); our client answers it through its elicitor and
+/// calls again, and the handler, run again, gets the answer to the question it asked before.
+#[tokio::test]
+async fn m3_on_2026_07_28_a_handlers_question_goes_back_in_the_answer() {
+    let at = |answer| call_over_mcp_at(Handshake::Discover, "ask-contact", answer);
+    assert_eq!(at(Some(json!({"name": "Ada"}))).await, "Ada (30)");
+    assert_eq!(at(Some(json!("decline"))).await, "declined");
+    assert_eq!(
+        at(Some(json!({"name": "", "age": "old"}))).await,
+        "invalid at /age"
+    );
+    assert_eq!(at(None).await, "nobody to ask");
+    let nested = call_over_mcp_at(Handshake::Discover, "ask-nested", Some(json!({}))).await;
+    assert!(nested.starts_with("refused:"), "{nested}");
 }

@@ -2,7 +2,7 @@
 //! [`super::McpServer`] becomes an `elicitation/create` request to the client, whose user
 //! answers. Asked only where an answer can come back: the client declared elicitation, the
 //! server keeps sessions, and the protocol has `elicitation/create` during a call (before
-//! 2026-07-28; on 2026-07-28 a handler's question is not asked, and `elicit` says so).
+//! 2026-07-28; on 2026-07-28 the question goes back in the call's answer: `rounds`).
 
 use std::sync::Arc;
 
@@ -47,15 +47,19 @@ impl Elicitor for ClientElicitor {
     }
 }
 
+/// Whether `cx`'s client declared it answers form questions.
+pub(super) fn can_ask(cx: &RequestContext<RoleServer>) -> bool {
+    cx.client_capabilities()
+        .and_then(|capabilities| capabilities.elicitation)
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
+}
+
 /// The elicitor of a call of `cx`'s client, when its questions can be asked and answered.
 pub(super) fn for_call(
     cx: &RequestContext<RoleServer>,
     sessions: bool,
 ) -> Option<Arc<dyn Elicitor>> {
-    let can_ask = cx
-        .client_capabilities()
-        .and_then(|capabilities| capabilities.elicitation)
-        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
+    let can_ask = can_ask(cx);
     let during_call = cx
         .protocol_version()
         .is_none_or(|version| version < ProtocolVersion::V_2026_07_28);

@@ -12,12 +12,14 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tool_core::CancellationToken;
+use tool_core::elicit::Elicitor;
 use tool_core::{Context, Image, Outcome, OutcomeKind, OutputSchema, Resource, Tool};
 use tracing::Instrument;
 
 use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, ask};
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
+use super::rounds::{self, RoundElicitor, Rounds};
 use super::shared::Shared;
 use super::{elicit, progress, spans, tasks};
 use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
@@ -111,6 +113,128 @@ impl Handler {
         }
     }
 
+    /// The rounds of questions a call on 2026-07-28 continues (M3): none before, or those its
+    /// `requestState` carries; `None` where a handler's questions are not asked this way.
+    fn rounds_of(
+        &self,
+        request: &CallToolRequestParams,
+        declared: &str,
+        args: &[u8],
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<Option<Rounds>, ErrorData> {
+        let modern = cx
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        if !modern || !elicit::can_ask(cx) {
+            return Ok(None);
+        }
+        let Some(state) = request
+            .request_state
+            .as_deref()
+            .filter(|s| rounds::is_rounds_state(s))
+        else {
+            return Ok(Some(Rounds::default()));
+        };
+        let states = &self.shared.request_states;
+        let responses = request.input_responses.as_ref();
+        match rounds::open(states, state, declared, args, responses) {
+            Ok(rounds) => Ok(Some(rounds)),
+            Err(refusal) => {
+                tracing::warn!(
+                    tool = declared,
+                    reason = %refusal,
+                    "an MCP client's answer to a handler's question is refused"
+                );
+                Err(ErrorData::invalid_params(
+                    "the requestState is not one this server gave for this call, or it \
+                     expired or was used",
+                    None,
+                ))
+            }
+        }
+    }
+
+    /// The outcome of a call of a tool the server holds: run, asked for approval (H6) and
+    /// run approved; or the `input_required` answer a question of its handler ends it with
+    /// (M3).
+    async fn outcome_of(
+        &self,
+        call: &Call<'_>,
+        asking: &(dyn Fn(bool) + Sync),
+    ) -> Result<Outcome, CallToolResponse> {
+        let approved_before = call.round.is_some_and(RoundElicitor::approved);
+        let outcome = self.run_or_ask(call, approved_before).await?;
+        if outcome.kind() != OutcomeKind::AwaitingApproval {
+            return Ok(outcome);
+        }
+        // H6: the client's user decides; an unapproved call never runs.
+        let states = &self.shared.request_states;
+        asking(true);
+        let (tool, request, args) = (call.tool, call.request, call.args);
+        let asked = ask(
+            tool,
+            &outcome,
+            request,
+            args,
+            call.cx,
+            self.sessions,
+            states,
+        )
+        .await;
+        asking(false);
+        Ok(match asked {
+            Asked::Approved => self.run_or_ask(call, true).await?,
+            Asked::NotApproved => Outcome::not_approved(),
+            Asked::Unsupported => Outcome::denied(NO_ELICITATION),
+            Asked::Stateless => Outcome::denied(NO_ELICITATION_STATELESS),
+            Asked::Cancelled => Outcome::cancelled(tool_core::Error::new(
+                tool_core::ErrorKind::Cancelled,
+                "the client cancelled the call while its user was asked for approval",
+            )),
+            Asked::InputRequired(input) => return Err(CallToolResponse::InputRequired(input)),
+        })
+    }
+
+    /// Runs the call; on 2026-07-28 a question of its handler no round answered ends the run
+    /// (its context cancelled, its end awaited: P2) with the question as the answer.
+    async fn run_or_ask(
+        &self,
+        call: &Call<'_>,
+        approved: bool,
+    ) -> Result<Outcome, CallToolResponse> {
+        let running = run(
+            call.tool,
+            call.ctx,
+            call.args,
+            &self.shared,
+            call.cancelled,
+            approved,
+        );
+        let Some(round) = call.round else {
+            return Ok(running.await);
+        };
+        tokio::pin!(running);
+        tokio::select! {
+            biased;
+            outcome = &mut running => Ok(outcome),
+            () = round.question() => {
+                call.ctx.cancellation().cancel();
+                let _ = running.await;
+                let states = &self.shared.request_states;
+                match round.input_required(states, call.tool.name(), call.args, approved) {
+                    Ok(input) => Err(CallToolResponse::InputRequired(input)),
+                    Err(refusal) => {
+                        tracing::error!(reason = %refusal, "a handler's question could not be sealed");
+                        Ok(Outcome::failure(tool_core::Error::new(
+                            tool_core::ErrorKind::Handler,
+                            "a handler's question could not be sealed",
+                        )))
+                    }
+                }
+            }
+        }
+    }
+
     /// Answers one call on `ctx` (the request's context), in `span`: the whole pipeline, the
     /// approval question, the span's end, the outcome observed. `cancelled` cancels the call's
     /// context (the request's cancellation, or its task's, M5); `asking` is told when the
@@ -143,45 +267,36 @@ impl Handler {
         let call_ctx = ctx.for_call(call_id.clone(), declared);
         // K3: progress goes to the client when it gave a progress token.
         let (call_ctx, progress) = progress::relay(call_ctx, request.meta.as_ref(), cx);
-        // M3: the handler's questions go to the client, when it can answer them.
-        let call_ctx = match elicit::for_call(cx, self.sessions) {
-            Some(elicitor) => call_ctx.with_elicitor(elicitor),
-            None => call_ctx,
+        // M3: the handler's questions go to the client, when it can answer them: during the
+        // call, or (2026-07-28) in the answer, round by round.
+        let round = (self.rounds_of(&request, declared, &bytes, cx))
+            .inspect_err(|error| spans::record_refused(&span, error))?
+            .map(|rounds| RoundElicitor::new(rounds, call_ctx.cancellation().clone()));
+        let call_ctx = match (&round, elicit::for_call(cx, self.sessions)) {
+            (Some(round), _) => call_ctx.with_elicitor(Arc::clone(round) as Arc<dyn Elicitor>),
+            (None, Some(elicitor)) => call_ctx.with_elicitor(elicitor),
+            (None, None) => call_ctx,
         };
         let outcome = match self.shared.by_name.get(name) {
             // A5: a name the server does not hold gets the same answer as a hidden tool.
             None => Outcome::unavailable(),
             Some(&i) => {
-                let tool = &self.shared.tools[i];
-                let outcome = run(tool, &call_ctx, &bytes, &self.shared, cancelled, false)
+                let call = Call {
+                    tool: &self.shared.tools[i],
+                    request: &request,
+                    args: &bytes,
+                    cx,
+                    ctx: &call_ctx,
+                    cancelled,
+                    round: round.as_deref(),
+                };
+                match self
+                    .outcome_of(&call, asking)
                     .instrument(span.clone())
-                    .await;
-                if outcome.kind() == OutcomeKind::AwaitingApproval {
-                    // H6: the client's user decides; an unapproved call never runs.
-                    let states = &self.shared.request_states;
-                    asking(true);
-                    let asked = ask(tool, &outcome, &request, &bytes, cx, self.sessions, states);
-                    let asked = asked.await;
-                    asking(false);
-                    match asked {
-                        Asked::Approved => {
-                            run(tool, &call_ctx, &bytes, &self.shared, cancelled, true)
-                                .instrument(span.clone())
-                                .await
-                        }
-                        Asked::NotApproved => Outcome::not_approved(),
-                        Asked::Unsupported => Outcome::denied(NO_ELICITATION),
-                        Asked::Stateless => Outcome::denied(NO_ELICITATION_STATELESS),
-                        Asked::Cancelled => Outcome::cancelled(tool_core::Error::new(
-                            tool_core::ErrorKind::Cancelled,
-                            "the client cancelled the call while its user was asked for approval",
-                        )),
-                        Asked::InputRequired(input) => {
-                            return Ok(CallToolResponse::InputRequired(input));
-                        }
-                    }
-                } else {
-                    outcome
+                    .await
+                {
+                    Ok(outcome) => outcome,
+                    Err(response) => return Ok(response),
                 }
             }
         };
@@ -318,6 +433,18 @@ impl ServerHandler for Handler {
         );
         Err(error)
     }
+}
+
+/// One call of a tool the server holds, as the steps of its answer take it.
+struct Call<'a> {
+    tool: &'a Tool,
+    request: &'a CallToolRequestParams,
+    args: &'a [u8],
+    cx: &'a RequestContext<RoleServer>,
+    ctx: &'a Context,
+    cancelled: &'a CancellationToken,
+    /// The rounds of questions, on 2026-07-28 (M3).
+    round: Option<&'a RoundElicitor>,
 }
 
 /// Runs one call through the shared pipeline (`approved`: without asking for approval again,

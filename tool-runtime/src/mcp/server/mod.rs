@@ -9,6 +9,7 @@
 //! - `handler`: the MCP requests of a session, `tools/list` and `tools/call`.
 //! - `approval`: a call awaiting approval, asked of the client's user by elicitation (H6).
 //! - `request_state`: the sealed `requestState` of an approval question (H10).
+//! - `rounds`: a handler's questions on 2026-07-28, asked in the call's answer (M3).
 //! - `malformed`: the answers to requests the SDK cannot parse.
 //! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
 //! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
@@ -27,6 +28,7 @@ mod naming;
 mod progress;
 mod request;
 mod request_state;
+mod rounds;
 mod shared;
 mod spans;
 mod tasks;
