@@ -13,7 +13,9 @@ use tool_rules::name;
 
 use crate::attr::{self, ContainerAttrs, FieldAttrs, RenameRule, ToolArgs, VariantAttrs};
 use crate::error;
+pub(crate) use crate::field::Field;
 use crate::params::{self, Arg, ContextValue, Params};
+pub(crate) use crate::params::{Param, ToolInput};
 
 /// The input of `#[derive(Schema)]`.
 pub(crate) struct Container {
@@ -52,19 +54,6 @@ pub(crate) struct Variant {
     pub(crate) unit: bool,
 }
 
-/// A named field of a struct or variant, or a described parameter of a `#[tool]` fn.
-pub(crate) struct Field {
-    /// The Rust name.
-    pub(crate) member: Ident,
-    pub(crate) ty: Type,
-    /// The JSON name.
-    pub(crate) key: String,
-    pub(crate) attrs: FieldAttrs,
-    pub(crate) description: Option<String>,
-    /// The whole field, for errors about it.
-    pub(crate) span: Span,
-}
-
 /// The input of `#[tool]`.
 pub(crate) struct ToolFn {
     /// The fn as written, minus the `#[schema]` attributes of its parameters.
@@ -81,22 +70,6 @@ pub(crate) struct ToolFn {
     /// The context values it takes (C1).
     pub(crate) values: Vec<ContextValue>,
     pub(crate) input: ToolInput,
-}
-
-/// How the handler takes the model's arguments.
-pub(crate) enum ToolInput {
-    /// One parameter whose type implements `Schema`.
-    Single { ty: Box<Type> },
-    /// Plain parameters, each described, gathered into a hidden input struct (none at all
-    /// gives an empty input object).
-    Params(Vec<Param>),
-}
-
-/// A described parameter.
-pub(crate) struct Param {
-    pub(crate) field: Field,
-    /// Whether it had `#[schema(...)]` at all.
-    pub(crate) has_attrs: bool,
 }
 
 /// The path of the facade crate.

@@ -15,6 +15,7 @@ mod attr;
 mod error;
 mod expand;
 mod fallback;
+mod field;
 mod params;
 mod valid;
 

@@ -10,8 +10,24 @@ use quote::ToTokens as _;
 use syn::spanned::Spanned as _;
 use syn::{Attribute, FnArg, Ident, ItemFn, Meta, Pat, PatType, Type};
 
-use crate::ast::{Field, Param, ToolInput};
 use crate::error;
+use crate::field::Field;
+
+/// How the handler takes the model's arguments.
+pub(crate) enum ToolInput {
+    /// One parameter whose type implements `Schema`.
+    Single { ty: Box<Type> },
+    /// Plain parameters, each described, gathered into a hidden input struct (none at all
+    /// gives an empty input object).
+    Params(Vec<Param>),
+}
+
+/// A described parameter.
+pub(crate) struct Param {
+    pub(crate) field: Field,
+    /// Whether it had `#[schema(...)]` at all.
+    pub(crate) has_attrs: bool,
+}
 
 /// Where one argument of the handler comes from, in the order of its parameters.
 #[derive(Clone, Copy)]
