@@ -440,3 +440,79 @@ async fn m5_a_client_on_a_protocol_without_these_tasks_calls_a_required_tool_pla
     let refused = raw.call("greet", None).await;
     assert_eq!(error_code(&refused), -32601, "{refused}");
 }
+
+/// One raw HTTP POST of `body` to the server at `addr` with the bearer `token`: the answer's
+/// JSON (a stateless server answers with one JSON body).
+fn post(addr: std::net::SocketAddr, token: &str, body: &Value) -> Value {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connects");
+    let body = body.to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         MCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("writes");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("reads");
+    let (_, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let json = body
+        .lines()
+        .find(|line| line.starts_with('{'))
+        .unwrap_or(body);
+    serde_json::from_str(json.trim()).unwrap_or_else(|e| panic!("{e}: {answer}"))
+}
+
+/// M5 on a stateless HTTP server answering JSON: the task is the answer's body, and a task is
+/// the holder's of the same `Authorization`, no one else's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn m5_on_a_stateless_server_a_task_is_its_authorizations_own() {
+    let (server, _) = server();
+    let http = server
+        .bind_http(
+            "127.0.0.1:0",
+            tool_runtime::mcp::HttpOptions::new()
+                .stateless()
+                .json_answers(),
+        )
+        .await
+        .expect("a loopback port is free");
+    let addr = http.local_addr();
+    let request = |id: i64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let call = request(
+        1,
+        "tools/call",
+        json!({"name": "greet", "arguments": {"who": "Ada"}, "task": {}}),
+    );
+    let made = tokio::task::spawn_blocking(move || post(addr, "alice", &call))
+        .await
+        .expect("joins");
+    let id = made["result"]["task"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let asks = move |token: &'static str, method: &'static str, id: String| {
+        tokio::task::spawn_blocking(move || {
+            post(addr, token, &request(2, method, json!({"taskId": id})))
+        })
+    };
+    let theirs = asks("mallory", "tasks/get", id.clone())
+        .await
+        .expect("joins");
+    assert_eq!(
+        error_code(&theirs),
+        -32602,
+        "another Authorization sees nothing: {theirs}"
+    );
+    let result = asks("alice", "tasks/result", id.clone())
+        .await
+        .expect("joins");
+    assert_eq!(
+        result["result"]["content"][0]["text"], "Hello, Ada!",
+        "{result}"
+    );
+    let got = asks("alice", "tasks/get", id).await.expect("joins");
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+    http.shutdown().await.expect("shuts down");
+}
