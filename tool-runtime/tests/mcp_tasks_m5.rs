@@ -415,7 +415,7 @@ async fn toolset_of(server: McpServer) -> tool_runtime::mcp::McpToolset {
 }
 
 #[tokio::test]
-async fn m5_a_client_on_a_protocol_without_these_tasks_calls_a_required_tool_plainly() {
+async fn m5_a_client_without_2025_11_25_tasks_still_reaches_a_required_tool() {
     let strict = || {
         McpServer::builder()
             .tools(served().tools)
@@ -515,4 +515,102 @@ async fn m5_on_a_stateless_server_a_task_is_its_authorizations_own() {
     let got = asks("alice", "tasks/get", id).await.expect("joins");
     assert_eq!(got["result"]["status"], "completed", "{got}");
     http.shutdown().await.expect("shuts down");
+}
+
+/// The SDK's own client on 2026-07-28, declaring the Tasks extension (SEP-2663) or not.
+async fn sdk_client(
+    server: McpServer,
+    tasks: bool,
+) -> rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientConfig> {
+    use rmcp::ClientServiceExt as _;
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
+    let capabilities = if tasks {
+        rmcp::model::ClientCapabilities::builder()
+            .enable_tasks()
+            .build()
+    } else {
+        rmcp::model::ClientCapabilities::default()
+    };
+    let info = rmcp::model::ClientConfig::new(
+        capabilities,
+        rmcp::model::Implementation::new("m5-sdk", "0"),
+    );
+    let lifecycle = rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::LATEST],
+    };
+    info.serve_with_lifecycle(tokio::io::split(client_io), lifecycle)
+        .await
+        .expect("the SDK's client connects")
+}
+
+/// M5 on 2026-07-28 (the Tasks extension, SEP-2663): the server makes a task of a call of a
+/// tool that takes tasks when the client declared the extension, and the client polls it to
+/// its result; without the extension the call runs plain. Our toolset declares it and awaits
+/// such a task; cancelling its call cancels the task.
+#[tokio::test]
+async fn m5_on_2026_07_28_the_server_makes_tasks_for_clients_of_the_tasks_extension() {
+    use rmcp::model::{CallToolRequestParams, CallToolResponse, GetTaskParams, TaskPayload};
+    let args = json!({"who": "Ada"})
+        .as_object()
+        .cloned()
+        .expect("an object");
+    let call = CallToolRequestParams::new("greet").with_arguments(args);
+
+    let (plain_server, _) = server();
+    let plain = sdk_client(plain_server, false).await;
+    let answer = plain
+        .peer()
+        .call_tool_once(call.clone())
+        .await
+        .expect("answers");
+    assert!(
+        matches!(answer, CallToolResponse::Complete(_)),
+        "{answer:?}"
+    );
+
+    let (task_server, _) = server();
+    let client = sdk_client(task_server, true).await;
+    let answer = client.peer().call_tool_once(call).await.expect("answers");
+    let CallToolResponse::Task(created) = answer else {
+        panic!("a task: {answer:?}");
+    };
+    let id = created.task.task_id.clone();
+    let result = loop {
+        let got = (client.peer().get_task(GetTaskParams::new(id.clone())).await).expect("got");
+        match got.task.payload {
+            TaskPayload::Working => tokio::time::sleep(Duration::from_millis(20)).await,
+            TaskPayload::Completed { result } => break result,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(result["content"][0]["text"], "Hello, Ada!", "{result:?}");
+
+    // Our toolset, on the same protocol, runs the call through such a task.
+    let (server, served) = server();
+    let toolset = toolset(server, tool_runtime::mcp::Handshake::Discover).await;
+    let greet = remote(&toolset, "greet");
+    let ctx = tool_runtime::Context::new();
+    assert_eq!(
+        greet.invoke(&ctx, br#"{"who": "Ada"}"#).await.text(),
+        "Hello, Ada!"
+    );
+    let slow = remote(&toolset, "slow");
+    let call_ctx = ctx.for_call("c1", slow.name());
+    let cancel = call_ctx.cancellation().clone();
+    let remote_cancelled = served.slow_cancelled.notified();
+    let cancelling = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+    };
+    let (outcome, ()) = tokio::join!(slow.invoke(&call_ctx, b"{}"), cancelling);
+    assert_eq!(
+        outcome.kind(),
+        tool_runtime::OutcomeKind::Cancelled,
+        "{outcome:?}"
+    );
+    tokio::time::timeout(Duration::from_secs(5), remote_cancelled)
+        .await
+        .expect("the remote handler's context is cancelled");
 }

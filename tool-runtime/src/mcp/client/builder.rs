@@ -449,8 +449,9 @@ fn problem(p: NameProblem) -> ToolsetProblem {
 /// has it (2025-11-25, M5): a version past it has no `initialize`, and a server of that
 /// version would be right to refuse one that names it.
 fn client_info() -> ClientConfig {
+    // M5: a remote tool may run as a task of the Tasks extension (2026-07-28).
     let mut info = ClientConfig::new(
-        ClientCapabilities::default(),
+        ClientCapabilities::builder().enable_tasks().build(),
         Implementation::new("tool-runtime", env!("CARGO_PKG_VERSION")),
     );
     info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;

@@ -6,7 +6,10 @@
 
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, ClientRequest, CustomRequest, ProtocolVersion, ServerResult};
+use rmcp::model::{
+    CallToolResult, CancelTaskParams, ClientRequest, CustomRequest, GetTaskParams, ProtocolVersion,
+    ServerResult, TaskPayload,
+};
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 use tool_core::{BoxError, Context};
@@ -101,3 +104,73 @@ fn transport_error_json(tool: &str, error: serde_json::Error) -> BoxError {
     }
     .into()
 }
+
+impl Connection {
+    /// Waits for the task of the Tasks extension (2026-07-28, SEP-2663) a call of `tool`
+    /// became: polled with `tasks/get` at the interval the server suggests (bounded), its
+    /// result the call's. Cancelling `ctx` cancels the task.
+    pub(super) async fn await_extension_task(
+        &self,
+        ctx: &Context,
+        tool: &str,
+        created: &rmcp::model::Task,
+    ) -> Result<CallToolResult, BoxError> {
+        let interval = Duration::from_millis(
+            created
+                .poll_interval_ms
+                .unwrap_or(250)
+                .clamp(MIN_POLL_MS, MAX_POLL_MS),
+        );
+        let id = created.task_id.clone();
+        loop {
+            tokio::select! {
+                biased;
+                () = ctx.cancelled() => {
+                    let cancel = self.peer.cancel_task(CancelTaskParams::new(id.clone()));
+                    if tokio::time::timeout(CANCEL_WAIT, cancel).await.is_err() {
+                        tracing::warn!(tool, task_id = %id, "the server did not take a task's cancellation");
+                    }
+                    return Err(cancelled(tool));
+                }
+                () = tokio::time::sleep(interval) => {}
+            }
+            let got = self.peer.get_task(GetTaskParams::new(id.clone())).await;
+            let task = match got {
+                Ok(got) => got.task,
+                Err(ServiceError::McpError(error)) => return Err(protocol_error(tool, error)),
+                Err(other) => return Err(transport_error(tool, other)),
+            };
+            match task.payload {
+                TaskPayload::Working => {}
+                TaskPayload::Completed { result } => {
+                    return serde_json::from_value(Value::Object(result)).map_err(|_| {
+                        RemoteCallError::Unsupported {
+                            tool: tool.to_owned(),
+                            what: "a task result that is not a tool result",
+                        }
+                        .into()
+                    });
+                }
+                TaskPayload::Failed { error } => {
+                    let error = serde_json::from_value::<rmcp::ErrorData>(Value::Object(error))
+                        .unwrap_or_else(|_| {
+                            rmcp::ErrorData::internal_error("the task failed", None)
+                        });
+                    return Err(protocol_error(tool, error));
+                }
+                TaskPayload::Cancelled => return Err(cancelled(tool)),
+                _ => {
+                    return Err(RemoteCallError::Unsupported {
+                        tool: tool.to_owned(),
+                        what: "a task that waits for input",
+                    }
+                    .into());
+                }
+            }
+        }
+    }
+}
+
+/// The poll interval of a task, bounded whatever the server suggests.
+const MIN_POLL_MS: u64 = 50;
+const MAX_POLL_MS: u64 = 5_000;

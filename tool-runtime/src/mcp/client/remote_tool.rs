@@ -194,7 +194,11 @@ impl Connection {
                     params.input_responses = Some(answers);
                     params.request_state = input.request_state;
                 }
-                Ok(CallToolResponse::Task(_)) => return Err(unsupported("a task")),
+                // M5: a task of the Tasks extension (2026-07-28), awaited.
+                Ok(CallToolResponse::Task(created)) => {
+                    return (self.await_extension_task(ctx, tool, &created.task).await)
+                        .map_err(Plain::Failed);
+                }
                 Ok(_) => return Err(unsupported("a result of an unknown kind")),
                 Err(ServiceError::McpError(error)) => {
                     let not_found = error.code == ErrorCode::METHOD_NOT_FOUND;

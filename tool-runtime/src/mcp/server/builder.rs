@@ -263,7 +263,14 @@ impl McpServerBuilder {
             return Err(BuildError::new(problems));
         }
         let request_states = RequestStates::new(self.state_key.as_deref(), self.approval_expiry);
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let capabilities = ServerCapabilities::builder().enable_tools();
+        // M5: the Tasks extension of 2026-07-28 is declared when some tool takes tasks.
+        let capabilities = if tasks.enabled() {
+            capabilities.enable_tasks().build()
+        } else {
+            capabilities.build()
+        };
+        let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(self.name, self.version);
         info.instructions = self.instructions;
         let context = self.context;

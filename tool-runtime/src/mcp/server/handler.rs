@@ -2,11 +2,13 @@
 //! each on the request's [`Context`], each call through [`Tool::invoke_with`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    CustomRequest, CustomResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ProtocolVersion, Resource as McpResource, ResourceContents, ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    ContentBlock, CustomRequest, CustomResult, GetTaskParams, GetTaskResult, ListToolsResult,
+    MetaObject, PaginatedRequestParams, ProtocolVersion, Resource as McpResource, ResourceContents,
+    ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -59,7 +61,11 @@ impl Handler {
     /// stateful HTTP server, which makes a handler per session); without sessions, the
     /// holder of the request's `Authorization` (a digest of it), else anyone's.
     pub(crate) fn task_owner(&self, cx: &RequestContext<RoleServer>) -> String {
-        if self.sessions {
+        // 2026-07-28 has no sessions over HTTP: a handler may serve one request only.
+        let modern = cx
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        if self.transport == McpTransport::Stdio || (self.sessions && !modern) {
             return self.connection.to_string();
         }
         let authorization = cx
@@ -235,6 +241,39 @@ impl Handler {
         }
     }
 
+    /// Whether a call runs as a task (M5), and of which protocol: on 2026-07-28 the server
+    /// decides for a client that declared the Tasks extension; on 2025-11-25 the client asks
+    /// with `task`. `Err` refuses a call made the wrong way.
+    async fn task_route(
+        &self,
+        request: &CallToolRequestParams,
+        cx: &RequestContext<RoleServer>,
+        ctx: &Context,
+    ) -> Result<Option<(Option<Duration>, tasks::Flavor)>, ErrorData> {
+        let tasks = &self.shared.tasks;
+        let tool = (self.shared.by_name.get(request.name.as_ref())).map(|&i| &self.shared.tools[i]);
+        let version = cx.protocol_version();
+        if version
+            .as_ref()
+            .is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28)
+        {
+            let declared = cx.client_capabilities().is_some_and(|c| c.supports_tasks());
+            let task = declared && tasks::as_extension_task(tasks, tool, &request.name, ctx).await;
+            return Ok(task.then_some((None, tasks::Flavor::Extension)));
+        }
+        // The SDK may keep a request's `_meta` in its context rather than its params.
+        let meta = (request.meta.as_ref())
+            .filter(|meta| meta.contains_key(tasks::TASK_META_KEY))
+            .unwrap_or(&cx.meta);
+        // Only 2025-11-25 has these tasks (an unknown version is taken for it).
+        let has_tasks = version.is_none_or(|version| version == ProtocolVersion::V_2025_11_25);
+        let route = tasks::route(tasks, tool, &request.name, Some(meta), ctx, has_tasks).await?;
+        Ok(match route {
+            tasks::Route::Plain => None,
+            tasks::Route::Task(ttl) => Some((ttl, tasks::Flavor::Augmented)),
+        })
+    }
+
     /// Answers one call on `ctx` (the request's context), in `span`: the whole pipeline, the
     /// approval question, the span's end, the outcome observed. `cancelled` cancels the call's
     /// context (the request's cancellation, or its task's, M5); `asking` is told when the
@@ -380,33 +419,46 @@ impl ServerHandler for Handler {
             .inspect_err(|error| spans::record_refused(&span, error))?;
         if self.shared.tasks.enabled() {
             // M5: a call of a tool that runs as a task, or a task asked of one that does not.
-            let tool =
-                (self.shared.by_name.get(request.name.as_ref())).map(|&i| &self.shared.tools[i]);
-            // The SDK may keep a request's `_meta` in its context rather than its params.
-            let meta = (request.meta.as_ref())
-                .filter(|meta| meta.contains_key(tasks::TASK_META_KEY))
-                .unwrap_or(&cx.meta);
-            // Only 2025-11-25 has these tasks (an unknown version is taken for it).
-            let has_tasks = cx
-                .protocol_version()
-                .is_none_or(|version| version == ProtocolVersion::V_2025_11_25);
-            let route = tasks::route(
-                &self.shared.tasks,
-                tool,
-                &request.name,
-                Some(meta),
-                &ctx,
-                has_tasks,
-            )
-            .await;
-            match route.inspect_err(|error| spans::record_refused(&span, error))? {
-                tasks::Route::Plain => {}
-                tasks::Route::Task(ttl) => return tasks::start(self, request, cx, ctx, span, ttl),
+            let routed = (self.task_route(&request, &cx, &ctx).await)
+                .inspect_err(|error| spans::record_refused(&span, error))?;
+            if let Some((ttl, flavor)) = routed {
+                return tasks::start(self, request, cx, ctx, span, ttl, flavor);
             }
         }
         let cancelled = cx.ct.clone();
         self.answer(request, &cx, ctx, span, &cancelled, &|_| {})
             .await
+    }
+
+    /// `tasks/get` of the Tasks extension (SEP-2663, M5), on the tasks of the client that asks.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let task = tasks::get(&self.shared.tasks, &self.task_owner(&cx), &request.task_id)?;
+        Ok(GetTaskResult::new(task))
+    }
+
+    /// `tasks/cancel` of the Tasks extension: the task and its call's context cancelled.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        tasks::cancel(&self.shared.tasks, &self.task_owner(&cx), &request.task_id).map(|_| ())
+    }
+
+    /// `tasks/update` of the Tasks extension: no task of this server waits for input there.
+    async fn update_task(
+        &self,
+        _request: UpdateTaskParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(ErrorData::invalid_params(
+            "no task of this server waits for input: its questions go to the client directly",
+            None,
+        ))
     }
 
     /// A request rmcp could not read as one it knows: a method we do not serve, or one we

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, MetaObject,
-    RequestMetaObject,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, ErrorCode,
+    MetaObject, RequestMetaObject,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -90,8 +90,34 @@ fn needs_visibility(task_asked: bool, support: TaskSupport) -> bool {
     }
 }
 
+/// Whether a call on 2026-07-28 from a client that declared the Tasks extension (SEP-2663)
+/// runs as a task: the server decides, and does for a tool that takes tasks and that the
+/// client may see (A5: a hidden one runs plain, to its `tool unavailable`).
+pub(crate) async fn as_extension_task(
+    tasks: &Tasks,
+    tool: Option<&Tool>,
+    published: &str,
+    ctx: &Context,
+) -> bool {
+    match tool {
+        Some(tool) if tasks.support(published) != TaskSupport::Forbidden => {
+            tool.available(ctx).await.unwrap_or(false)
+        }
+        _ => false,
+    }
+}
+
+/// Which protocol's tasks a task is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// Protocol 2025-11-25: the answer is rewritten into a `CreateTaskResult` on its way out.
+    Augmented,
+    /// The Tasks extension of 2026-07-28 (SEP-2663): the SDK sends the task handle.
+    Extension,
+}
+
 /// Makes the call a task of the client's, runs it on in a task of the runtime, and answers
-/// with the task (which the transport's rewriting makes a `CreateTaskResult`).
+/// with the task.
 pub(crate) fn start(
     handler: &Handler,
     request: CallToolRequestParams,
@@ -99,6 +125,7 @@ pub(crate) fn start(
     ctx: Context,
     span: Span,
     ttl: Option<Duration>,
+    flavor: Flavor,
 ) -> Result<CallToolResponse, ErrorData> {
     let owner = handler.task_owner(&cx);
     let task = handler.tasks().store.create(&owner, ttl).map_err(|full| {
@@ -111,7 +138,11 @@ pub(crate) fn start(
             None,
         )
     })?;
-    let created = task.to_json();
+    let created = match flavor {
+        Flavor::Augmented => task.to_json(),
+        Flavor::Extension => Value::Null,
+    };
+    let handle = task.handle();
     let handler = handler.clone();
     let running = Arc::clone(&task);
     tokio::spawn(async move {
@@ -132,6 +163,9 @@ pub(crate) fn start(
         let (status, message, answer) = ended(answered, &running.id);
         running.finish(status, message, answer);
     });
+    if flavor == Flavor::Extension {
+        return Ok(CallToolResponse::Task(CreateTaskResult::new(handle)));
+    }
     let mut result = CallToolResult::success(Vec::new());
     result.meta = Some(MetaObject(Map::from_iter([(
         CREATED_META_KEY.to_owned(),

@@ -2,7 +2,7 @@
 //! asks.
 
 use rmcp::ErrorData;
-use rmcp::model::{CustomRequest, ErrorCode};
+use rmcp::model::{CustomRequest, DetailedTask, ErrorCode};
 use serde_json::{Value, json};
 use tool_core::CancellationToken;
 
@@ -34,11 +34,7 @@ pub(crate) async fn answer(
                 Err(error) => return Some(Err(error)),
             };
             let Some(task) = task else {
-                return Some(Err(ErrorData::invalid_params(
-                    "no task of this id: it never was, was let go after its ttl, or is another \
-                     client's",
-                    None,
-                )));
+                return Some(Err(not_found()));
             };
             match method {
                 "tasks/get" => Ok(task.to_json()),
@@ -107,4 +103,36 @@ fn list(tasks: &Tasks, owner: &str, params: Option<&Value>) -> Result<Value, Err
         result["nextCursor"] = json!((start + PAGE).to_string());
     }
     Ok(result)
+}
+
+/// `tasks/get` of the Tasks extension (SEP-2663), on the tasks of `owner`.
+pub(crate) fn get(tasks: &Tasks, owner: &str, id: &str) -> Result<DetailedTask, ErrorData> {
+    tasks
+        .store
+        .get(owner, id)
+        .map(|task| task.detailed())
+        .ok_or_else(not_found)
+}
+
+/// `tasks/cancel` (both protocols): the task cancelled, its call's context with it.
+pub(crate) fn cancel(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
+    let task = tasks.store.get(owner, id).ok_or_else(not_found)?;
+    if !task.set(
+        Status::Cancelled,
+        Some("cancelled by the client".to_owned()),
+    ) {
+        return Err(ErrorData::invalid_params(
+            "the task has already ended: it cannot be cancelled",
+            None,
+        ));
+    }
+    task.cancel.cancel();
+    Ok(task.to_json())
+}
+
+fn not_found() -> ErrorData {
+    ErrorData::invalid_params(
+        "no task of this id: it never was, was let go after its ttl, or is another client's",
+        None,
+    )
 }

@@ -23,8 +23,9 @@ mod wire;
 
 use std::collections::HashMap;
 
-pub(crate) use call::{Route, route, start};
+pub(crate) use call::{Flavor, Route, as_extension_task, route, start};
 pub(crate) use methods::answer as answer_method;
+pub(crate) use methods::{cancel, get};
 pub(crate) use wire::TASK_META_KEY;
 
 /// Whether a tool's calls run as tasks, as its `tools/list` entry says in

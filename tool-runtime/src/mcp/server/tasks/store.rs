@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use rmcp::model::{DetailedTask, TaskPayload, TaskStatus};
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tool_core::CancellationToken;
@@ -101,6 +102,49 @@ impl Task {
         task.insert("ttl".into(), json!(millis(self.ttl)));
         task.insert("pollInterval".into(), json!(millis(POLL_INTERVAL)));
         Value::Object(task)
+    }
+
+    /// The task as the Tasks extension of 2026-07-28 shows it (SEP-2663): its handle.
+    pub(crate) fn handle(&self) -> rmcp::model::Task {
+        let state = self.state();
+        let status = match state.status {
+            Status::Working => TaskStatus::Working,
+            Status::InputRequired => TaskStatus::InputRequired,
+            Status::Completed => TaskStatus::Completed,
+            Status::Failed => TaskStatus::Failed,
+            Status::Cancelled => TaskStatus::Cancelled,
+        };
+        let task = rmcp::model::Task::new(
+            self.id.clone(),
+            status,
+            timestamp(self.created),
+            timestamp(state.updated),
+        )
+        .with_ttl_ms(millis(self.ttl))
+        .with_poll_interval_ms(millis(POLL_INTERVAL));
+        match &state.message {
+            Some(message) => task.with_status_message(message.clone()),
+            None => task,
+        }
+    }
+
+    /// The task with what it ended with, as `tasks/get` of the Tasks extension gives it: a
+    /// tool's result (even one with `isError`) completes it, a JSON-RPC error fails it.
+    pub(crate) fn detailed(&self) -> DetailedTask {
+        let handle = self.handle();
+        let state = self.state();
+        let payload = match (state.status, &state.result) {
+            (Status::Cancelled, _) => TaskPayload::Cancelled,
+            (_, Some(Ok(Value::Object(result)))) => TaskPayload::Completed {
+                result: result.clone(),
+            },
+            (_, Some(Err(error))) => match serde_json::to_value(error) {
+                Ok(Value::Object(error)) => TaskPayload::Failed { error },
+                _ => TaskPayload::Failed { error: Map::new() },
+            },
+            _ => TaskPayload::Working,
+        };
+        DetailedTask::new(handle, payload)
     }
 
     /// Moves a task that has not ended to `status`; an ended task stays as it is.

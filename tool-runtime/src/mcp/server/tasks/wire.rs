@@ -65,13 +65,25 @@ fn incoming_one(message: &mut Value) -> bool {
             }
             true
         }
-        Some(method) if METHODS.contains(&method) => {
+        // A request of 2026-07-28 says so in its `_meta`: its `tasks/*` are the Tasks
+        // extension's, which the SDK reads.
+        Some(method) if METHODS.contains(&method) && !is_modern(object) => {
             let renamed = format!("{METHOD_PREFIX}{method}");
             object.insert("method".to_owned(), Value::String(renamed));
             true
         }
         _ => false,
     }
+}
+
+/// Whether a request names protocol 2026-07-28 or later in its `_meta`.
+fn is_modern(request: &Map<String, Value>) -> bool {
+    request
+        .get("params")
+        .and_then(|params| params.get("_meta"))
+        .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Value::as_str)
+        .is_some_and(|version| version >= "2026-07-28")
 }
 
 /// One message (or batch) to the client, rewritten; `None` when nothing changes.
