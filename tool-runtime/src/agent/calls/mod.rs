@@ -132,7 +132,7 @@ pub(crate) async fn run_calls(
         // K3: a handler's progress goes to the run's stream, if it has one.
         let call_ctx = progress::listen(call_ctx, sink, turn, index, call);
         let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
-        let span = spans::call(call, content);
+        let span = spans::call(call, tool.map(|(tool, _)| tool.description()), content);
         let step = steps.as_ref().map(|steps| steps.for_call(index));
         let one = One::new(shared, call_ctx, call, tool, slots, approved.is_some());
         running.push(

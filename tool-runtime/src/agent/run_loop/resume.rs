@@ -93,6 +93,7 @@ pub(super) async fn resume(
         state.options.tighten(limits);
     }
     spans::record_run_id(span, &state.run_id);
+    spans::record_resumed(span, state.trace.as_deref());
     // `verify` checked that the transcript ends with the paused turn's calls.
     let calls = state
         .transcript

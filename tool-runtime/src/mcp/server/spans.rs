@@ -5,7 +5,10 @@
 //! for stdio, `tcp` for HTTP).
 //!
 //! A call whose result has `isError` gets `error.type = tool_error` and the error status, as
-//! the conventions say; its outcome kind (`failed`, `invalid_arguments`, …) is in `outcome`.
+//! the conventions say; its outcome kind (`failed`, `invalid_arguments`, …) is in
+//! `tool_runtime.outcome`. A request whose `_meta` carries a W3C `traceparent` (and
+//! `tracestate`) continues that trace, with the `opentelemetry` feature (K6): the span is a
+//! child of the client's.
 //! A request refused with a JSON-RPC error gets that code as `rpc.response.status_code` and
 //! `error.type`. With `record_tool_content(true)` the span also records the call's arguments
 //! and the result text the client got (never an unredacted error, E2).
@@ -19,7 +22,7 @@ use tracing::Span;
 use tracing::field::{Empty, display};
 
 use super::request::McpTransport;
-use crate::telemetry::{Named, record_call_end, record_error};
+use crate::telemetry::{Named, continue_from, record_call_end, record_error};
 
 /// The `error.type` of a call answered with `isError: true`.
 const TOOL_ERROR: &str = "tool_error";
@@ -53,9 +56,17 @@ pub(crate) fn tools_call(
         gen_ai.tool.call.result = Empty,
         "error.type" = Empty,
         "rpc.response.status_code" = Empty,
-        outcome = Empty,
+        tool_runtime.outcome = Empty,
     );
     if !span.is_disabled() {
+        // K6: the call continues the client's trace, when its `_meta` carries one. The SDK
+        // may keep a request's `_meta` in its context rather than its params.
+        let meta = request
+            .meta
+            .as_deref()
+            .filter(|meta| meta.get_traceparent().is_some());
+        let meta = meta.unwrap_or(&cx.meta);
+        continue_from(&span, meta.get_traceparent(), meta.get_tracestate());
         let session = cx
             .extensions
             .get::<http::request::Parts>()
