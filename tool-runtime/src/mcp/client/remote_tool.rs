@@ -3,11 +3,11 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use rmcp::model::MetaObject;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
     PaginatedRequestParams, ResourceContents, Tool as McpTool,
 };
+use rmcp::model::{MetaObject, RequestMetaObject};
 use rmcp::service::{RunningService, ServiceError};
 
 use super::elicit::ToolsetClient;
@@ -159,6 +159,7 @@ impl Connection {
         if let Value::Object(arguments) = args {
             params = params.with_arguments(arguments);
         }
+        params.meta = trace_meta();
         let response = tokio::select! {
             biased;
             () = ctx.cancelled() => return Err(Plain::Failed(cancelled(tool))),
@@ -203,6 +204,19 @@ pub(super) enum Plain {
 }
 
 /// T2, P4: a cancelled remote call is `cancelled` here, as it would be were it local.
+/// K6: the W3C trace context of the call's span (the agent's `execute_tool`), for the
+/// request's `_meta`, so that the server's span of the call continues the trace; `None` when
+/// the span is not part of an OpenTelemetry trace.
+pub(super) fn trace_meta() -> Option<RequestMetaObject> {
+    let trace = crate::telemetry::of_span(&tracing::Span::current())?;
+    let mut meta = MetaObject::new();
+    meta.set_traceparent(trace.traceparent);
+    if let Some(state) = trace.tracestate {
+        meta.set_tracestate(state);
+    }
+    Some(meta.into())
+}
+
 pub(super) fn cancelled(tool: &str) -> BoxError {
     let cause = RemoteCallError::Cancelled {
         tool: tool.to_owned(),
