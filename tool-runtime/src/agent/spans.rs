@@ -26,6 +26,8 @@
 //! A resumed run's span has the same `gen_ai.conversation.id` (the run's id, H9) as the run
 //! that paused and, with the `opentelemetry` feature, a link to that run's span.
 
+use std::time::Duration;
+
 use tool_core::Outcome;
 use tracing::Span;
 use tracing::field::{Empty, display};
@@ -35,6 +37,7 @@ use super::output::RunOutput;
 use super::reply::{Reply, ReplyError};
 use super::shared::Shared;
 use crate::model::{FinishReason, ModelError, ToolCall, Usage};
+use crate::telemetry::metrics::{self, ChatRecord};
 use crate::telemetry::{Named, SnakeCase, record_call_end, record_error, record_finish_reasons};
 
 /// The span of one run.
@@ -125,8 +128,27 @@ pub(crate) fn chat(shared: &Shared, turn: usize) -> Span {
 }
 
 /// Records the reply (its usage, finish reason and number of calls) or the failure of a
-/// request on its span.
-pub(crate) fn record_reply(span: &Span, reply: &Result<Reply, ReplyError>) {
+/// request on its span, and the request's metrics (K5): its duration (`elapsed`) and tokens.
+pub(crate) fn record_reply(
+    span: &Span,
+    shared: &Shared,
+    reply: &Result<Reply, ReplyError>,
+    elapsed: Duration,
+) {
+    let model = shared.model.as_ref();
+    let ok = reply.as_ref().ok();
+    metrics::record_chat(&ChatRecord {
+        provider: model.provider_name(),
+        request_model: model.model_name(),
+        response_model: ok.and_then(|reply| reply.response.model.as_deref()),
+        server: model.server(),
+        tokens: ok
+            .map(|reply| reply.usage)
+            .filter(|usage| *usage != Usage::default())
+            .map(|usage| (usage.input_tokens, usage.output_tokens)),
+        error_type: reply.as_ref().err().map(reply_error_type),
+        elapsed,
+    });
     match reply {
         Ok(reply) => {
             span.record("tool_runtime.calls", int(reply.calls.len()));
@@ -141,10 +163,17 @@ pub(crate) fn record_reply(span: &Span, reply: &Result<Reply, ReplyError>) {
                 record_finish_reasons(span, &[finish_reason(finish)]);
             }
         }
-        Err(ReplyError::Cancelled) => record_error(span, "cancelled"),
-        Err(ReplyError::Model(e)) => record_error(span, model_error_type(e)),
-        Err(ReplyError::Protocol(_)) => record_error(span, "protocol"),
-        Err(ReplyError::Journal(_)) => record_error(span, "journal"),
+        Err(e) => record_error(span, reply_error_type(e)),
+    }
+}
+
+/// The `error.type` of a request that failed.
+fn reply_error_type(error: &ReplyError) -> &'static str {
+    match error {
+        ReplyError::Cancelled => "cancelled",
+        ReplyError::Model(e) => model_error_type(e),
+        ReplyError::Protocol(_) => "protocol",
+        ReplyError::Journal(_) => "journal",
     }
 }
 

@@ -13,6 +13,7 @@
 //! `tracing` evaluates a field only for a span that is enabled.
 
 mod context;
+pub(crate) mod metrics;
 
 use std::fmt::{self, Write as _};
 

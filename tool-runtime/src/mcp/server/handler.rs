@@ -259,39 +259,48 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
-        let span = spans::tools_call(&request, &cx, self.transport);
-        let ctx = (self.request_context(&cx).instrument(span.clone()).await)
-            .inspect_err(|error| spans::record_refused(&span, error))?;
-        if self.shared.tasks.enabled() {
-            // M5: a call of a tool that runs as a task, or a task asked of one that does not.
-            let tool =
-                (self.shared.by_name.get(request.name.as_ref())).map(|&i| &self.shared.tools[i]);
-            // The SDK may keep a request's `_meta` in its context rather than its params.
-            let meta = (request.meta.as_ref())
-                .filter(|meta| meta.contains_key(tasks::TASK_META_KEY))
-                .unwrap_or(&cx.meta);
-            // Only 2025-11-25 has these tasks (an unknown version is taken for it).
-            let has_tasks = cx
-                .protocol_version()
-                .is_none_or(|version| version == ProtocolVersion::V_2025_11_25);
-            let route = tasks::route(
-                &self.shared.tasks,
-                tool,
-                &request.name,
-                Some(meta),
-                &ctx,
-                has_tasks,
-            )
-            .await;
-            match route.inspect_err(|error| spans::record_refused(&span, error))? {
-                tasks::Route::Plain => {}
-                tasks::Route::Task(ttl) => return tasks::start(self, request, cx, ctx, span, ttl),
+        // K5: the request's duration, however it is answered.
+        let timer = spans::Timer::start(&self.shared, &request, &cx, self.transport);
+        let answer = async {
+            // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
+            let span = spans::tools_call(&request, &cx, self.transport);
+            let ctx = (self.request_context(&cx).instrument(span.clone()).await)
+                .inspect_err(|error| spans::record_refused(&span, error))?;
+            if self.shared.tasks.enabled() {
+                // M5: a call of a tool that runs as a task, or a task asked of one that does not.
+                let tool = (self.shared.by_name.get(request.name.as_ref()))
+                    .map(|&i| &self.shared.tools[i]);
+                // The SDK may keep a request's `_meta` in its context rather than its params.
+                let meta = (request.meta.as_ref())
+                    .filter(|meta| meta.contains_key(tasks::TASK_META_KEY))
+                    .unwrap_or(&cx.meta);
+                // Only 2025-11-25 has these tasks (an unknown version is taken for it).
+                let has_tasks = cx
+                    .protocol_version()
+                    .is_none_or(|version| version == ProtocolVersion::V_2025_11_25);
+                let route = tasks::route(
+                    &self.shared.tasks,
+                    tool,
+                    &request.name,
+                    Some(meta),
+                    &ctx,
+                    has_tasks,
+                )
+                .await;
+                match route.inspect_err(|error| spans::record_refused(&span, error))? {
+                    tasks::Route::Plain => {}
+                    tasks::Route::Task(ttl) => {
+                        return tasks::start(self, request, cx, ctx, span, ttl);
+                    }
+                }
             }
+            let cancelled = cx.ct.clone();
+            self.answer(request, &cx, ctx, span, &cancelled, &|_| {})
+                .await
         }
-        let cancelled = cx.ct.clone();
-        self.answer(request, &cx, ctx, span, &cancelled, &|_| {})
-            .await
+        .await;
+        timer.finish(&answer);
+        answer
     }
 
     /// A request rmcp could not read as one it knows: a method we do not serve, or one we
