@@ -26,10 +26,12 @@
 //!
 //! # Hooks
 //!
-//! A [`Hook`] runs around every call (K1), registered with [`AgentBuilder::hook`] and, over
-//! MCP, `McpServerBuilder::hook`: before the handler (after the availability re-check,
-//! validation and approval) it may deny the call or end the run; after it, it may replace the
-//! model's text, never revealing the redacted error. See [`hook`].
+//! A [`Hook`] runs around each call that reaches the handler (K1), registered with
+//! [`AgentBuilder::hook`] and, over MCP, `McpServerBuilder::hook`: before the handler (after
+//! the availability re-check, validation and approval) it may deny the call or end the run;
+//! after it, it may replace the model's text, never revealing the redacted error. See
+//! [`hook`]. A call refused before the handler never reaches a hook:
+//! [`AgentBuilder::on_outcome`] and `McpServerBuilder::on_outcome` see every call's outcome.
 //!
 //! # Telemetry
 //!

@@ -39,6 +39,7 @@ pub(crate) fn of_span(span: &Span) -> Option<TraceContext> {
     }
 }
 
+#[cfg(feature = "mcp")]
 /// Makes `span` a child of the remote span `parent` names (a caller's `traceparent`, with its
 /// `tracestate`). An invalid `traceparent` is ignored: the span stays where it was.
 pub(crate) fn continue_from(span: &Span, parent: Option<&str>, state: Option<&str>) {
@@ -96,6 +97,7 @@ mod otel {
         context.is_valid().then(|| write(&context))
     }
 
+    #[cfg(feature = "mcp")]
     pub(super) fn continue_from(span: &Span, parent: &str, state: Option<&str>) {
         if let Some(remote) = read(parent, state, true) {
             let cx = opentelemetry::Context::new().with_remote_span_context(remote);

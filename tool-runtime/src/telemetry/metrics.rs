@@ -18,6 +18,7 @@
 use std::time::Duration;
 
 /// A model request that ended (K5): what its two histograms are recorded with.
+#[cfg_attr(not(feature = "opentelemetry"), allow(dead_code))]
 pub(crate) struct ChatRecord<'a> {
     /// `gen_ai.provider.name`.
     pub(crate) provider: &'a str,
@@ -36,6 +37,8 @@ pub(crate) struct ChatRecord<'a> {
 }
 
 /// The side of an MCP operation.
+#[cfg(feature = "mcp")]
+#[cfg_attr(not(feature = "opentelemetry"), allow(dead_code))]
 #[derive(Clone, Copy)]
 pub(crate) enum Side {
     /// `mcp.client.operation.duration`.
@@ -45,6 +48,8 @@ pub(crate) enum Side {
 }
 
 /// An MCP request that was answered (K5).
+#[cfg(feature = "mcp")]
+#[cfg_attr(not(feature = "opentelemetry"), allow(dead_code))]
 pub(crate) struct McpRecord<'a> {
     /// Which histogram.
     pub(crate) side: Side,
@@ -71,6 +76,7 @@ pub(crate) fn record_chat(record: &ChatRecord<'_>) {
 }
 
 /// Records an MCP request's duration.
+#[cfg(feature = "mcp")]
 pub(crate) fn record_mcp(record: &McpRecord<'_>) {
     #[cfg(feature = "opentelemetry")]
     otel::record_mcp(record);
@@ -83,7 +89,9 @@ mod otel {
     use opentelemetry::metrics::Meter;
     use opentelemetry::{InstrumentationScope, KeyValue};
 
-    use super::{ChatRecord, McpRecord, Side};
+    use super::ChatRecord;
+    #[cfg(feature = "mcp")]
+    use super::{McpRecord, Side};
 
     /// The GenAI conventions' buckets of `gen_ai.client.token.usage`.
     const TOKEN_BUCKETS: [f64; 14] = [
@@ -108,6 +116,7 @@ mod otel {
         0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
     ];
 
+    #[cfg(feature = "mcp")]
     /// The MCP conventions' buckets of `mcp.{client,server}.operation.duration`, in seconds.
     const MCP_DURATION_BUCKETS: [f64; 14] = [
         0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
@@ -164,6 +173,7 @@ mod otel {
             .record(record.elapsed.as_secs_f64(), &attributes);
     }
 
+    #[cfg(feature = "mcp")]
     pub(super) fn record_mcp(record: &McpRecord<'_>) {
         let (name, description) = match record.side {
             Side::Client => (

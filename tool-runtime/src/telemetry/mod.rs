@@ -21,7 +21,9 @@ use tool_core::Outcome;
 use tracing::Span;
 use tracing::field::display;
 
-pub(crate) use context::{continue_from, link, of_span};
+#[cfg(feature = "mcp")]
+pub(crate) use context::continue_from;
+pub(crate) use context::{link, of_span};
 
 /// The longest piece of a model-supplied tool name or call id a span shows, in characters.
 const PREVIEW_CHARS: usize = 64;

@@ -246,6 +246,7 @@ impl Run<'_> {
             }
             if let Some(call) = calls.get(index) {
                 let record = record(turn, index, call, outcome.clone());
+                self.shared.observe(std::slice::from_ref(&record));
                 self.sink.emit(|| RunEvent::CallFinished(record));
             }
             if let Some(slot) = outcomes.get_mut(index) {
