@@ -1,155 +1,91 @@
-//! K2 end to end: the code of the `telemetry` example (`examples/telemetry.rs`, included
-//! here) exports a run of the maintenance agent over real OTLP/HTTP with protobuf to a
-//! receiver on 127.0.0.1, which decodes every request with the protocol's own message types
+//! K2, K4, K5 end to end: the code of the `telemetry` example (`examples/telemetry.rs`,
+//! included here) exports a run of the maintenance agent over real OTLP/HTTP with protobuf to
+//! a receiver on 127.0.0.1, which decodes every request with the protocol's own message types
 //! (`opentelemetry-proto`). The spans arrive named, nested and filled as the OpenTelemetry
-//! GenAI semantic conventions say.
+//! GenAI semantic conventions say, in the attribute types they specify (K4), and the model
+//! requests' metrics arrive beside them (K5).
+#![cfg(feature = "mcp")]
 
 #[allow(dead_code, unreachable_pub)]
 #[path = "../telemetry.rs"]
 mod example;
+#[path = "support/otlp.rs"]
+mod otlp;
 
-use std::sync::{Arc, Mutex};
-
-use axum::Router;
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::routing::post;
-use opentelemetry_proto::tonic::collector::trace::v1::{
-    ExportTraceServiceRequest, ExportTraceServiceResponse,
-};
-use opentelemetry_proto::tonic::common::v1::KeyValue;
 use opentelemetry_proto::tonic::common::v1::any_value::Value;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use opentelemetry_proto::tonic::trace::v1::status::StatusCode as SpanStatus;
-use prost::Message;
+use otlp::{Receiver, attribute, int, strings, text};
 use tool_runtime::{Arguments, OfflineModel};
-
-/// What the receiver got: each request's content type and decoded body.
-type Received = Arc<Mutex<Vec<(String, ExportTraceServiceRequest)>>>;
-
-/// `POST /v1/traces`: decodes the protobuf body, answers as an OTLP/HTTP collector does.
-async fn receive(
-    State(received): State<Received>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> (StatusCode, [(header::HeaderName, &'static str); 1], Vec<u8>) {
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    let protobuf = [(header::CONTENT_TYPE, "application/x-protobuf")];
-    match ExportTraceServiceRequest::decode(body) {
-        Ok(request) => {
-            received
-                .lock()
-                .expect("not poisoned")
-                .push((content_type, request));
-            let answer = ExportTraceServiceResponse::default().encode_to_vec();
-            (StatusCode::OK, protobuf, answer)
-        }
-        Err(_) => (StatusCode::BAD_REQUEST, protobuf, Vec::new()),
-    }
-}
-
-fn attribute<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a Value> {
-    attributes
-        .iter()
-        .find(|kv| kv.key == key)
-        .and_then(|kv| kv.value.as_ref())
-        .and_then(|v| v.value.as_ref())
-}
-
-#[track_caller]
-fn text<'a>(span: &'a Span, key: &str) -> &'a str {
-    match attribute(&span.attributes, key) {
-        Some(Value::StringValue(s)) => s,
-        other => panic!("{}: {key} is not a string: {other:?}", span.name),
-    }
-}
-
-#[track_caller]
-fn int(span: &Span, key: &str) -> i64 {
-    match attribute(&span.attributes, key) {
-        Some(Value::IntValue(n)) => *n,
-        other => panic!("{}: {key} is not an integer: {other:?}", span.name),
-    }
-}
 
 fn status(span: &Span) -> i32 {
     span.status.as_ref().map_or(0, |s| s.code)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn k2_the_example_exports_genai_spans_over_otlp_http() {
-    let received = Received::default();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port is free");
-    let address = listener.local_addr().expect("bound");
-    let app = Router::new()
-        .route("/v1/traces", post(receive))
-        .with_state(Arc::clone(&received));
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
-
-    // The example's own code path: install the exporter, run, flush. The model is fixed to
+async fn k2_k4_k5_the_example_exports_genai_spans_and_metrics_over_otlp_http() {
+    let receiver = Receiver::start().await;
+    // The example's own code path: install the exporters, run, flush. The model is fixed to
     // the offline one, whatever the environment says.
-    let provider = example::install(&format!("http://{address}")).expect("the exporter installs");
+    let telemetry = example::install(&receiver.endpoint()).expect("the exporters install");
     let model = Box::new(OfflineModel::new().arguments(Arguments::InvalidThenValid));
-    let answer = example::ask(model, "When is svc-42 down next?")
+    let answer = example::ask(model, None, "When is svc-42 down next?")
         .await
         .expect("the run answers");
-    example::shutdown(provider)
+    // An event of another crate below `warn` stays out of the export.
+    tracing::info_span!(target: "hyper", "not exported").in_scope(|| {});
+    example::shutdown(telemetry)
         .await
-        .expect("every span is sent before the exporter stops");
-    server.abort();
+        .expect("every span and metric is sent before the exporters stop");
+    let received = receiver.stop();
     assert!(answer.starts_with("Offline model"), "{answer}");
 
-    let received = received.lock().expect("not poisoned");
-    assert!(!received.is_empty(), "no OTLP request arrived");
-    for (content_type, _) in received.iter() {
+    assert!(
+        !received.traces.is_empty(),
+        "no OTLP traces request arrived"
+    );
+    for (content_type, _) in &received.traces {
         assert_eq!(content_type, "application/x-protobuf");
     }
-    let resource_spans = received.iter().flat_map(|(_, r)| &r.resource_spans);
-    let service = resource_spans
-        .clone()
+    let service = received
+        .traces
+        .iter()
+        .flat_map(|(_, r)| &r.resource_spans)
         .filter_map(|rs| rs.resource.as_ref())
         .find_map(|r| match attribute(&r.attributes, "service.name") {
             Some(Value::StringValue(s)) => Some(s.clone()),
             _ => None,
         });
     assert_eq!(service.as_deref(), Some(example::SERVICE_NAME));
-    let spans: Vec<&Span> = resource_spans
-        .flat_map(|rs| &rs.scope_spans)
-        .flat_map(|ss| &ss.spans)
-        .collect();
-    let named = |prefix: &str| -> Vec<&Span> {
-        spans
-            .iter()
-            .copied()
-            .filter(|s| s.name.split(' ').next() == Some(prefix))
-            .collect()
-    };
+    let spans = received.spans();
+    assert!(
+        spans.iter().all(|s| s.name != "not exported"),
+        "the filter holds"
+    );
 
     // The run: `invoke_agent {agent}`, internal, the root of the trace.
-    let runs = named("invoke_agent");
+    let runs = received.named("invoke_agent");
     assert_eq!(runs.len(), 1, "{spans:#?}");
     let run = runs[0];
+    let at = |span: &Span| span.attributes.clone();
     assert_eq!(run.name, "invoke_agent maintenance");
     assert_eq!(run.kind, SpanKind::Internal as i32);
     assert!(run.parent_span_id.is_empty(), "the run is the root");
-    assert_eq!(text(run, "gen_ai.operation.name"), "invoke_agent");
-    assert_eq!(text(run, "gen_ai.agent.name"), "maintenance");
-    assert_eq!(text(run, "gen_ai.provider.name"), "offline");
-    assert_eq!(text(run, "gen_ai.request.model"), "offline");
-    assert!(int(run, "gen_ai.usage.input_tokens") > 0);
-    assert!(int(run, "gen_ai.usage.output_tokens") > 0);
+    assert_eq!(text(&at(run), "gen_ai.operation.name"), "invoke_agent");
+    assert_eq!(text(&at(run), "gen_ai.agent.name"), "maintenance");
+    assert_eq!(text(&at(run), "gen_ai.provider.name"), "offline");
+    assert_eq!(text(&at(run), "gen_ai.request.model"), "offline");
+    assert!(int(&at(run), "gen_ai.usage.input_tokens") > 0);
+    assert!(int(&at(run), "gen_ai.usage.output_tokens") > 0);
+    // K4: the library's own attributes under `tool_runtime.*`.
+    assert_eq!(text(&at(run), "tool_runtime.outcome"), "answered");
+    assert!(int(&at(run), "tool_runtime.turns") >= 2);
     assert_eq!(status(run), SpanStatus::Unset as i32);
 
-    // Each request: `chat {model}`, client, a child of the run.
-    let chats = named("chat");
+    // Each request: `chat {model}`, client, a child of the run; K4: finish reasons as a
+    // string array.
+    let chats = received.named("chat");
     assert!(chats.len() >= 2, "{spans:#?}");
     let mut input_tokens = 0;
     for chat in &chats {
@@ -160,17 +96,22 @@ async fn k2_the_example_exports_genai_spans_over_otlp_http() {
             chat.parent_span_id, run.span_id,
             "a request is a child of the run"
         );
-        assert_eq!(text(chat, "gen_ai.operation.name"), "chat");
-        assert_eq!(text(chat, "gen_ai.provider.name"), "offline");
-        assert_eq!(text(chat, "gen_ai.request.model"), "offline");
-        input_tokens += int(chat, "gen_ai.usage.input_tokens");
-        assert!(int(chat, "gen_ai.usage.output_tokens") > 0);
+        assert_eq!(text(&at(chat), "gen_ai.operation.name"), "chat");
+        assert_eq!(text(&at(chat), "gen_ai.provider.name"), "offline");
+        assert_eq!(text(&at(chat), "gen_ai.request.model"), "offline");
+        let reasons = strings(&at(chat), "gen_ai.response.finish_reasons");
+        assert!(
+            reasons == ["tool_calls"] || reasons == ["stop"],
+            "{reasons:?}"
+        );
+        input_tokens += int(&at(chat), "gen_ai.usage.input_tokens");
+        assert!(int(&at(chat), "gen_ai.usage.output_tokens") > 0);
     }
-    assert_eq!(input_tokens, int(run, "gen_ai.usage.input_tokens"));
+    assert_eq!(input_tokens, int(&at(run), "gen_ai.usage.input_tokens"));
 
     // Each call: `execute_tool {tool}`, internal, a child of the run (a sibling of the
     // requests); the invalid arguments first, a failure with its kind as `error.type`.
-    let calls = named("execute_tool");
+    let calls = received.named("execute_tool");
     assert!(calls.len() >= 2, "{spans:#?}");
     for call in &calls {
         assert_eq!(call.name, "execute_tool lookup-window");
@@ -180,10 +121,11 @@ async fn k2_the_example_exports_genai_spans_over_otlp_http() {
             call.parent_span_id, run.span_id,
             "a call is a child of the run"
         );
-        assert_eq!(text(call, "gen_ai.operation.name"), "execute_tool");
-        assert_eq!(text(call, "gen_ai.tool.name"), "lookup-window");
-        assert_eq!(text(call, "gen_ai.tool.type"), "function");
-        assert!(!text(call, "gen_ai.tool.call.id").is_empty());
+        assert_eq!(text(&at(call), "gen_ai.operation.name"), "execute_tool");
+        assert_eq!(text(&at(call), "gen_ai.tool.name"), "lookup-window");
+        assert_eq!(text(&at(call), "gen_ai.tool.type"), "function");
+        assert!(!text(&at(call), "gen_ai.tool.description").is_empty());
+        assert!(!text(&at(call), "gen_ai.tool.call.id").is_empty());
         // Not opted in: neither arguments nor results.
         assert!(attribute(&call.attributes, "gen_ai.tool.call.arguments").is_none());
         assert!(attribute(&call.attributes, "gen_ai.tool.call.result").is_none());
@@ -192,7 +134,11 @@ async fn k2_the_example_exports_genai_spans_over_otlp_http() {
         .iter()
         .find(|c| attribute(&c.attributes, "error.type").is_some())
         .expect("the invalid call failed");
-    assert_eq!(text(invalid, "error.type"), "invalid_arguments");
+    assert_eq!(text(&at(invalid), "error.type"), "invalid_arguments");
+    assert_eq!(
+        text(&at(invalid), "tool_runtime.outcome"),
+        "invalid_arguments"
+    );
     assert_eq!(status(invalid), SpanStatus::Error as i32);
     assert!(
         calls.iter().any(|c| status(c) == SpanStatus::Unset as i32
@@ -209,4 +155,39 @@ async fn k2_the_example_exports_genai_spans_over_otlp_http() {
             "{span:#?}"
         );
     }
+
+    // K5: each request's duration and tokens, with the conventions' buckets.
+    let durations = received.histogram("gen_ai.client.operation.duration");
+    let count: u64 = durations.iter().map(|p| p.count).sum();
+    assert_eq!(count, chats.len() as u64);
+    assert_eq!(durations[0].explicit_bounds[0], 0.01);
+    assert_eq!(durations[0].explicit_bounds.len(), 14);
+    assert_eq!(
+        text(&durations[0].attributes, "gen_ai.operation.name"),
+        "chat"
+    );
+    assert_eq!(
+        text(&durations[0].attributes, "gen_ai.provider.name"),
+        "offline"
+    );
+    assert_eq!(
+        received.metrics("gen_ai.client.operation.duration")[0].unit,
+        "s"
+    );
+    let tokens = received.histogram("gen_ai.client.token.usage");
+    let input: f64 = tokens
+        .iter()
+        .filter(|p| text(&p.attributes, "gen_ai.token.type") == "input")
+        .map(|p| p.sum.unwrap_or_default())
+        .sum();
+    assert_eq!(input, input_tokens as f64);
+    assert!(
+        tokens
+            .iter()
+            .any(|p| text(&p.attributes, "gen_ai.token.type") == "output")
+    );
+    assert_eq!(
+        received.metrics("gen_ai.client.token.usage")[0].unit,
+        "{token}"
+    );
 }

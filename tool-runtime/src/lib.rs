@@ -26,10 +26,12 @@
 //!
 //! # Hooks
 //!
-//! A [`Hook`] runs around every call (K1), registered with [`AgentBuilder::hook`] and, over
-//! MCP, `McpServerBuilder::hook`: before the handler (after the availability re-check,
-//! validation and approval) it may deny the call or end the run; after it, it may replace the
-//! model's text, never revealing the redacted error. See [`hook`].
+//! A [`Hook`] runs around each call that reaches the handler (K1), registered with
+//! [`AgentBuilder::hook`] and, over MCP, `McpServerBuilder::hook`: before the handler (after
+//! the availability re-check, validation and approval) it may deny the call or end the run;
+//! after it, it may replace the model's text, never revealing the redacted error. See
+//! [`hook`]. A call refused before the handler never reaches a hook:
+//! [`AgentBuilder::on_outcome`] and `McpServerBuilder::on_outcome` see every call's outcome.
 //!
 //! # Telemetry
 //!
@@ -38,8 +40,20 @@
 //! `execute_tool {tool}`, with `gen_ai.*` attributes, their kinds in `otel.kind` and failures
 //! in `error.type`, ready for the `tracing-opentelemetry` layer (see `examples/telemetry.rs`).
 //! [`AgentBuilder::name`] names the run's span; [`AgentBuilder::record_tool_content`] opts in
-//! to arguments and results. A handler reports progress with [`Context::progress`] (K3):
-//! [`Agent::run_stream`] yields it as [`RunEvent::Progress`].
+//! to arguments and results. A request's span names the provider's response
+//! (`gen_ai.response.model`, `gen_ai.response.id`) and a remote provider's server
+//! ([`Model::server`]); the library's own attributes are under `tool_runtime.*` (K4).
+//!
+//! With the `opentelemetry` feature the library also uses the OpenTelemetry API (never an SDK
+//! or an exporter) for what a `tracing` field cannot carry: finish reasons as a string array,
+//! a resumed run's link to the run that paused (K4), the W3C trace context that
+//! `McpToolset` sends in each call's `_meta` and `McpServer` continues (K6), and
+//! the conventions' histograms of model requests and MCP calls, recorded with the global meter
+//! provider (K5). They take effect when the application installs the `tracing-opentelemetry`
+//! layer and a meter provider.
+//!
+//! A handler reports progress with [`Context::progress`] (K3): [`Agent::run_stream`] yields it
+//! as [`RunEvent::Progress`].
 //!
 //! # The Model Context Protocol
 //!
@@ -124,7 +138,8 @@ mod agent;
 pub mod mcp;
 // The model interface every driver implements, the conversation, the model's errors.
 mod model;
-// What the spans of the agent and of MCP share (K2): fields named as OpenTelemetry names them.
+// What the spans of the agent and of MCP share (K2, K4–K6): fields named as OpenTelemetry
+// names them, trace context, metrics.
 mod telemetry;
 // The provider drivers: OpenAI, Anthropic, OpenAI-compatible servers, over HTTP and SSE.
 #[cfg(any(feature = "openai", feature = "anthropic"))]

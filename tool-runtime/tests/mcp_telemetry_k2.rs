@@ -67,7 +67,7 @@ async fn k2_each_tools_call_has_a_server_span_as_the_mcp_conventions_say() {
         "{greet:?}"
     );
     assert!(greet.get("mcp.protocol.version").is_some(), "{greet:?}");
-    assert_eq!(greet.field("outcome"), "success");
+    assert_eq!(greet.field("tool_runtime.outcome"), "success");
     assert_eq!(greet.get("error.type"), None);
     assert_eq!(greet.get("otel.status_code"), None);
     // Not opted in: no arguments, no result.
@@ -78,7 +78,7 @@ async fn k2_each_tools_call_has_a_server_span_as_the_mcp_conventions_say() {
     let fail = server_span(&spans, "fail");
     assert_eq!(fail.field("error.type"), "tool_error");
     assert_eq!(fail.field("otel.status_code"), "ERROR");
-    assert_eq!(fail.field("outcome"), "failed");
+    assert_eq!(fail.field("tool_runtime.outcome"), "failed");
     assert!(!spans.in_span_fields("hunter2"));
 }
 

@@ -1695,8 +1695,8 @@ async fn trace_context_goes_on() {
     let turns: Vec<String> = spans
         .named("chat")
         .iter()
-        .map(|s| s.field("turn").to_owned())
+        .map(|s| s.field("tool_runtime.turn").to_owned())
         .collect();
     assert_eq!(turns, ["1", "2", "3", "4"]);
-    assert_eq!(runs[2].field("turns"), "4");
+    assert_eq!(runs[2].field("tool_runtime.turns"), "4");
 }

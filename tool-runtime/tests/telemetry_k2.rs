@@ -58,7 +58,7 @@ async fn k2_run_request_and_call_spans_follow_the_genai_conventions() {
     assert_eq!(run.field("gen_ai.request.model"), "scripted");
     assert_eq!(run.field("gen_ai.usage.input_tokens"), "250");
     assert_eq!(run.field("gen_ai.usage.output_tokens"), "30");
-    assert_eq!(run.field("outcome"), "answered");
+    assert_eq!(run.field("tool_runtime.outcome"), "answered");
     assert_eq!(run.get("error.type"), None);
     assert_eq!(run.get("otel.status_code"), None);
 
@@ -86,7 +86,7 @@ async fn k2_run_request_and_call_spans_follow_the_genai_conventions() {
     assert_eq!(call.field("gen_ai.tool.name"), "lookup");
     assert_eq!(call.field("gen_ai.tool.call.id"), "call-1");
     assert_eq!(call.field("gen_ai.tool.type"), "function");
-    assert_eq!(call.field("outcome"), "success");
+    assert_eq!(call.field("tool_runtime.outcome"), "success");
     assert_eq!(call.get("error.type"), None);
     assert_eq!(call.parent, Some(run.id), "a call is a child of its run");
     // Not opted in: neither the arguments nor the result are recorded.
@@ -151,7 +151,7 @@ async fn k2_failures_carry_their_kind_as_error_type_and_never_the_message() {
     assert_eq!(error.kind(), ErrorKind::Model);
 
     let call = spans.one("execute_tool");
-    assert_eq!(call.field("outcome"), "failed");
+    assert_eq!(call.field("tool_runtime.outcome"), "failed");
     assert_eq!(call.field("error.type"), "failed");
     assert_eq!(call.field("otel.status_code"), "ERROR");
     let chats = spans.named("chat");

@@ -130,9 +130,9 @@ async fn e3_redacted_failures_are_logged_with_spans_for_each_call_and_no_argumen
     let (_, _, call) = spans.iter().find(|(_, n, _)| *n == "execute_tool").unwrap();
     assert_eq!(field(call, "gen_ai.tool.name"), Some("failing"));
     assert_eq!(field(call, "gen_ai.tool.call.id"), Some("c1"));
-    assert_eq!(field(call, "outcome"), Some("failed"));
+    assert_eq!(field(call, "tool_runtime.outcome"), Some("failed"));
     let (_, _, run) = spans.iter().find(|(_, n, _)| *n == "invoke_agent").unwrap();
-    assert_eq!(field(run, "outcome"), Some("answered"));
+    assert_eq!(field(run, "tool_runtime.outcome"), Some("answered"));
 
     // Argument values never reach a span or an event.
     let leaked = spans

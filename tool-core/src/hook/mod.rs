@@ -1,6 +1,9 @@
-//! Hooks around every call (K1): application code that runs before a tool's handler, and
-//! may let the call go on, deny it with a message for the model, or end the run; and after
-//! the handler, seeing how the call ended, and may replace the text the model reads.
+//! Hooks around each call that reaches a tool's handler (K1): application code that runs
+//! before the handler, and may let the call go on, deny it with a message for the model, or
+//! end the run; and after the handler, seeing how the call ended, and may replace the text the
+//! model reads. A call refused before (see below) never reaches a hook: a transport's
+//! `on_outcome` (`AgentBuilder::on_outcome`, `McpServerBuilder::on_outcome`) is what sees
+//! every call's outcome.
 //!
 //! A transport holds its hooks in a [`Hooks`] and runs each call through [`Hooks::invoke`]:
 //! the agent loop (`AgentBuilder::hook`) and the MCP server (`McpServerBuilder::hook`) both

@@ -11,8 +11,9 @@ use tool_core::{Hooks, IntoTool, Limits, Tool, index_by_name};
 use super::Agent;
 use super::error::{BuildError, BuildProblem};
 use super::options::RunOptions;
+use super::output::CallRecord;
 use super::pause::PauseLedger;
-use super::shared::Shared;
+use super::shared::{OutcomeFn, Shared};
 use crate::model::Model;
 
 /// The default [`AgentBuilder::max_concurrency`].
@@ -42,6 +43,7 @@ pub struct AgentBuilder {
     options: RunOptions,
     retries: u32,
     hooks: Hooks,
+    on_outcome: Option<OutcomeFn>,
 }
 
 impl AgentBuilder {
@@ -49,6 +51,7 @@ impl AgentBuilder {
         Self {
             model,
             name: None,
+            on_outcome: None,
             record_tool_content: false,
             instructions: None,
             tools: Vec::new(),
@@ -186,13 +189,26 @@ impl AgentBuilder {
         self
     }
 
-    /// Adds a hook around every call of the agent's runs (K1): its `before` runs after the
-    /// availability re-check, validation and approval, and may deny the call or end the run;
-    /// its `after` sees the outcome and may replace the model's text. Hooks run in the order
-    /// they are added. See [`tool_core::hook`]; the same hook on an `McpServer` holds there
-    /// too.
+    /// Adds a hook around each call of the agent's runs that passes the availability
+    /// re-check, validation and approval (K1): its `before` may deny the call or end the run;
+    /// its `after` sees the outcome and may replace the model's text. A call refused before
+    /// that (a tool the run did not advertise, invalid arguments, a call awaiting approval)
+    /// never reaches a hook: [`on_outcome`](Self::on_outcome) sees every call. Hooks run in
+    /// the order they are added. See [`tool_core::hook`]; the same hook on an `McpServer`
+    /// holds there too.
     pub fn hook(mut self, hook: impl Hook) -> Self {
         self.hooks.push(hook);
+        self
+    }
+
+    /// Calls `f` with the record of every call of the agent's runs once its turn's calls have
+    /// ended, whatever ended it: refused before the handler (unavailable, invalid arguments),
+    /// denied by a hook, awaiting approval at a pause (and again with its final outcome at
+    /// resume), run, timed out or cancelled. The record has the unredacted error (E3) and the
+    /// violations, as `McpServerBuilder::on_outcome` gives them on MCP, so one observer can
+    /// watch both transports. `f` runs on the run's task: keep it short.
+    pub fn on_outcome(mut self, f: impl Fn(&CallRecord) + Send + Sync + 'static) -> Self {
+        self.on_outcome = Some(Arc::new(f));
         self
     }
 
@@ -267,6 +283,7 @@ impl AgentBuilder {
             model: self.model,
             name: self.name,
             record_tool_content: self.record_tool_content,
+            on_outcome: self.on_outcome,
             instructions: self.instructions,
             tools: self.tools,
             specs,

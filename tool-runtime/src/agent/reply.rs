@@ -19,6 +19,24 @@ pub(crate) struct Reply {
     pub(crate) calls: Vec<ToolCall>,
     pub(crate) usage: Usage,
     pub(crate) finish: Option<FinishReason>,
+    /// What the provider said of its answer (K4); absent from journals written before it.
+    #[serde(default, skip_serializing_if = "Described::is_empty")]
+    pub(crate) response: Described,
+}
+
+/// The provider's id of a response and the model that answered, when it said.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Described {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) model: Option<String>,
+}
+
+impl Described {
+    fn is_empty(&self) -> bool {
+        self.id.is_none() && self.model.is_none()
+    }
 }
 
 /// Why a reply could not be read.
@@ -80,6 +98,7 @@ struct Assembler {
     positions: Option<HashMap<usize, usize>>,
     usage: Usage,
     finish: Option<FinishReason>,
+    response: Described,
 }
 
 impl Assembler {
@@ -123,6 +142,15 @@ impl Assembler {
             ModelEvent::ToolCallEnd { index } => self.call(index)?.ended = true,
             ModelEvent::Usage(usage) => self.usage.merge(usage),
             ModelEvent::Finish(reason) => self.finish = Some(reason),
+            ModelEvent::Response { id, model } => {
+                let known = |text: String| (!text.is_empty()).then_some(text);
+                if let Some(id) = known(id) {
+                    self.response.id = Some(id);
+                }
+                if let Some(model) = known(model) {
+                    self.response.model = Some(model);
+                }
+            }
         }
         Ok(())
     }
@@ -161,6 +189,7 @@ impl Assembler {
             calls,
             usage: self.usage,
             finish: self.finish,
+            response: self.response,
         })
     }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tool_core::{Hooks, Limits, Tool};
 
 use super::options::RunOptions;
+use super::output::CallRecord;
 use super::pause::PauseLedger;
 use crate::model::{Model, ToolSpec};
 
@@ -50,6 +51,20 @@ pub(crate) struct Shared {
     pub(crate) default_retries: u32,
     /// The options of a run started without its own (L2, L3, L5).
     pub(crate) options: RunOptions,
-    /// The hooks around every call (K1).
+    /// The hooks around every call that reaches the handler's pipeline (K1).
     pub(crate) hooks: Hooks,
+    /// What sees every call's outcome, refused calls included (K1).
+    pub(crate) on_outcome: Option<OutcomeFn>,
+}
+
+/// An observer of every call's outcome ([`AgentBuilder::on_outcome`](super::AgentBuilder::on_outcome)).
+pub(crate) type OutcomeFn = Arc<dyn Fn(&CallRecord) + Send + Sync>;
+
+impl Shared {
+    /// Shows each of `records` to the observer, if there is one.
+    pub(crate) fn observe(&self, records: &[CallRecord]) {
+        if let Some(observe) = &self.on_outcome {
+            records.iter().for_each(|record| observe(record));
+        }
+    }
 }

@@ -13,9 +13,20 @@
 //! when the agent was built with `record_tool_content(true)`. The `tracing` span names are
 //! the operations (`invoke_agent`, `chat`, `execute_tool`); `otel.name` gives the full name.
 //!
-//! Besides the conventions' fields, a run's span keeps `tools`, `max_turns`, `turns` and
-//! `outcome` (`answered`, or the error kind), a request's `turn` and `calls`, and a call's
-//! `outcome` (the outcome kind).
+//! A request's span also carries what the provider answered with (`gen_ai.response.model`,
+//! `gen_ai.response.id`, `gen_ai.response.finish_reasons`) and, for a remote provider, where it
+//! was sent (`server.address`, `server.port`); a call's span carries the tool's description
+//! (`gen_ai.tool.description`) when the run advertised the tool (K4).
+//!
+//! The library's own attributes live under `tool_runtime.*`: a run's span keeps
+//! `tool_runtime.tools`, `tool_runtime.max_turns`, `tool_runtime.turns` and
+//! `tool_runtime.outcome` (`answered`, or the error kind), a request's `tool_runtime.turn` and
+//! `tool_runtime.calls`, and a call's `tool_runtime.outcome` (the outcome kind).
+//!
+//! A resumed run's span has the same `gen_ai.conversation.id` (the run's id, H9) as the run
+//! that paused and, with the `opentelemetry` feature, a link to that run's span.
+
+use std::time::Duration;
 
 use tool_core::Outcome;
 use tracing::Span;
@@ -26,7 +37,8 @@ use super::output::RunOutput;
 use super::reply::{Reply, ReplyError};
 use super::shared::Shared;
 use crate::model::{FinishReason, ModelError, ToolCall, Usage};
-use crate::telemetry::{Named, SnakeCase, record_call_end, record_error};
+use crate::telemetry::metrics::{self, ChatRecord};
+use crate::telemetry::{Named, SnakeCase, record_call_end, record_error, record_finish_reasons};
 
 /// The span of one run.
 pub(crate) fn run(shared: &Shared) -> Span {
@@ -44,10 +56,10 @@ pub(crate) fn run(shared: &Shared) -> Span {
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
         "error.type" = Empty,
-        tools = int(shared.tools.len()),
-        max_turns = int(shared.max_turns),
-        turns = Empty,
-        outcome = Empty,
+        tool_runtime.tools = int(shared.tools.len()),
+        tool_runtime.max_turns = int(shared.max_turns),
+        tool_runtime.turns = Empty,
+        tool_runtime.outcome = Empty,
     )
 }
 
@@ -55,6 +67,13 @@ pub(crate) fn run(shared: &Shared) -> Span {
 /// so that a backend groups a paused run with its resumes.
 pub(crate) fn record_run_id(span: &Span, run_id: &str) {
     span.record("gen_ai.conversation.id", run_id);
+}
+
+/// Links a resumed run's span to the span of the run that paused (K4), whose W3C
+/// `traceparent` the paused state kept (`trace`); without the `opentelemetry` feature the
+/// shared `gen_ai.conversation.id` is what relates them.
+pub(crate) fn record_resumed(span: &Span, trace: Option<&str>) {
+    crate::telemetry::link(span, trace);
 }
 
 /// Records how a run ended on its span: turns, the run's token usage, and its outcome.
@@ -66,14 +85,14 @@ pub(crate) fn record_run(span: &Span, result: &Result<RunOutput, RunError>) {
         Ok(out) => &out.usage,
         Err(e) => e.usage(),
     };
-    span.record("turns", int(usage.len()));
+    span.record("tool_runtime.turns", int(usage.len()));
     record_usage(span, usage.iter().copied().sum());
     match result {
         Ok(_) => {
-            span.record("outcome", "answered");
+            span.record("tool_runtime.outcome", "answered");
         }
         Err(e) => {
-            span.record("outcome", display(e.kind()));
+            span.record("tool_runtime.outcome", display(e.kind()));
             record_error(span, SnakeCase(e.kind()));
         }
     }
@@ -82,7 +101,7 @@ pub(crate) fn record_run(span: &Span, result: &Result<RunOutput, RunError>) {
 /// The span of the model request of turn `turn`.
 pub(crate) fn chat(shared: &Shared, turn: usize) -> Span {
     let model = shared.model.as_ref();
-    tracing::info_span!(
+    let span = tracing::info_span!(
         "chat",
         otel.name = %Named::new("chat ", model.model_name()),
         otel.kind = "client",
@@ -92,33 +111,75 @@ pub(crate) fn chat(shared: &Shared, turn: usize) -> Span {
         gen_ai.request.model = non_empty(model.model_name()),
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
+        gen_ai.response.model = Empty,
+        gen_ai.response.id = Empty,
         gen_ai.response.finish_reasons = Empty,
+        server.address = Empty,
+        server.port = Empty,
         "error.type" = Empty,
-        turn = int(turn),
-        calls = Empty,
-    )
+        tool_runtime.turn = int(turn),
+        tool_runtime.calls = Empty,
+    );
+    if let Some((address, port)) = model.server() {
+        span.record("server.address", address);
+        span.record("server.port", i64::from(port));
+    }
+    span
 }
 
 /// Records the reply (its usage, finish reason and number of calls) or the failure of a
-/// request on its span.
-pub(crate) fn record_reply(span: &Span, reply: &Result<Reply, ReplyError>) {
+/// request on its span, and the request's metrics (K5): its duration (`elapsed`) and tokens.
+pub(crate) fn record_reply(
+    span: &Span,
+    shared: &Shared,
+    reply: &Result<Reply, ReplyError>,
+    elapsed: Duration,
+) {
+    let model = shared.model.as_ref();
+    let ok = reply.as_ref().ok();
+    metrics::record_chat(&ChatRecord {
+        provider: model.provider_name(),
+        request_model: model.model_name(),
+        response_model: ok.and_then(|reply| reply.response.model.as_deref()),
+        server: model.server(),
+        tokens: ok
+            .map(|reply| reply.usage)
+            .filter(|usage| *usage != Usage::default())
+            .map(|usage| (usage.input_tokens, usage.output_tokens)),
+        error_type: reply.as_ref().err().map(reply_error_type),
+        elapsed,
+    });
     match reply {
         Ok(reply) => {
-            span.record("calls", int(reply.calls.len()));
+            span.record("tool_runtime.calls", int(reply.calls.len()));
             record_usage(span, reply.usage);
+            if let Some(model) = &reply.response.model {
+                span.record("gen_ai.response.model", model.as_str());
+            }
+            if let Some(id) = &reply.response.id {
+                span.record("gen_ai.response.id", display(Named::short(id)));
+            }
             if let Some(finish) = &reply.finish {
-                span.record("gen_ai.response.finish_reasons", finish_reason(finish));
+                record_finish_reasons(span, &[finish_reason(finish)]);
             }
         }
-        Err(ReplyError::Cancelled) => record_error(span, "cancelled"),
-        Err(ReplyError::Model(e)) => record_error(span, model_error_type(e)),
-        Err(ReplyError::Protocol(_)) => record_error(span, "protocol"),
-        Err(ReplyError::Journal(_)) => record_error(span, "journal"),
+        Err(e) => record_error(span, reply_error_type(e)),
     }
 }
 
-/// The span of one call. With `content`, it records the raw arguments the model sent.
-pub(crate) fn call(call: &ToolCall, content: bool) -> Span {
+/// The `error.type` of a request that failed.
+fn reply_error_type(error: &ReplyError) -> &'static str {
+    match error {
+        ReplyError::Cancelled => "cancelled",
+        ReplyError::Model(e) => model_error_type(e),
+        ReplyError::Protocol(_) => "protocol",
+        ReplyError::Journal(_) => "journal",
+    }
+}
+
+/// The span of one call, with the description of the tool it names (`None` when the run did
+/// not advertise it). With `content`, it records the raw arguments the model sent.
+pub(crate) fn call(call: &ToolCall, description: Option<&str>, content: bool) -> Span {
     tracing::info_span!(
         "execute_tool",
         otel.name = %Named::new("execute_tool ", &call.name),
@@ -128,10 +189,11 @@ pub(crate) fn call(call: &ToolCall, content: bool) -> Span {
         gen_ai.tool.name = %Named::short(&call.name),
         gen_ai.tool.call.id = %Named::short(&call.id),
         gen_ai.tool.type = "function",
+        gen_ai.tool.description = description.and_then(non_empty),
         gen_ai.tool.call.arguments = content.then_some(call.arguments.as_str()),
         gen_ai.tool.call.result = Empty,
         "error.type" = Empty,
-        outcome = Empty,
+        tool_runtime.outcome = Empty,
     )
 }
 
@@ -149,8 +211,7 @@ fn record_usage(span: &Span, usage: Usage) {
     }
 }
 
-/// A finish reason as the conventions write it. A reply has one, so the attribute holds that
-/// one reason (a `tracing` field cannot hold a list).
+/// A finish reason as the conventions write it.
 fn finish_reason(finish: &FinishReason) -> &str {
     match finish {
         FinishReason::Stop => "stop",

@@ -40,6 +40,10 @@ pub(crate) struct RunState {
     /// The typed answer the run wants (O2), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) answer: Option<AnswerState>,
+    /// The W3C `traceparent` of the span of the run's first part, kept when it paused so that
+    /// a resumed run links to it (K4); `None` when that span was not exported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) trace: Option<String>,
 }
 
 impl RunState {
@@ -60,6 +64,7 @@ impl RunState {
             calls_made: 0,
             failures: BTreeMap::new(),
             answer,
+            trace: None,
         }
     }
 

@@ -89,6 +89,12 @@ pub trait Model: Send + Sync + 'static {
     fn model_name(&self) -> &str {
         ""
     }
+
+    /// The host and port of the server requests go to (`server.address` and `server.port` of
+    /// a request's span, K4), or `None` for a model that runs in the process (the default).
+    fn server(&self) -> Option<(&str, u16)> {
+        None
+    }
 }
 
 /// The provider name of a [`Model`] that does not name its own
@@ -115,6 +121,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     fn model_name(&self) -> &str {
         (**self).model_name()
     }
+
+    fn server(&self) -> Option<(&str, u16)> {
+        (**self).server()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -136,6 +146,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn model_name(&self) -> &str {
         (**self).model_name()
+    }
+
+    fn server(&self) -> Option<(&str, u16)> {
+        (**self).server()
     }
 }
 
@@ -384,6 +398,15 @@ pub enum ModelEvent {
     Usage(Usage),
     /// Why the model stopped. Optional: the stream's end ends the reply.
     Finish(FinishReason),
+    /// What the provider said of its answer (`gen_ai.response.id` and `gen_ai.response.model`
+    /// of the request's span, K4): the response's id and the model that answered, each empty
+    /// when unknown. Optional; a later report replaces the fields it fills.
+    Response {
+        /// The provider's id of the response.
+        id: String,
+        /// The model that answered, as the provider names it.
+        model: String,
+    },
 }
 
 /// Why the model stopped.

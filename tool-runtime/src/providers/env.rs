@@ -79,6 +79,10 @@ impl Model for EnvModel {
     fn model_name(&self) -> &str {
         self.model().model_name()
     }
+
+    fn server(&self) -> Option<(&str, u16)> {
+        self.model().server()
+    }
 }
 
 /// The provider the process environment names, or `None` when it names none.

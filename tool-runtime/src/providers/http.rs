@@ -148,6 +148,12 @@ impl fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
+    /// The host and port requests go to (`server.address` and `server.port` of a request's
+    /// span, K4); the scheme's port when the URL names none.
+    pub(crate) fn server(&self) -> Option<(&str, u16)> {
+        Some((self.url.host_str()?, self.url.port_or_known_default()?))
+    }
+
     /// An endpoint at `path` under `base_url`.
     ///
     /// # Errors

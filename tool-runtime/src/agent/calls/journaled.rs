@@ -108,7 +108,8 @@ async fn step(
     let step_kind = kind.clone();
     let live = std::sync::Mutex::new(None);
     let run = async {
-        let span = spans::call(call, content);
+        let description = one.tool.map(|(tool, _)| tool.description());
+        let span = spans::call(call, description, content);
         let outcome = one.run().instrument(span.clone()).await;
         spans::record_call(&span, &outcome, content);
         let value = outcome_value(&outcome, &step_kind);

@@ -116,7 +116,9 @@ pub(crate) async fn run_calls(
     } = env;
     let targets = targets(shared, batch.calls, advertised);
     if let Some(journal) = journal {
-        return journaled::run_calls(journal, env, batch, &targets, turn, slots).await;
+        let (records, end) = journaled::run_calls(journal, env, batch, &targets, turn, slots).await;
+        shared.observe(&records);
+        return (records, end);
     }
     let Batch { calls, approved } = batch;
     let position = |index: usize| batch.position(index);
@@ -132,7 +134,7 @@ pub(crate) async fn run_calls(
         // K3: a handler's progress goes to the run's stream, if it has one.
         let call_ctx = progress::listen(call_ctx, sink, turn, index, call);
         let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
-        let span = spans::call(call, content);
+        let span = spans::call(call, tool.map(|(tool, _)| tool.description()), content);
         let step = steps.as_ref().map(|steps| steps.for_call(index));
         let one = One::new(shared, call_ctx, call, tool, slots, approved.is_some());
         running.push(
@@ -190,7 +192,9 @@ pub(crate) async fn run_calls(
         outcomes[index] = Some(outcome);
     }
     drop(running);
-    (records(turn, batch, outcomes, end), end)
+    let records = records(turn, batch, outcomes, end);
+    shared.observe(&records);
+    (records, end)
 }
 
 /// A panic of the loop's own code around a call (a bug: `invoke` contains the handler's

@@ -359,6 +359,7 @@ impl<'a> Run<'a> {
             .with_answer(native);
         // K2: the request has a `chat` span of its own; the calls are its siblings.
         let chat = spans::chat(self.shared, turn);
+        let started = std::time::Instant::now();
         let reply = match self.journal {
             None => {
                 let stream = chat.in_scope(|| self.shared.model.stream(request));
@@ -373,7 +374,7 @@ impl<'a> Run<'a> {
                     .await
             }
         };
-        spans::record_reply(&chat, &reply);
+        spans::record_reply(&chat, self.shared, &reply, started.elapsed());
         let reply = match reply {
             Ok(reply) => reply,
             Err(ReplyError::Cancelled) => return Err(self.fail(cancelled())),

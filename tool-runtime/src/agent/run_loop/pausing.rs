@@ -79,6 +79,11 @@ impl Run<'_> {
             pending = pending.len(),
             "the run paused: calls await a decision or a result"
         );
+        // K4: the resumed run links to the span of the run's first part.
+        if self.state.trace.is_none() {
+            self.state.trace =
+                crate::telemetry::of_span(&tracing::Span::current()).map(|cx| cx.traceparent);
+        }
         let content = Content {
             pause_id: new_id("pause"),
             tools,

@@ -93,6 +93,7 @@ pub(super) async fn resume(
         state.options.tighten(limits);
     }
     spans::record_run_id(span, &state.run_id);
+    spans::record_resumed(span, state.trace.as_deref());
     // `verify` checked that the transcript ends with the paused turn's calls.
     let calls = state
         .transcript
@@ -245,6 +246,7 @@ impl Run<'_> {
             }
             if let Some(call) = calls.get(index) {
                 let record = record(turn, index, call, outcome.clone());
+                self.shared.observe(std::slice::from_ref(&record));
                 self.sink.emit(|| RunEvent::CallFinished(record));
             }
             if let Some(slot) = outcomes.get_mut(index) {

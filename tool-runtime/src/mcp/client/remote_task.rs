@@ -51,7 +51,10 @@ impl Connection {
         tool: &str,
         args: Value,
     ) -> Result<CallToolResult, BoxError> {
-        let params = json!({"name": tool, "arguments": args, "task": {}});
+        let mut params = json!({"name": tool, "arguments": args, "task": {}});
+        if let Some(meta) = super::remote_tool::trace_meta() {
+            params["_meta"] = json!(meta);
+        }
         let made = tokio::select! {
             biased;
             () = ctx.cancelled() => return Err(cancelled(tool)),

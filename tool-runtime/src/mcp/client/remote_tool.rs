@@ -3,14 +3,15 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use rmcp::model::MetaObject;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
     PaginatedRequestParams, ResourceContents, Tool as McpTool,
 };
+use rmcp::model::{MetaObject, RequestMetaObject};
 use rmcp::service::{RunningService, ServiceError};
 
 use super::elicit::ToolsetClient;
+use crate::telemetry::metrics::{self, McpRecord, Side};
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -139,6 +140,32 @@ impl Connection {
         args: Value,
         output: Option<&JsonSchemaValidator>,
     ) -> Result<WithImages<String>, BoxError> {
+        // K5: the request's duration, as the client sees it.
+        let started = std::time::Instant::now();
+        let answer = self.call_untimed(ctx, tool, args, output).await;
+        metrics::record_mcp(&McpRecord {
+            side: Side::Client,
+            method: "tools/call",
+            tool: Some(tool),
+            protocol_version: (self.peer.peer_info()).map(|info| info.protocol_version.to_string()),
+            transport: None,
+            error_type: answer
+                .as_ref()
+                .err()
+                .map(|error| error_type(error).into_owned()),
+            elapsed: started.elapsed(),
+        });
+        answer
+    }
+
+    /// [`Self::call`], untimed.
+    async fn call_untimed(
+        &self,
+        ctx: &Context,
+        tool: &str,
+        args: Value,
+        output: Option<&JsonSchemaValidator>,
+    ) -> Result<WithImages<String>, BoxError> {
         let tasks = self.takes_tasks();
         if tasks && self.runs_as_task(tool) {
             let result = self.call_as_task(ctx, tool, args).await?;
@@ -170,6 +197,8 @@ impl Connection {
         if let Value::Object(arguments) = &args {
             params = params.with_arguments(arguments.clone());
         }
+        // K6: the call's trace goes with it.
+        params.meta = trace_meta();
         let unsupported = |what| {
             Plain::Failed(
                 RemoteCallError::Unsupported {
@@ -225,6 +254,33 @@ pub(super) enum Plain {
 }
 
 /// T2, P4: a cancelled remote call is `cancelled` here, as it would be were it local.
+/// The `error.type` of a failed call (K5): `tool_error` for a result with `isError`, as the
+/// conventions say, the JSON-RPC code of a refused request, else `_OTHER`.
+fn error_type(error: &BoxError) -> std::borrow::Cow<'static, str> {
+    if error.downcast_ref::<ToolError>().is_some() {
+        return "tool_error".into();
+    }
+    match error.downcast_ref::<RemoteCallError>() {
+        Some(RemoteCallError::Failed { .. }) => "tool_error".into(),
+        Some(RemoteCallError::Protocol { code, .. }) => code.to_string().into(),
+        Some(RemoteCallError::Cancelled { .. }) => "cancelled".into(),
+        _ => "_OTHER".into(),
+    }
+}
+
+/// K6: the W3C trace context of the call's span (the agent's `execute_tool`), for the
+/// request's `_meta`, so that the server's span of the call continues the trace; `None` when
+/// the span is not part of an OpenTelemetry trace.
+pub(super) fn trace_meta() -> Option<RequestMetaObject> {
+    let trace = crate::telemetry::of_span(&tracing::Span::current())?;
+    let mut meta = MetaObject::new();
+    meta.set_traceparent(trace.traceparent);
+    if let Some(state) = trace.tracestate {
+        meta.set_tracestate(state);
+    }
+    Some(meta.into())
+}
+
 pub(super) fn cancelled(tool: &str) -> BoxError {
     let cause = RemoteCallError::Cancelled {
         tool: tool.to_owned(),

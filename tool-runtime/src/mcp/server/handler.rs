@@ -413,21 +413,28 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
-        let span = spans::tools_call(&request, &cx, self.transport);
-        let ctx = (self.request_context(&cx).instrument(span.clone()).await)
-            .inspect_err(|error| spans::record_refused(&span, error))?;
-        if self.shared.tasks.enabled() {
-            // M5: a call of a tool that runs as a task, or a task asked of one that does not.
-            let routed = (self.task_route(&request, &cx, &ctx).await)
+        // K5: the request's duration, however it is answered.
+        let timer = spans::Timer::start(&self.shared, &request, &cx, self.transport);
+        let answer = async {
+            // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
+            let span = spans::tools_call(&request, &cx, self.transport);
+            let ctx = (self.request_context(&cx).instrument(span.clone()).await)
                 .inspect_err(|error| spans::record_refused(&span, error))?;
-            if let Some((ttl, flavor)) = routed {
-                return tasks::start(self, request, cx, ctx, span, ttl, flavor);
+            if self.shared.tasks.enabled() {
+                // M5: a call of a tool that runs as a task, or a task asked of one that does not.
+                let routed = (self.task_route(&request, &cx, &ctx).await)
+                    .inspect_err(|error| spans::record_refused(&span, error))?;
+                if let Some((ttl, flavor)) = routed {
+                    return tasks::start(self, request, cx, ctx, span, ttl, flavor);
+                }
             }
+            let cancelled = cx.ct.clone();
+            self.answer(request, &cx, ctx, span, &cancelled, &|_| {})
+                .await
         }
-        let cancelled = cx.ct.clone();
-        self.answer(request, &cx, ctx, span, &cancelled, &|_| {})
-            .await
+        .await;
+        timer.finish(&answer);
+        answer
     }
 
     /// `tasks/get` of the Tasks extension (SEP-2663, M5), on the tasks of the client that asks.

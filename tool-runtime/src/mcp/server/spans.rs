@@ -5,21 +5,28 @@
 //! for stdio, `tcp` for HTTP).
 //!
 //! A call whose result has `isError` gets `error.type = tool_error` and the error status, as
-//! the conventions say; its outcome kind (`failed`, `invalid_arguments`, …) is in `outcome`.
+//! the conventions say; its outcome kind (`failed`, `invalid_arguments`, …) is in
+//! `tool_runtime.outcome`. A request whose `_meta` carries a W3C `traceparent` (and
+//! `tracestate`) continues that trace, with the `opentelemetry` feature (K6): the span is a
+//! child of the client's.
 //! A request refused with a JSON-RPC error gets that code as `rpc.response.status_code` and
 //! `error.type`. With `record_tool_content(true)` the span also records the call's arguments
 //! and the result text the client got (never an unredacted error, E2).
 
 use rmcp::ErrorData;
 use rmcp::RoleServer;
-use rmcp::model::CallToolRequestParams;
+use std::time::Instant;
+
+use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use rmcp::service::RequestContext;
 use tool_core::Outcome;
 use tracing::Span;
 use tracing::field::{Empty, display};
 
 use super::request::McpTransport;
-use crate::telemetry::{Named, record_call_end, record_error};
+use super::shared::Shared;
+use crate::telemetry::metrics::{self, McpRecord, Side};
+use crate::telemetry::{Named, continue_from, record_call_end, record_error};
 
 /// The `error.type` of a call answered with `isError: true`.
 const TOOL_ERROR: &str = "tool_error";
@@ -45,17 +52,22 @@ pub(crate) fn tools_call(
         jsonrpc.request.id = %cx.id,
         mcp.session.id = Empty,
         mcp.protocol.version = Empty,
-        network.transport = match transport {
-            McpTransport::Stdio => "pipe",
-            McpTransport::Http => "tcp",
-        },
+        network.transport = network_transport(transport),
         gen_ai.tool.call.arguments = Empty,
         gen_ai.tool.call.result = Empty,
         "error.type" = Empty,
         "rpc.response.status_code" = Empty,
-        outcome = Empty,
+        tool_runtime.outcome = Empty,
     );
     if !span.is_disabled() {
+        // K6: the call continues the client's trace, when its `_meta` carries one. The SDK
+        // may keep a request's `_meta` in its context rather than its params.
+        let meta = request
+            .meta
+            .as_deref()
+            .filter(|meta| meta.get_traceparent().is_some());
+        let meta = meta.unwrap_or(&cx.meta);
+        continue_from(&span, meta.get_traceparent(), meta.get_tracestate());
         let session = cx
             .extensions
             .get::<http::request::Parts>()
@@ -82,6 +94,64 @@ pub(crate) fn record_arguments(span: &Span, arguments: &[u8], content: bool) {
 /// Records how the call ended.
 pub(crate) fn record_outcome(span: &Span, outcome: &Outcome, content: bool) {
     record_call_end(span, outcome, TOOL_ERROR, content);
+}
+
+/// The time a `tools/call` takes to be answered, and what its metric names (K5).
+pub(crate) struct Timer {
+    started: Instant,
+    /// The tool's declared name; `None` for a name the server does not hold, which a metric
+    /// leaves out (the client chose it: an attribute of unbounded values).
+    tool: Option<String>,
+    protocol_version: Option<String>,
+    transport: &'static str,
+}
+
+impl Timer {
+    /// Starts timing `request`.
+    pub(crate) fn start(
+        shared: &Shared,
+        request: &CallToolRequestParams,
+        cx: &RequestContext<RoleServer>,
+        transport: McpTransport,
+    ) -> Self {
+        let tool =
+            (shared.by_name.get(request.name.as_ref())).map(|&i| shared.tools[i].name().to_owned());
+        Self {
+            started: Instant::now(),
+            tool,
+            protocol_version: cx.protocol_version().map(|version| version.to_string()),
+            transport: network_transport(transport),
+        }
+    }
+
+    /// Records `mcp.server.operation.duration`: `error.type` is the JSON-RPC error code of a
+    /// refused request, `tool_error` for a result with `isError`.
+    pub(crate) fn finish(self, answer: &Result<CallToolResponse, ErrorData>) {
+        let error_type = match answer {
+            Err(error) => Some(error.code.0.to_string()),
+            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+                Some(TOOL_ERROR.to_owned())
+            }
+            Ok(_) => None,
+        };
+        metrics::record_mcp(&McpRecord {
+            side: Side::Server,
+            method: "tools/call",
+            tool: self.tool.as_deref(),
+            protocol_version: self.protocol_version,
+            transport: Some(self.transport),
+            error_type,
+            elapsed: self.started.elapsed(),
+        });
+    }
+}
+
+/// `network.transport`: `pipe` for stdio, `tcp` for HTTP.
+fn network_transport(transport: McpTransport) -> &'static str {
+    match transport {
+        McpTransport::Stdio => "pipe",
+        McpTransport::Http => "tcp",
+    }
 }
 
 /// Records a request refused with a JSON-RPC error (its context could not be built).

@@ -82,6 +82,14 @@ impl EventMapper for AnthropicEvents {
             .unwrap_or_default();
         match kind {
             "message_start" => {
+                if let Some(message) = data.get("message") {
+                    let field =
+                        |k: &str| message.get(k).and_then(Value::as_str).unwrap_or_default();
+                    out.push(ModelEvent::Response {
+                        id: field("id").to_owned(),
+                        model: field("model").to_owned(),
+                    });
+                }
                 if let Some(usage) = data.pointer("/message/usage") {
                     out.push(ModelEvent::Usage(Usage::new(
                         input_tokens(usage),

@@ -208,4 +208,8 @@ impl Model for Anthropic {
     fn model_name(&self) -> &str {
         &self.model
     }
+
+    fn server(&self) -> Option<(&str, u16)> {
+        self.endpoint.server()
+    }
 }

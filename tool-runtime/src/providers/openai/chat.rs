@@ -149,6 +149,10 @@ impl Model for OpenAiChat {
     fn model_name(&self) -> &str {
         &self.driver.model
     }
+
+    fn server(&self) -> Option<(&str, u16)> {
+        self.driver.endpoint.server()
+    }
 }
 
 /// A tool as Chat Completions takes it.
@@ -204,6 +208,15 @@ fn messages(instructions: Option<&str>, conversation: &[Message]) -> Vec<Value> 
     out
 }
 
+/// The id and model a chunk (or a response object) names.
+pub(crate) fn response(object: &Value) -> ModelEvent {
+    let field = |key: &str| object.get(key).and_then(Value::as_str).unwrap_or_default();
+    ModelEvent::Response {
+        id: field("id").to_owned(),
+        model: field("model").to_owned(),
+    }
+}
+
 /// Reads Chat Completions chunks: `choices[0].delta` with `content` and `tool_calls`
 /// fragments keyed by `index`, `finish_reason`, a last chunk with `usage`, then `[DONE]`.
 #[derive(Debug, Default)]
@@ -213,6 +226,8 @@ pub(crate) struct ChatEvents {
     started: HashMap<usize, String>,
     last: Option<usize>,
     request_id: Option<String>,
+    /// Whether the response's id and model were reported (every chunk repeats them).
+    described: bool,
 }
 
 impl ChatEvents {
@@ -246,6 +261,10 @@ impl EventMapper for ChatEvents {
             let mut error: ApiError = parse_api_error(None, data.as_bytes());
             error.request_id = self.request_id.clone().or(error.request_id);
             return Err(ModelError::Api(error));
+        }
+        if !self.described {
+            self.described = true;
+            out.push(response(&chunk));
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
             out.push(ModelEvent::Usage(Usage::new(

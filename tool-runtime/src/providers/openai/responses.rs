@@ -137,6 +137,10 @@ impl Model for OpenAiResponses {
     fn model_name(&self) -> &str {
         &self.driver.model
     }
+
+    fn server(&self) -> Option<(&str, u16)> {
+        self.driver.endpoint.server()
+    }
 }
 
 /// A tool as Responses takes it: `strict` always explicit, since its default is `true`.
@@ -382,6 +386,7 @@ impl EventMapper for ResponsesEvents {
             }
             "response.completed" | "response.incomplete" => {
                 let response = data.get("response").unwrap_or(&Value::Null);
+                out.push(super::chat::response(response));
                 out.extend(usage(response));
                 let reason = response
                     .pointer("/incomplete_details/reason")

@@ -4,17 +4,26 @@
 //!
 //! The spans are plain `tracing` spans. Their `otel.*` fields (`otel.name`, `otel.kind`,
 //! `otel.status_code`) are the ones `tracing-opentelemetry` reads to name a span, give its kind
-//! and mark it failed; the others become attributes as they are. Nothing here depends on
-//! OpenTelemetry: an application that exports spans adds that layer itself.
+//! and mark it failed; the others become attributes as they are. An application that exports
+//! spans adds that layer itself. What a `tracing` field cannot carry (a string array, a link,
+//! a remote parent) goes through the OpenTelemetry API with the `opentelemetry` feature
+//! ([`context`]).
 //!
 //! Every value is displayed lazily, so a span that no subscriber wants costs no allocation:
 //! `tracing` evaluates a field only for a span that is enabled.
+
+mod context;
+pub(crate) mod metrics;
 
 use std::fmt::{self, Write as _};
 
 use tool_core::Outcome;
 use tracing::Span;
 use tracing::field::display;
+
+#[cfg(feature = "mcp")]
+pub(crate) use context::continue_from;
+pub(crate) use context::{link, of_span};
 
 /// The longest piece of a model-supplied tool name or call id a span shows, in characters.
 const PREVIEW_CHARS: usize = 64;
@@ -89,7 +98,12 @@ pub(crate) fn record_error(span: &Span, error_type: impl fmt::Display) {
     span.record("otel.status_code", STATUS_ERROR);
 }
 
-/// Records the end of one tool call on its span: its outcome kind (`outcome`), and for any
+/// Records `gen_ai.response.finish_reasons`, a string array (K4).
+pub(crate) fn record_finish_reasons(span: &Span, reasons: &[&str]) {
+    context::record_strings(span, "gen_ai.response.finish_reasons", reasons);
+}
+
+/// Records the end of one tool call on its span: its outcome kind (`tool_runtime.outcome`), and for any
 /// outcome but a success `error.type` (`error_type`) and the error status; with `content`,
 /// the text the model (or the MCP client) was given as `gen_ai.tool.call.result`. That text
 /// is the redacted one (E2): an unredacted error never reaches a span's attributes.
@@ -99,7 +113,7 @@ pub(crate) fn record_call_end(
     error_type: impl fmt::Display,
     content: bool,
 ) {
-    span.record("outcome", display(outcome.kind()));
+    span.record("tool_runtime.outcome", display(outcome.kind()));
     if outcome.kind() != tool_core::OutcomeKind::Success {
         record_error(span, error_type);
     }
