@@ -31,6 +31,7 @@ mod run_loop;
 mod shared;
 mod spans;
 mod state;
+#[cfg(feature = "mcp")]
 pub(crate) use state::new_id;
 mod typed;
 
