@@ -97,6 +97,9 @@ pub(crate) struct Param {
     pub(crate) field: Field,
     /// Whether it had `#[schema(...)]` at all.
     pub(crate) has_attrs: bool,
+    /// The span of its pattern when it is not a plain name (`Parameters(args)`): allowed for
+    /// the one input type, which the fn destructures itself (C3).
+    pub(crate) pattern: Option<Span>,
 }
 
 /// The path of the facade crate.
