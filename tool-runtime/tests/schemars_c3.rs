@@ -45,7 +45,9 @@ enum Command {
 #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
 #[serde(rename_all = "kebab-case")]
 enum Colour {
+    /// Dark.
     DeepRed,
+    /// Fresh.
     Green,
 }
 
@@ -93,7 +95,9 @@ enum DerivedCommand {
 #[derive(Schema, Debug)]
 #[schema(rename_all = "kebab-case")]
 enum DerivedColour {
+    /// Dark.
     DeepRed,
+    /// Fresh.
     Green,
 }
 
@@ -503,4 +507,25 @@ fn c3_alternatives_told_apart_by_nothing_are_tried_once_per_value() {
     );
     let outcome = block_on(tool.invoke(&Context::new(), args.as_bytes()));
     assert_eq!(outcome.kind(), OutcomeKind::Success, "{}", outcome.text());
+}
+
+// ─── A paused call holds the validated arguments ────────────────────────────────────────────
+
+#[test]
+fn c3_a_call_awaiting_approval_holds_the_arguments_as_validated() {
+    let tool = Tool::builder("sum", "Adds two numbers.")
+        .handler(
+            |_ctx: Context, Parameters(Sum { a, b }): Parameters<Sum>| async move {
+                Ok::<_, ToolError>(i64::from(a) + i64::from(b))
+            },
+        )
+        .require_approval()
+        .build();
+    // `Sum` does not implement `Serialize`: the pending call keeps what the model sent.
+    let outcome = block_on(tool.invoke(&Context::new(), br#"{"a": 2.0, "b": 40}"#));
+    assert_eq!(outcome.kind(), OutcomeKind::AwaitingApproval);
+    assert_eq!(
+        outcome.validated_arguments(),
+        Some(&json!({"a": 2, "b": 40}))
+    );
 }

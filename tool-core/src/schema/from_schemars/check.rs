@@ -121,7 +121,7 @@ impl<'n> Checker<'n> {
             Json::Null | Json::Bool(_) => {}
         }
         if let Some(alternatives) = &node.alternatives
-            && !(trial && !cx.is_clean())
+            && (!trial || cx.is_clean())
         {
             self.alternatives(alternatives, value, cx, trial);
         }

@@ -36,7 +36,6 @@ const DESERIALIZE_MESSAGE_CHARS: usize = 64;
 /// `serde::Deserialize`: what rmcp's `Parameters<T>` wraps, taken the same way (C3).
 ///
 /// ```
-/// # #[cfg(feature = "schemars")] {
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 /// use tool_core::schema::Parameters;
@@ -56,7 +55,6 @@ const DESERIALIZE_MESSAGE_CHARS: usize = 64;
 ///     .build();
 /// assert!(sum.declaration_error().is_none());
 /// assert_eq!(sum.schema()["required"], serde_json::json!(["a", "b"]));
-/// # }
 /// ```
 ///
 /// `Parameters` is a whole input, not a field of a derived type. Its [`Schema::to_json`] is

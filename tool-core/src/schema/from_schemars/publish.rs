@@ -269,6 +269,70 @@ impl Publisher {
     }
 }
 
+/// A `oneOf` of string constants (a unit enum whose variants have doc comments) as the
+/// derive writes one: a string `enum`, each variant's doc in the description (`- `low`: …`).
+/// Every client reads the violation of an `enum` alike; one of alternatives it may not.
+fn string_choices(out: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = out.get("oneOf").or_else(|| out.get("anyOf")) else {
+        return;
+    };
+    let mut names = Vec::with_capacity(branches.len());
+    let mut docs = Vec::new();
+    for branch in branches {
+        let Value::Object(branch) = branch else {
+            return;
+        };
+        let only_annotated = branch.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "type" | "const" | "enum" | "description" | "title"
+            )
+        });
+        let typed = match branch.get("type") {
+            None => true,
+            Some(Value::String(t)) => t == "string",
+            Some(_) => false,
+        };
+        // The undocumented variants come as one `enum`, each documented one as a `const`.
+        let listed: Vec<&str> = match (branch.get("const"), branch.get("enum")) {
+            (Some(Value::String(name)), None) => vec![name.as_str()],
+            (None, Some(Value::Array(values))) => {
+                match values.iter().map(Value::as_str).collect::<Option<Vec<_>>>() {
+                    Some(listed) => listed,
+                    None => return,
+                }
+            }
+            _ => return,
+        };
+        if !only_annotated || !typed {
+            return;
+        }
+        if let (Some(doc), [name]) = (
+            branch.get("description").and_then(Value::as_str),
+            listed.as_slice(),
+        ) {
+            docs.push(format!("- `{name}`: {doc}"));
+        }
+        names.extend(
+            listed
+                .into_iter()
+                .map(|name| Value::String(name.to_owned())),
+        );
+    }
+    out.remove("oneOf");
+    out.remove("anyOf");
+    out.insert("type".into(), Value::String("string".into()));
+    out.insert("enum".into(), Value::Array(names));
+    if !docs.is_empty() {
+        let listed = docs.join("\n");
+        let description = match out.get("description").and_then(Value::as_str) {
+            Some(own) => format!("{own}\n\n{listed}"),
+            None => listed,
+        };
+        out.insert("description".into(), Value::String(description));
+    }
+}
+
 fn ref_to(target: String) -> Map<String, Value> {
     let mut map = Map::new();
     map.insert("$ref".into(), Value::String(target));
@@ -318,6 +382,7 @@ fn check_value(keyword: &str, value: &Value, at: &str) -> Result<(), SchemaError
 /// What a node needs once its keywords are published: an object that declares properties is
 /// closed (S4) and its optional properties admit `null` (T3); an integer format gets its range.
 fn finish_node(out: &mut Map<String, Value>, at: &str) -> Result<(), SchemaError> {
+    string_choices(out);
     if out.contains_key("properties") {
         if let Some(keyword) = ["anyOf", "oneOf"]
             .into_iter()
