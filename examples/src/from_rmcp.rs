@@ -76,7 +76,7 @@ pub async fn add_note(
     Parameters(note): Parameters<NoteRequest>,
 ) -> Result<String, ToolError> {
     let mut kept = notes.kept.lock().unwrap_or_else(PoisonError::into_inner);
-    if kept.iter().any(|title| *title == note.title) {
+    if kept.contains(&note.title) {
         return Err(ToolError::new("a note with this title is kept already"));
     }
     kept.push(note.title.clone());

@@ -438,12 +438,18 @@ fn c3_an_unsupported_keyword_is_a_build_error_naming_it() {
     let built = Agent::builder(ScriptedModel::new([]))
         .tool(tool.clone())
         .build();
-    let error = built.err().expect("the agent refuses it").to_string();
+    let Err(error) = built else {
+        panic!("the agent refuses it")
+    };
+    let error = error.to_string();
     assert!(error.contains("`if`"), "{error}");
     let built = tool_runtime::mcp::McpServer::builder()
         .tools([tool])
         .build();
-    let error = built.err().expect("the server refuses it").to_string();
+    let Err(error) = built else {
+        panic!("the server refuses it")
+    };
+    let error = error.to_string();
     assert!(error.contains("`if`"), "{error}");
 }
 

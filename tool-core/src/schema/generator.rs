@@ -19,16 +19,23 @@ pub enum SchemaError {
     /// The schema uses a keyword the parser cannot enforce (C3): publishing it would promise
     /// a check that never runs.
     #[error(
-        "the input schema uses `{keyword}` at `{at}`, which the parser cannot enforce: {reason}"
+        "the input schema uses `{}` at `{}`, which the parser cannot enforce: {}",
+        .0.keyword,
+        .0.at,
+        .0.reason
     )]
-    Unsupported {
-        /// The keyword.
-        keyword: String,
-        /// The JSON pointer of the keyword in the schema as its generator wrote it.
-        at: String,
-        /// Why it cannot be enforced, or what to write instead.
-        reason: String,
-    },
+    Unsupported(Box<Unsupported>),
+}
+
+/// A keyword of a schema that the parser cannot enforce ([`SchemaError::Unsupported`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported {
+    /// The keyword.
+    pub keyword: String,
+    /// The JSON pointer of the keyword in the schema as its generator wrote it.
+    pub at: String,
+    /// Why it cannot be enforced, or what to write instead.
+    pub reason: String,
 }
 
 /// Renders the schemas of a type and of everything it holds.

@@ -26,7 +26,7 @@ use serde_json::Value;
 #[cfg(feature = "schemars")]
 pub use from_schemars::{CheckError, MAX_DEPTH, Parameters, schemars_schema};
 pub(crate) use generator::root_not_object;
-pub use generator::{SchemaError, SchemaGen, render_root};
+pub use generator::{SchemaError, SchemaGen, Unsupported, render_root};
 pub use nullable::{accepts_null, nullable};
 pub use num::Num;
 pub use pattern::{Pattern, PatternError};

@@ -7,7 +7,7 @@ use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::publish::TYPES;
-use crate::schema::{Format, Num, Pattern, Rules, SchemaError};
+use crate::schema::{Format, Num, Pattern, Rules, SchemaError, Unsupported};
 
 /// The index of a node.
 pub(super) type NodeId = usize;
@@ -201,11 +201,11 @@ impl Compiler {
             return Ok(id);
         }
         let Some(def) = self.defs.get(&name).cloned() else {
-            return Err(SchemaError::Unsupported {
+            return Err(SchemaError::Unsupported(Box::new(Unsupported {
                 keyword: "$ref".into(),
                 at: target.into(),
                 reason: "it names no definition".into(),
-            });
+            })));
         };
         let id = self.nodes.len();
         self.nodes.push(Node::default());
@@ -322,10 +322,12 @@ fn scalar_rules(map: &Map<String, Value>, node: &mut Node) -> Result<(), SchemaE
     };
     node.float32 = format == Some("float");
     if let Some(source) = map.get("pattern").and_then(Value::as_str) {
-        let regex = Pattern::compile(source).map_err(|error| SchemaError::Unsupported {
-            keyword: "pattern".into(),
-            at: source.into(),
-            reason: error.to_string(),
+        let regex = Pattern::compile(source).map_err(|error| {
+            SchemaError::Unsupported(Box::new(Unsupported {
+                keyword: "pattern".into(),
+                at: source.into(),
+                reason: error.to_string(),
+            }))
         })?;
         node.pattern = Some((source.to_owned(), regex));
     }

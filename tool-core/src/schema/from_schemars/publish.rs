@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::schema::{Pattern, SchemaError, nullable};
+use crate::schema::{Pattern, SchemaError, Unsupported, nullable};
 
 /// Keywords that only describe: published as they are, never checked.
 const ANNOTATIONS: &[&str] = &[
@@ -87,15 +87,12 @@ fn unsupported_reason(keyword: &str) -> &'static str {
 }
 
 fn unsupported(keyword: &str, at: &str, reason: impl Into<String>) -> SchemaError {
-    SchemaError::Unsupported {
+    let at = if at.is_empty() { "/" } else { at };
+    SchemaError::Unsupported(Box::new(Unsupported {
         keyword: keyword.to_owned(),
-        at: if at.is_empty() {
-            "/".to_owned()
-        } else {
-            at.to_owned()
-        },
+        at: at.to_owned(),
         reason: reason.into(),
-    }
+    }))
 }
 
 /// `base` with one more reference token, escaped (RFC 6901).
@@ -436,4 +433,84 @@ fn finish_node(out: &mut Map<String, Value>, at: &str) -> Result<(), SchemaError
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn rejected(schema: &Value) -> (String, String) {
+        match publish(schema) {
+            Err(SchemaError::Unsupported(found)) => (found.keyword, found.at),
+            other => panic!("expected an unsupported keyword, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn c3_what_the_parser_cannot_enforce_is_named_at_its_pointer() {
+        let object = |property: Value| json!({"type": "object", "properties": {"a": property}, "required": ["a"]});
+        for keyword in [
+            "not",
+            "if",
+            "allOf",
+            "patternProperties",
+            "minProperties",
+            "contains",
+        ] {
+            let schema = object(json!({"type": "object", keyword: {}}));
+            assert_eq!(
+                rejected(&schema),
+                (keyword.to_owned(), format!("/properties/a/{keyword}"))
+            );
+        }
+        let dangling = object(json!({"$ref": "#/$defs/Missing"}));
+        assert_eq!(
+            rejected(&dangling),
+            ("$ref".to_owned(), "/properties/a/$ref".to_owned())
+        );
+        let nested_defs = json!({"type": "object", "$defs": {"A": {"type": "object", "properties": {},
+            "$defs": {}}}, "properties": {"a": {"$ref": "#/$defs/A"}}});
+        assert_eq!(
+            rejected(&nested_defs),
+            ("$defs".to_owned(), "/$defs/A/$defs".to_owned())
+        );
+        let lookaround = object(json!({"type": "string", "pattern": "^(?=a)"}));
+        assert_eq!(rejected(&lookaround).0, "pattern");
+    }
+
+    #[test]
+    fn c3_annotations_pass_refs_inline_and_integers_get_their_range() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Args",
+            "type": "object",
+            "x-origin": "test",
+            "properties": {
+                "n": {"type": "integer", "format": "int32", "minimum": 1, "deprecated": true},
+                "inner": {"$ref": "#/$defs/Inner", "description": "The field's own."}
+            },
+            "required": ["inner"],
+            "$defs": {"Inner": {"type": "object", "description": "The type's.",
+                "properties": {"s": {"type": "string"}}}}
+        });
+        let published = publish(&schema).expect("publishable");
+        assert_eq!(
+            published,
+            json!({
+                "type": "object",
+                "x-origin": "test",
+                "additionalProperties": false,
+                "properties": {
+                    "n": {"type": ["integer", "null"], "format": "int32", "minimum": 1,
+                        "maximum": i32::MAX, "deprecated": true},
+                    "inner": {"type": "object", "description": "The field's own.",
+                        "additionalProperties": false,
+                        "properties": {"s": {"type": ["string", "null"]}}}
+                },
+                "required": ["inner"]
+            })
+        );
+    }
 }
