@@ -535,3 +535,57 @@ fn c3_a_call_awaiting_approval_holds_the_arguments_as_validated() {
         Some(&json!({"a": 2, "b": 40}))
     );
 }
+
+// ─── serde's default enum form, which the derive does not write ─────────────────────────────
+
+/// An action, externally tagged (serde's default).
+#[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+enum Action {
+    Start { service: String },
+    Stop(u8),
+    Pause,
+}
+
+/// An input holding an action.
+#[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+struct Act {
+    /// What to do.
+    action: Action,
+}
+
+#[test]
+fn c3_an_externally_tagged_enum_reports_the_variant_its_key_names() {
+    let tool = Tool::builder("act", "Acts.")
+        .handler(
+            |_ctx: Context, Parameters(act): Parameters<Act>| async move {
+                Ok::<_, ToolError>(format!("{:?}", act.action))
+            },
+        )
+        .build();
+    let call = |args: &str| block_on(tool.invoke(&Context::new(), args.as_bytes()));
+    assert_eq!(call(r#"{"action": "Pause"}"#).text(), "Pause");
+    assert_eq!(call(r#"{"action": {"Stop": 3}}"#).text(), "Stop(3)");
+    let cases = [
+        (
+            r#"{"action": {"Stop": 300}}"#,
+            "/action/Stop",
+            Rule::Maximum,
+        ),
+        (
+            r#"{"action": {"Start": {"service": 1}}}"#,
+            "/action/Start/service",
+            Rule::Type,
+        ),
+        (r#"{"action": "Jump"}"#, "/action", Rule::Enum),
+        (r#"{"action": 7}"#, "/action", Rule::Type),
+    ];
+    for (args, path, rule) in cases {
+        let outcome = call(args);
+        assert_eq!(
+            pairs(outcome.violations()),
+            [(path.to_owned(), rule)],
+            "{args}: {}",
+            outcome.text()
+        );
+    }
+}
