@@ -2,6 +2,8 @@
 
 pub mod approvals;
 pub mod durable;
+#[cfg(all(feature = "mcp", feature = "schemars"))]
+pub mod from_rmcp;
 pub mod maintenance;
 pub mod paused_store;
 #[cfg(feature = "mcp")]

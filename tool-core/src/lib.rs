@@ -28,6 +28,11 @@ mod tool;
 #[doc(hidden)]
 pub mod __private;
 
+/// The schemars crate (feature `schemars`), whose `JsonSchema` a [`schema::Parameters`] input
+/// derives (C3).
+#[cfg(feature = "schemars")]
+pub use schemars;
+
 pub use approval::{Approval, ApprovalPredicate, NOT_APPROVED};
 pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
 pub use elicit::{ElicitAnswer, ElicitError, Elicited, Elicitor};

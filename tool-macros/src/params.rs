@@ -27,6 +27,9 @@ pub(crate) struct Param {
     pub(crate) field: Field,
     /// Whether it had `#[schema(...)]` at all.
     pub(crate) has_attrs: bool,
+    /// The span of its pattern when it is not a plain name (`Parameters(args)`): allowed for
+    /// the one input type, which the fn destructures itself (C3).
+    pub(crate) pattern: Option<Span>,
 }
 
 /// Where one argument of the handler comes from, in the order of its parameters.
@@ -121,7 +124,17 @@ pub(crate) fn sort(func: &mut ItemFn, errors: &mut Accumulator) -> Params {
         [param] if !param.has_attrs => ToolInput::Single {
             ty: Box::new(param.field.ty.clone()),
         },
-        _ => ToolInput::Params(inputs),
+        _ => {
+            for span in inputs.iter().filter_map(|param| param.pattern) {
+                errors.push(error::at(
+                    span,
+                    "a `#[tool]` parameter needs a plain name (`name: Type`): the name is the \
+                     property the model fills in; only a handler's one input type may be \
+                     destructured (`Parameters(args): Parameters<Args>`)",
+                ));
+            }
+            ToolInput::Params(inputs)
+        }
     };
     Params {
         args,
@@ -335,16 +348,13 @@ impl Param {
     /// Reads a parameter the model fills in, taking its `#[schema]` attributes off it.
     fn take(typed: &mut PatType, errors: &mut Accumulator) -> Param {
         let schema_attrs = take_attrs(typed, "schema");
-        let member = match &*typed.pat {
-            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
-            other => {
-                errors.push(error::at(
-                    other.span(),
-                    "a `#[tool]` parameter needs a plain name (`name: Type`): the name is \
-                     the property the model fills in",
-                ));
-                Ident::new("__invalid", other.span())
+        let (member, pattern) = match &*typed.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                (pat.ident.clone(), None)
             }
+            // The whole input destructured (`Parameters(args): Parameters<Args>`): checked
+            // once every parameter is sorted, as only the one input may be.
+            other => (Ident::new("__input", other.span()), Some(other.span())),
         };
         let field = Field::new(
             member,
@@ -357,6 +367,7 @@ impl Param {
         Param {
             field,
             has_attrs: !schema_attrs.is_empty(),
+            pattern,
         }
     }
 }

@@ -492,6 +492,10 @@ fn plain_params(params: &[Param], errors: &mut Accumulator) {
         let field = &param.field;
         owned(&field.ty, errors);
         self::field(field, errors);
+        if param.pattern.is_some() {
+            // Reported already, at the pattern: a name is what it lacks.
+            continue;
+        }
         if field.description.is_none() && several && none_described {
             if let Some(first) = params.first().filter(|first| !std::ptr::eq(*first, param)) {
                 errors.push(error::at(

@@ -69,6 +69,14 @@
 //! changes between two such documents as breaking or compatible, and holds one against a
 //! committed file in a test (`surface::assert_snapshot`, rewritten with `UPDATE_SURFACE=1`).
 
+/// A tool input deriving `schemars::JsonSchema` and `serde::Deserialize`, as rmcp takes it
+/// (C3, feature `schemars`); `docs/from-rmcp.md` moves an rmcp server over.
+#[cfg(feature = "schemars")]
+pub use tool_core::schema::Parameters;
+/// The schemars crate (feature `schemars`): `use tool_runtime::schemars;` lets
+/// `#[derive(schemars::JsonSchema)]` build without a dependency of its own.
+#[cfg(feature = "schemars")]
+pub use tool_core::schemars;
 pub use tool_core::{AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NOT_APPROVED};
 pub use tool_core::{Annotations, ArgumentValidator, Image, OutputSchema, Resource, WithImages};
 pub use tool_core::{

@@ -16,6 +16,26 @@ pub enum SchemaError {
         /// What the root renders as.
         found: String,
     },
+    /// The schema uses a keyword the parser cannot enforce (C3): publishing it would promise
+    /// a check that never runs.
+    #[error(
+        "the input schema uses `{}` at `{}`, which the parser cannot enforce: {}",
+        .0.keyword,
+        .0.at,
+        .0.reason
+    )]
+    Unsupported(Box<Unsupported>),
+}
+
+/// A keyword of a schema that the parser cannot enforce ([`SchemaError::Unsupported`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported {
+    /// The keyword.
+    pub keyword: String,
+    /// The JSON pointer of the keyword in the schema as its generator wrote it.
+    pub at: String,
+    /// Why it cannot be enforced, or what to write instead.
+    pub reason: String,
 }
 
 /// Renders the schemas of a type and of everything it holds.
@@ -30,6 +50,8 @@ pub struct SchemaGen {
     names: HashMap<&'static str, String>,
     taken: HashSet<String>,
     defs: BTreeMap<String, Value>,
+    /// Why the schema being rendered cannot be a tool's input, if a type said so.
+    error: Option<SchemaError>,
 }
 
 impl SchemaGen {
@@ -89,6 +111,13 @@ impl SchemaGen {
         name
     }
 
+    /// Records that the schema being rendered cannot be a tool's input: [`render_root`] returns
+    /// the first such error (a type whose schema comes from elsewhere, C3, reports what the
+    /// parser cannot enforce this way).
+    pub fn reject(&mut self, error: SchemaError) {
+        self.error.get_or_insert(error);
+    }
+
     /// Takes the `$defs` rendered so far.
     pub fn take_defs(&mut self) -> BTreeMap<String, Value> {
         std::mem::take(&mut self.defs)
@@ -115,10 +144,14 @@ pub(crate) fn root_not_object(type_: Option<&Value>) -> SchemaError {
 ///
 /// # Errors
 ///
-/// Returns [`SchemaError::RootNotObject`] when `T` does not render as an object.
+/// Returns [`SchemaError::RootNotObject`] when `T` does not render as an object, or the error
+/// a type recorded with [`SchemaGen::reject`].
 pub fn render_root<T: Schema>() -> Result<Value, SchemaError> {
     let mut generator = SchemaGen::new();
     let mut root = T::schema(&mut generator);
+    if let Some(error) = generator.error.take() {
+        return Err(error);
+    }
     let defs = generator.take_defs();
     let Some(obj) = root.as_object_mut() else {
         return Err(SchemaError::RootNotObject {

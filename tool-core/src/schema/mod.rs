@@ -7,6 +7,8 @@
 //! decoded ([`parse_arguments`]), a value already decoded into a [`Json`] by [`parse_root`].
 
 mod exact;
+#[cfg(feature = "schemars")]
+mod from_schemars;
 mod generator;
 mod impls;
 pub mod json;
@@ -21,8 +23,10 @@ pub mod violation;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
+#[cfg(feature = "schemars")]
+pub use from_schemars::{CheckError, MAX_DEPTH, Parameters, schemars_schema};
 pub(crate) use generator::root_not_object;
-pub use generator::{SchemaError, SchemaGen, render_root};
+pub use generator::{SchemaError, SchemaGen, Unsupported, render_root};
 pub use nullable::{accepts_null, nullable};
 pub use num::Num;
 pub use pattern::{Pattern, PatternError};
@@ -120,6 +124,16 @@ pub trait Schema: Sized {
     /// This value as JSON: used for defaults and examples in the rendered schema, and by
     /// models that generate arguments.
     fn to_json(&self) -> Value;
+
+    /// The arguments this value was parsed from, as JSON: what a paused call (H2, H5) and a
+    /// hook (K1) see. The default is [`to_json`](Schema::to_json); a type that cannot write
+    /// itself back (a `Parameters` input, C3) gives the validated argument bytes `args`
+    /// decoded.
+    #[doc(hidden)]
+    fn arguments_json(&self, args: &[u8]) -> Value {
+        let _ = args;
+        self.to_json()
+    }
 }
 
 /// Parses a whole input: the root must be an object (S1).

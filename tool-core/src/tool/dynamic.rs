@@ -118,7 +118,7 @@ impl<V: ArgumentValidator> ErasedInput for DynamicInput<V> {
         (TypeId::of::<Value>(), type_name::<Value>())
     }
 
-    fn to_json(&self, input: &ParsedInput) -> Value {
+    fn to_json(&self, input: &ParsedInput, _args: &[u8]) -> Value {
         input
             .downcast_ref::<Value>()
             .cloned()
@@ -155,8 +155,8 @@ where
         self.input.input_type()
     }
 
-    fn to_json(&self, input: &ParsedInput) -> Value {
-        self.input.to_json(input)
+    fn to_json(&self, input: &ParsedInput, args: &[u8]) -> Value {
+        self.input.to_json(input, args)
     }
 }
 

@@ -125,8 +125,10 @@ impl<I: Schema + Send + 'static> ErasedInput for TypedInput<I> {
         (TypeId::of::<I>(), type_name::<I>())
     }
 
-    fn to_json(&self, input: &ParsedInput) -> Value {
-        input.downcast_ref::<I>().map_or(Value::Null, I::to_json)
+    fn to_json(&self, input: &ParsedInput, args: &[u8]) -> Value {
+        input
+            .downcast_ref::<I>()
+            .map_or(Value::Null, |input| input.arguments_json(args))
     }
 }
 

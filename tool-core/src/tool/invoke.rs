@@ -182,7 +182,7 @@ impl Tool {
             Err(panic) => return self.panicked("while parsing its arguments", &panic),
         };
         let Some(handler) = self.handler() else {
-            return Outcome::deferred(parser.to_json(&input));
+            return Outcome::deferred(parser.to_json(&input, args));
         };
         if !approved {
             match self.gate() {
@@ -190,7 +190,7 @@ impl Tool {
                 Some(Gate::Always) => {
                     return Outcome::awaiting_approval(
                         format!("every call of `{}` needs approval", self.name()),
-                        parser.to_json(&input),
+                        parser.to_json(&input, args),
                     );
                 }
                 Some(Gate::Predicate(predicate)) => {
@@ -198,7 +198,10 @@ impl Tool {
                     match CatchUnwind::boxed(check).await {
                         Ok(Ok(Approval::NotRequired)) => {}
                         Ok(Ok(Approval::Required { reason })) => {
-                            return Outcome::awaiting_approval(reason, parser.to_json(&input));
+                            return Outcome::awaiting_approval(
+                                reason,
+                                parser.to_json(&input, args),
+                            );
                         }
                         Ok(Err(cause)) => {
                             return Outcome::failure(
@@ -227,7 +230,7 @@ impl Tool {
             return self.run(handler, ctx, input).await;
         };
         // K1: the hooks see the arguments as validated, and only once the call may run.
-        let arguments = parser.to_json(&input);
+        let arguments = parser.to_json(&input, args);
         let call = HookCall::new(self, ctx, &arguments, hooks.transport());
         if let Some(stopped) = hooks.before(&call).await {
             return stopped;

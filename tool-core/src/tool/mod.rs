@@ -595,8 +595,9 @@ pub(crate) trait ErasedInput: Send + Sync + 'static {
     /// The input type, and its name for diagnostics.
     fn input_type(&self) -> (TypeId, &'static str);
 
-    /// An input that `parse` made, rendered as JSON (`null` for one of another type).
-    fn to_json(&self, input: &ParsedInput) -> Value;
+    /// An input that `parse` made from the argument bytes `args`, rendered as JSON (`null`
+    /// for one of another type).
+    fn to_json(&self, input: &ParsedInput, args: &[u8]) -> Value;
 }
 
 /// A handler with its input type erased: parses the arguments, then runs.
@@ -640,8 +641,10 @@ where
         (TypeId::of::<I>(), type_name::<I>())
     }
 
-    fn to_json(&self, input: &ParsedInput) -> Value {
-        input.downcast_ref::<I>().map_or(Value::Null, I::to_json)
+    fn to_json(&self, input: &ParsedInput, args: &[u8]) -> Value {
+        input
+            .downcast_ref::<I>()
+            .map_or(Value::Null, |input| input.arguments_json(args))
     }
 }
 
