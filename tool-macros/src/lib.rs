@@ -77,12 +77,15 @@ use proc_macro::TokenStream;
 /// | `range = a..=b` (`a..b`, `a..`, `..=b`) | numbers | `minimum`/`maximum` (`a..b`: exclusive maximum) |
 /// | `min`, `max`, `exclusive_min`, `exclusive_max`, `multiple_of` | numbers | integer or float literals |
 /// | `min_items`, `max_items`, `unique_items` | lists | |
+/// | `items(...)` | lists (`Vec<T>`, `Option<Vec<T>>`) | the constraints of each item, among those of strings and numbers above: `items(pattern = "^[a-z]+$", max_len = 32)`, `items(range = 1..=5)`; rendered in the list's `items`, and a violation names the item (`/tags/0`) |
 /// | `validate = path` | any | `fn(&T) -> Result<(), Invalid>` (also `&str` for a `String`, `&[T]` for a `Vec<T>`): `Invalid::violation` goes to the model, `Invalid::error` is redacted ([S5]) |
 ///
 /// A constraint on a type it does not apply to, a contradiction (`min_len` above `max_len`,
 /// `range` with `min`), an invalid pattern (or one with lookaround or backreferences, which
-/// cannot be matched in linear time), an unknown format, an unknown or repeated key, or a
-/// `default` on an `Option` is a compile error at the attribute.
+/// cannot be matched in linear time), an unknown format, an unknown or repeated key, a
+/// `default` on an `Option`, or `items(...)` on a field that is not a list (or holding a
+/// constraint its items do not take, or one of the list itself such as `min_items`) is a
+/// compile error at the attribute.
 ///
 /// [S1–S5]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#3-schema-and-parsing
 /// [S5]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#3-schema-and-parsing

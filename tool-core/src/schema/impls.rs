@@ -279,6 +279,8 @@ impl<T: Schema> Schema for Vec<T> {
         };
         let mut out = Vec::with_capacity(items.len());
         let mut ok = true;
+        // An item's own bound (`items(range = …)`) stands in for its type's (T1).
+        let outer = cx.swap_field_rules(cx.field_rules().and_then(|rules| rules.items));
         for (i, item) in items.into_iter().enumerate() {
             cx.enter_index(i);
             match T::parse(item, cx) {
@@ -288,6 +290,7 @@ impl<T: Schema> Schema for Vec<T> {
             }
             cx.leave();
         }
+        cx.swap_field_rules(outer);
         ok.then_some(out)
     }
 
