@@ -87,8 +87,8 @@ use proc_macro::TokenStream;
 /// constraint its items do not take, or one of the list itself such as `min_items`) is a
 /// compile error at the attribute.
 ///
-/// [S1–S5]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#3-schema-and-parsing
-/// [S5]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#3-schema-and-parsing
+#[doc = concat!("[S1–S5]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#3-schema-and-parsing")]
+#[doc = concat!("[S5]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#3-schema-and-parsing")]
 #[proc_macro_derive(Schema, attributes(schema))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     expand::derive(&syn::parse_macro_input!(input as syn::DeriveInput)).into()
@@ -179,21 +179,21 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 ///
 /// Rule ids refer to the [contract] the runtime keeps.
 ///
-/// [contract]: https://example.invalid/tool-runtime/blob/main/docs/contract.md
-/// [N1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#1-names
-/// [A1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#4-availability
-/// [A4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#4-availability
-/// [E2]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#5-results-and-failures
-/// [R1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#7-the-run
-/// [H1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [H2]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [H6]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [L1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [L4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [O1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [O4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [C1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#12-contracts-a-build-proves
-/// [C4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#12-contracts-a-build-proves
+#[doc = concat!("[contract]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md")]
+#[doc = concat!("[N1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#1-names")]
+#[doc = concat!("[A1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#4-availability")]
+#[doc = concat!("[A4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#4-availability")]
+#[doc = concat!("[E2]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#5-results-and-failures")]
+#[doc = concat!("[R1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#7-the-run")]
+#[doc = concat!("[H1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[H2]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[H6]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[L1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[L4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[O1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[O4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[C1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#12-contracts-a-build-proves")]
+#[doc = concat!("[C4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#12-contracts-a-build-proves")]
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()
