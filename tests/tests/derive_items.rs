@@ -17,7 +17,8 @@ struct Post {
     /// Where to send copies.
     #[schema(default, items(format = "email"))]
     copies: Vec<String>,
-    /// Labels from a fixed list.
+    /// Labels from a fixed list (boxed, to show that `items(...)` reaches through a `Box`).
+    #[allow(clippy::box_collection)]
     #[schema(items(one_of = ["red", "green"]))]
     colours: Option<Box<Vec<Option<String>>>>,
 }
