@@ -230,6 +230,38 @@ fn s4_integers_enforce_their_type_range() {
     assert!(parse_args::<Ints>(r#"{"c": 3.0}"#).is_ok());
 }
 
+// S4: an integer type's own bound that lies past 2^53 - 1 (beyond what every JSON reader holds
+// exactly) is left out of the schema rather than rounded (docs/contract.md §3), and the parser
+// still enforces it; a bound within that range is published as it is.
+#[test]
+fn s4_type_bounds_past_exact_json_integers_are_left_out_and_enforced() {
+    let schema = tool_tests::schema_of::<Ints>().expect("a schema");
+    let node = |key: &str| {
+        schema["properties"][key]
+            .as_object()
+            .expect("a property")
+            .clone()
+    };
+    let bound = |key: &str, side: &str| node(key).get(side).cloned();
+    assert_eq!(bound("c", "minimum"), Some(i32::MIN.into()));
+    assert_eq!(bound("c", "maximum"), Some(i32::MAX.into()));
+    assert_eq!(bound("g", "maximum"), Some(u32::MAX.into()));
+    for key in ["d", "i", "k"] {
+        assert_eq!(bound(key, "minimum"), None, "{key}");
+        assert_eq!(bound(key, "maximum"), None, "{key}");
+    }
+    for key in ["h", "j", "l"] {
+        assert_eq!(bound(key, "minimum"), Some(0.into()), "{key}");
+        assert_eq!(bound(key, "maximum"), None, "{key}");
+    }
+    assert!(parse_args::<Ints>(r#"{"h": 18446744073709551615}"#).is_ok());
+    let err = parse_args::<Ints>(r#"{"h": 18446744073709551616}"#).expect_err("past u64");
+    assert_eq!(paths_and_rules(&err), pairs(&[("/h", "maximum")]));
+    assert!(err[0].message.contains("18446744073709551615"), "{err:?}");
+    let err = parse_args::<Ints>(r#"{"d": -9223372036854775809}"#).expect_err("past i64");
+    assert_eq!(paths_and_rules(&err), pairs(&[("/d", "minimum")]));
+}
+
 /// Floats.
 #[derive(Schema, Debug)]
 #[allow(dead_code)]

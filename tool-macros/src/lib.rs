@@ -78,15 +78,18 @@ use proc_macro::TokenStream;
 /// | `range = a..=b` (`a..b`, `a..`, `..=b`) | numbers | `minimum`/`maximum` (`a..b`: exclusive maximum) |
 /// | `min`, `max`, `exclusive_min`, `exclusive_max`, `multiple_of` | numbers | integer or float literals |
 /// | `min_items`, `max_items`, `unique_items` | lists | |
+/// | `items(...)` | lists (`Vec<T>`, `Option<Vec<T>>`) | the constraints of each item, among those of strings and numbers above: `items(pattern = "^[a-z]+$", max_len = 32)`, `items(range = 1..=5)`; rendered in the list's `items`, and a violation names the item (`/tags/0`) |
 /// | `validate = path` | any | `fn(&T) -> Result<(), Invalid>` (also `&str` for a `String`, `&[T]` for a `Vec<T>`): `Invalid::violation` goes to the model, `Invalid::error` is redacted ([S5]) |
 ///
 /// A constraint on a type it does not apply to, a contradiction (`min_len` above `max_len`,
 /// `range` with `min`), an invalid pattern (or one with lookaround or backreferences, which
-/// cannot be matched in linear time), an unknown format, an unknown or repeated key, or a
-/// `default` on an `Option` is a compile error at the attribute.
+/// cannot be matched in linear time), an unknown format, an unknown or repeated key, a
+/// `default` on an `Option`, or `items(...)` on a field that is not a list (or holding a
+/// constraint its items do not take, or one of the list itself such as `min_items`) is a
+/// compile error at the attribute.
 ///
-/// [S1–S5]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#3-schema-and-parsing
-/// [S5]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#3-schema-and-parsing
+#[doc = concat!("[S1–S5]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#3-schema-and-parsing")]
+#[doc = concat!("[S5]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#3-schema-and-parsing")]
 #[proc_macro_derive(Schema, attributes(schema))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     expand::derive(&syn::parse_macro_input!(input as syn::DeriveInput)).into()
@@ -177,21 +180,21 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 ///
 /// Rule ids refer to the [contract] the runtime keeps.
 ///
-/// [contract]: https://example.invalid/tool-runtime/blob/main/docs/contract.md
-/// [N1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#1-names
-/// [A1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#4-availability
-/// [A4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#4-availability
-/// [E2]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#5-results-and-failures
-/// [R1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#7-the-run
-/// [H1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [H2]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [H6]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [L1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [L4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [O1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [O4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#9-the-next-capabilities
-/// [C1]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#12-contracts-a-build-proves
-/// [C4]: https://example.invalid/tool-runtime/blob/main/docs/contract.md#12-contracts-a-build-proves
+#[doc = concat!("[contract]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md")]
+#[doc = concat!("[N1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#1-names")]
+#[doc = concat!("[A1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#4-availability")]
+#[doc = concat!("[A4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#4-availability")]
+#[doc = concat!("[E2]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#5-results-and-failures")]
+#[doc = concat!("[R1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#7-the-run")]
+#[doc = concat!("[H1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[H2]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[H6]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[L1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[L4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[O1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[O4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
+#[doc = concat!("[C1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#12-contracts-a-build-proves")]
+#[doc = concat!("[C4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#12-contracts-a-build-proves")]
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()

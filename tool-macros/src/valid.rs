@@ -14,7 +14,7 @@ use syn::spanned::Spanned as _;
 use tool_rules::{Format, name, pattern};
 
 use crate::ast::{self, Body, Container, Field, Param, ToolFn, ToolInput, Variant};
-use crate::attr::{ApprovalArg, FieldAttrs, Keyed, Num, NumRange, key_of};
+use crate::attr::{ApprovalArg, FieldAttrs, ItemAttrs, Keyed, Num, NumRange, key_of};
 use crate::error;
 
 /// Checks a `#[derive(Schema)]` input.
@@ -67,7 +67,11 @@ fn enum_variants(input: &Container, variants: &[Variant], errors: &mut Accumulat
                 .rename
                 .as_ref()
                 .map_or(variant.ident.span(), |rename| rename.value.span());
-            errors.push(error::at(span, "a variant needs a non-empty name"));
+            errors.push(error::at(
+                span,
+                "a variant needs a non-empty name: write one in `rename = \"…\"`, or remove \
+                 `rename` to keep the variant's own name",
+            ));
         }
         if let Some(first) = seen.insert(&variant.name, &variant.ident) {
             errors.push(error::at(
@@ -131,7 +135,8 @@ pub(crate) fn field(field: &Field, errors: &mut Accumulator) {
     {
         errors.push(error::at(
             rename.value.span(),
-            "a property needs a non-empty name",
+            "a property needs a non-empty name: write one in `rename = \"…\"`, or remove \
+             `rename` to keep the field's own name",
         ));
     }
     if let Some(default) = &attrs.default
@@ -146,6 +151,39 @@ pub(crate) fn field(field: &Field, errors: &mut Accumulator) {
     sizes(attrs, errors);
     numbers(attrs, errors);
     strings(attrs, errors);
+    if let Some(items) = &attrs.items {
+        item_rules(&items.value, errors);
+    }
+}
+
+/// `items(...)`: it sets something, and what it sets agrees with itself as a field's own
+/// constraints must. Whether the field is a list and its items take these constraints is
+/// asked of the type system by the generated code.
+fn item_rules(items: &ItemAttrs, errors: &mut Accumulator) {
+    let rules = &items.rules;
+    let keys = [
+        key_of(rules.min_len.as_ref()),
+        key_of(rules.max_len.as_ref()),
+        key_of(rules.pattern.as_ref()),
+        key_of(rules.format.as_ref()),
+        key_of(rules.one_of.as_ref()),
+        key_of(rules.range.as_ref()),
+        key_of(rules.min.as_ref()),
+        key_of(rules.max.as_ref()),
+        key_of(rules.exclusive_min.as_ref()),
+        key_of(rules.exclusive_max.as_ref()),
+        key_of(rules.multiple_of.as_ref()),
+    ];
+    if keys.iter().all(Option::is_none) {
+        errors.push(error::at(
+            items.span,
+            "`items()` sets no constraint on the items: give one, as in \
+             `items(pattern = \"^[a-z]+$\")` or `items(range = 1..=9)`, or remove it",
+        ));
+    }
+    sizes(rules, errors);
+    numbers(rules, errors);
+    strings(rules, errors);
 }
 
 /// The bounds of a string's length and of a list's size.

@@ -69,6 +69,10 @@
 //! changes between two such documents as breaking or compatible, and holds one against a
 //! committed file in a test (`surface::assert_snapshot`, rewritten with `UPDATE_SURFACE=1`).
 
+// On docs.rs (nightly, `--cfg docsrs`) each item behind a feature is marked with the feature it
+// needs; a stable build never sees the attribute.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 /// A tool input deriving `schemars::JsonSchema` and `serde::Deserialize`, as rmcp takes it
 /// (C3, feature `schemars`); `docs/from-rmcp.md` moves an rmcp server over.
 #[cfg(feature = "schemars")]
@@ -92,7 +96,7 @@ pub use tool_core::{ElicitAnswer, ElicitError, Elicited, Elicitor};
 pub use tool_core::{
     approval, context, error, hook, json, name, policy, progress, schema, violation,
 };
-pub use tool_macros::Schema;
+pub use tool_runtime_macros::Schema;
 /// A compiled example of the attribute (the reference below lists every key):
 ///
 /// ```
@@ -136,7 +140,7 @@ pub use tool_macros::Schema;
 /// assert_eq!(done.text(), "ada restarts svc-42");
 /// # });
 /// ```
-pub use tool_macros::tool;
+pub use tool_runtime_macros::tool;
 
 // The agent: its handle and builder, the run loop, a turn's calls, the run's events, output
 // and errors.

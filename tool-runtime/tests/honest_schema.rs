@@ -49,6 +49,12 @@ struct Query {
     /// A list of optional numbers.
     #[schema(default)]
     slots: Vec<Option<u8>>,
+    /// Labels, each constrained (`items(...)`, published under `items`).
+    #[schema(items(pattern = "^[a-z]+$", max_len = 3))]
+    labels: Option<Vec<String>>,
+    /// Ratings, each from 1 to 5.
+    #[schema(default, items(range = 1..=5))]
+    ratings: Vec<u8>,
 }
 
 fn parses(args: &Value) -> bool {
@@ -82,6 +88,14 @@ fn t3_the_published_schema_admits_exactly_what_the_parser_accepts() {
         json!({"service_id": "a", "part": {"n": 10}}),
         json!({"service_id": "a", "slots": [1, null, 2]}),
         json!({"service_id": "a", "slots": [1, "x"]}),
+        json!({"service_id": "a", "labels": ["abc", "de"]}),
+        json!({"service_id": "a", "labels": ["abcd"]}),
+        json!({"service_id": "a", "labels": ["ab", "A"]}),
+        json!({"service_id": "a", "labels": null}),
+        json!({"service_id": "a", "ratings": [1, 5]}),
+        json!({"service_id": "a", "ratings": [0]}),
+        json!({"service_id": "a", "ratings": [6]}),
+        json!({"service_id": "a", "ratings": [300]}),
         json!({"service_id": null}),
         json!({"service_id": ""}),
         json!({}),

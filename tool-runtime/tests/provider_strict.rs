@@ -45,6 +45,17 @@ struct Drawing {
     url: Option<String>,
 }
 
+/// Lists whose items are constrained (`items(...)`).
+#[derive(Schema)]
+struct Tagged {
+    /// Tags.
+    #[schema(max_items = 4, items(pattern = "^[a-z]+$", max_len = 8))]
+    tags: Vec<String>,
+    /// Scores.
+    #[schema(items(range = 1..=5))]
+    scores: Option<Vec<u8>>,
+}
+
 /// Free-form input.
 #[derive(Schema)]
 struct Loose {
@@ -144,6 +155,34 @@ fn v1_tagged_enums_and_removed_keywords() {
         !text.contains("\"default\"") && !text.contains("\"examples\""),
         "{text}"
     );
+}
+
+// V1 and S1: the constraints of each item stay under `items` in strict mode where strict mode
+// takes them (`pattern`, `minimum`, `maximum`); `maxLength` is dropped there, as on a field, and
+// the parser still enforces it. Anthropic gets them all, as the neutral schema has them.
+#[test]
+fn v1_item_constraints_are_kept_under_items() {
+    let tagged = tool::<Tagged>("tag");
+    let neutral = tagged.schema();
+    assert_eq!(
+        neutral["properties"]["tags"]["items"],
+        json!({"type": "string", "pattern": "^[a-z]+$", "maxLength": 8})
+    );
+    let schema = strict_schema(&tagged);
+    assert_eq!(
+        schema["properties"]["tags"],
+        json!({"type": "array", "description": "Tags.", "maxItems": 4,
+               "items": {"type": "string", "pattern": "^[a-z]+$"}})
+    );
+    assert_eq!(
+        schema["properties"]["scores"]["anyOf"][0]["items"],
+        json!({"type": "integer", "minimum": 1, "maximum": 5})
+    );
+    let claude = Anthropic::builder().api_key("k").build().expect("valid");
+    let spec = claude.tool_spec(&tagged).expect("taken as it is");
+    let wire: Value =
+        serde_json::from_str(spec.wire("anthropic.messages").expect("rendered")).expect("JSON");
+    assert_eq!(&wire["input_schema"], neutral);
 }
 
 // V1: a value that may be anything cannot be strict: Auto sends it without strict mode,

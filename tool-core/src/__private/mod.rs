@@ -28,8 +28,8 @@ pub use crate::schema::stream::{
     Slot, field_de, field_tree, finish_field, object_de, object_text, parse_decoded, variant_de,
 };
 pub use crate::schema::{
-    ArrayRules, Format, Invalid, Num, NumberRules, Pattern, Rules, Schema, SchemaGen, StringRules,
-    check_array, check_number, check_string, run_validator,
+    ArrayRules, Format, Invalid, ItemRules, Num, NumberRules, Pattern, Rules, Schema, SchemaGen,
+    StringRules, check_array, check_items, check_number, check_string, run_validator,
 };
 pub use crate::tool::Registration;
 pub use crate::tool::Site;

@@ -92,26 +92,39 @@ fn out_of_range(n: Num, min: i128, max: i128, cx: &mut ParseCx) {
             return;
         }
     }
-    if n.cmp(Num::Int(min)) == Some(std::cmp::Ordering::Less) {
+    // Out of range, so below it when under its maximum: compared with the far bound, as a
+    // float rounded to the near one (`-9223372036854775809` is `-2^63` as an `f64`) still
+    // falls on its side.
+    if n.cmp(Num::Int(max)) == Some(std::cmp::Ordering::Less) {
         cx.violate(Rule::Minimum, format!("must be at least {min}, found {n}"));
     } else {
         cx.violate(Rule::Maximum, format!("must be at most {max}, found {n}"));
     }
 }
 
+/// The largest integer a JSON number holds exactly everywhere (2^53 - 1, RFC 8259 §6).
+const EXACT_INTEGER: i128 = (1 << 53) - 1;
+
+/// The schema of an integer type of range `min..=max`: each bound of the type's own range is
+/// published where a JSON reader holds it exactly (within ±(2^53 - 1)); past that it is left
+/// out rather than rounded, and the parser still enforces it (S4).
+fn integer_node(min: i128, max: i128) -> Value {
+    let mut node = Map::new();
+    node.insert("type".to_owned(), "integer".into());
+    if min >= -EXACT_INTEGER {
+        node.insert("minimum".to_owned(), crate::schema::Num::Int(min).to_json());
+    }
+    if max <= EXACT_INTEGER {
+        node.insert("maximum".to_owned(), crate::schema::Num::Int(max).to_json());
+    }
+    Value::Object(node)
+}
+
 macro_rules! integer_schema {
-    ($($t:ty => $render_bounds:expr),* $(,)?) => {$(
+    ($($t:ty),* $(,)?) => {$(
         impl Schema for $t {
             fn schema(_: &mut SchemaGen) -> Value {
-                let mut node = Map::new();
-                node.insert("type".to_owned(), "integer".into());
-                if <$t>::MIN == 0 || $render_bounds {
-                    node.insert("minimum".to_owned(), crate::schema::Num::Int(<$t>::MIN as i128).to_json());
-                }
-                if $render_bounds {
-                    node.insert("maximum".to_owned(), crate::schema::Num::Int(<$t>::MAX as i128).to_json());
-                }
-                Value::Object(node)
+                integer_node(<$t>::MIN as i128, i128::try_from(<$t>::MAX).unwrap_or(i128::MAX))
             }
 
             fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
@@ -146,8 +159,7 @@ macro_rules! integer_schema {
 mod ints {
     use super::*;
     integer_schema! {
-        i8 => true, i16 => true, i32 => true, i64 => true, i128 => false, isize => true,
-        u8 => true, u16 => true, u32 => true, u64 => true, u128 => false, usize => true,
+        i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize,
     }
 }
 
@@ -267,6 +279,8 @@ impl<T: Schema> Schema for Vec<T> {
         };
         let mut out = Vec::with_capacity(items.len());
         let mut ok = true;
+        // An item's own bound (`items(range = …)`) stands in for its type's (T1).
+        let outer = cx.swap_field_rules(cx.field_rules().and_then(|rules| rules.items));
         for (i, item) in items.into_iter().enumerate() {
             cx.enter_index(i);
             match T::parse(item, cx) {
@@ -276,6 +290,7 @@ impl<T: Schema> Schema for Vec<T> {
             }
             cx.leave();
         }
+        cx.swap_field_rules(outer);
         ok.then_some(out)
     }
 

@@ -38,6 +38,8 @@ pub struct Rules {
     pub max_items: Option<usize>,
     /// `uniqueItems`.
     pub unique_items: bool,
+    /// The constraints of each item of a list: `items` in the schema.
+    pub items: Option<&'static Rules>,
 }
 
 impl Rules {
@@ -56,6 +58,7 @@ impl Rules {
         min_items: None,
         max_items: None,
         unique_items: false,
+        items: None,
     };
 
     /// Writes these constraints into a rendered schema node.
@@ -128,6 +131,23 @@ impl Rules {
         }
         if self.unique_items {
             obj.insert("uniqueItems".to_owned(), true.into());
+        }
+        if let Some(items) = self.items {
+            apply_items(items, node);
+        }
+    }
+}
+
+/// Writes the constraints of each item into the `items` of an array node, or of each array
+/// branch of an `anyOf` (an `Option<Vec<T>>` admits `null` beside the array, T3).
+fn apply_items(items: &Rules, node: &mut Value) {
+    if let Some(item) = node.get_mut("items").filter(|item| item.is_object()) {
+        items.apply(item);
+        return;
+    }
+    if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
+        for branch in branches {
+            apply_items(items, branch);
         }
     }
 }
@@ -223,6 +243,44 @@ pub trait ArrayRules {
     fn rule_len(&self) -> Option<usize>;
     /// Whether two items are equal (for `unique_items`).
     fn has_duplicates(&self) -> bool;
+}
+
+/// A field type that `items(...)` applies to: a list, whose items are checked one by one.
+#[diagnostic::on_unimplemented(
+    message = "`items(...)` constrains each item of a list, and `{Self}` is not a list",
+    label = "not allowed on a field of type `{Self}`",
+    note = "use `items(...)` on `Vec<T>` fields (or `Option<Vec<T>>`); to constrain the field's \
+            own value, give the constraint outside `items(...)`, as in `#[schema(max_len = 32)]`"
+)]
+pub trait ItemRules {
+    /// The type of an item.
+    type Item;
+    /// The items to check: none when there is no list (an absent `Option`).
+    fn rule_items(&self) -> &[Self::Item];
+}
+
+impl<T> ItemRules for Vec<T> {
+    type Item = T;
+
+    fn rule_items(&self) -> &[T] {
+        self
+    }
+}
+
+impl<T: ItemRules> ItemRules for Option<T> {
+    type Item = T::Item;
+
+    fn rule_items(&self) -> &[T::Item] {
+        self.as_ref().map_or(&[], T::rule_items)
+    }
+}
+
+impl<T: ItemRules> ItemRules for Box<T> {
+    type Item = T::Item;
+
+    fn rule_items(&self) -> &[T::Item] {
+        (**self).rule_items()
+    }
 }
 
 impl StringRules for String {
@@ -336,14 +394,20 @@ pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
         report(
             cx,
             Rule::MinLength,
-            format_args!("must be at least {min} characters long, found {len}"),
+            format_args!(
+                "must be at least {min} {} long, found {len}",
+                plural(min, "character", "characters")
+            ),
         );
     }
     if let Some(max) = rules.max_len.filter(|&m| len > m) {
         report(
             cx,
             Rule::MaxLength,
-            format_args!("must be at most {max} characters long, found {len}"),
+            format_args!(
+                "must be at most {max} {} long, found {len}",
+                plural(max, "character", "characters")
+            ),
         );
     }
     if let Some(pattern) = rules.pattern {
@@ -430,18 +494,46 @@ pub fn check_array<T: ArrayRules + ?Sized>(value: &T, rules: &Rules, cx: &mut Pa
         report(
             cx,
             Rule::MinItems,
-            format_args!("must have at least {min} items, found {len}"),
+            format_args!(
+                "must have at least {min} {}, found {len}",
+                plural(min, "item", "items")
+            ),
         );
     }
     if let Some(max) = rules.max_items.filter(|&m| len > m) {
         report(
             cx,
             Rule::MaxItems,
-            format_args!("must have at most {max} items, found {len}"),
+            format_args!(
+                "must have at most {max} {}, found {len}",
+                plural(max, "item", "items")
+            ),
         );
     }
     if rules.unique_items && value.has_duplicates() {
         cx.violate(Rule::UniqueItems, "must not hold the same item twice");
+    }
+}
+
+/// The noun that follows a count: `one` for 1, `many` for any other count ("at least 1
+/// character", "at least 0 characters", "at least 2 characters").
+pub(crate) fn plural(count: usize, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 { one } else { many }
+}
+
+/// Enforces the constraints of `rules.items` on each item of a parsed list with `check`, at
+/// the item's own pointer (`/tags/0`), so that a violation names the item that broke it.
+pub fn check_items<T: ItemRules + ?Sized>(
+    value: &T,
+    rules: &Rules,
+    cx: &mut ParseCx,
+    check: impl Fn(&T::Item, &Rules, &mut ParseCx),
+) {
+    let Some(items) = rules.items else { return };
+    for (index, item) in value.rule_items().iter().enumerate() {
+        cx.enter_index(index);
+        check(item, items, cx);
+        cx.leave();
     }
 }
 

@@ -488,6 +488,8 @@ impl<'de, T: Schema> Shape<'de> for Array<T> {
     ) -> Result<Option<Vec<T>>, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
         let mut ok = true;
+        // An item's own bound (`items(range = …)`) stands in for its type's (T1).
+        let outer = cx.swap_field_rules(cx.field_rules().and_then(|rules| rules.items));
         for index in 0.. {
             cx.enter_index(index);
             let item = seq.next_element_seed(Item::<T> {
@@ -495,13 +497,18 @@ impl<'de, T: Schema> Shape<'de> for Array<T> {
                 _t: PhantomData,
             });
             cx.leave();
-            match item? {
-                None => break,
-                Some(Some(value)) if ok => out.push(value),
-                Some(Some(_)) => {}
-                Some(None) => ok = false,
+            match item {
+                Ok(None) => break,
+                Ok(Some(Some(value))) if ok => out.push(value),
+                Ok(Some(Some(_))) => {}
+                Ok(Some(None)) => ok = false,
+                Err(error) => {
+                    cx.swap_field_rules(outer);
+                    return Err(error);
+                }
             }
         }
+        cx.swap_field_rules(outer);
         Ok(ok.then_some(out))
     }
 }

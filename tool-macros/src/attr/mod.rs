@@ -1,6 +1,7 @@
 //! The darling receivers: what `#[schema(...)]` and `#[tool(...)]` may say, parsed but not yet
 //! checked against each other (that is `valid.rs`).
 
+use darling::ast::NestedMeta;
 use darling::{FromAttributes, FromMeta};
 use proc_macro2::Span;
 use syn::spanned::Spanned as _;
@@ -109,6 +110,8 @@ pub(crate) struct FieldAttrs {
     pub(crate) validate: Option<Keyed<Path>>,
     /// An example value, rendered into `examples`.
     pub(crate) example: Option<Keyed<ValueExpr>>,
+    /// The constraints of each item of a list: `items(pattern = "…", range = 1..=9)`.
+    pub(crate) items: Option<Keyed<ItemAttrs>>,
 }
 
 /// The keys [`FieldAttrs`] accepts, for diagnostics.
@@ -119,6 +122,7 @@ pub(crate) const FIELD_KEYS: &[&str] = &[
     "exclusive_max",
     "exclusive_min",
     "format",
+    "items",
     "max",
     "max_items",
     "max_len",
@@ -133,6 +137,110 @@ pub(crate) const FIELD_KEYS: &[&str] = &[
     "unique_items",
     "validate",
 ];
+
+/// `items(...)` in a field's `#[schema(...)]`: the constraints each item of a list meets.
+#[derive(Debug, Clone)]
+pub(crate) struct ItemAttrs {
+    /// The constraints, as a field of the item's type would declare them (only the keys of
+    /// [`ITEM_KEYS`] are ever set).
+    pub(crate) rules: Box<FieldAttrs>,
+    /// The span of `items(...)`'s list, for a list that sets nothing.
+    pub(crate) span: Span,
+}
+
+/// The keys `items(...)` accepts: the constraints of a single string or number.
+pub(crate) const ITEM_KEYS: &[&str] = &[
+    "exclusive_max",
+    "exclusive_min",
+    "format",
+    "max",
+    "max_len",
+    "min",
+    "min_len",
+    "multiple_of",
+    "one_of",
+    "pattern",
+    "range",
+];
+
+/// What `items(...)` may hold, parsed by darling; moved into a [`FieldAttrs`] so that the
+/// checks and the code of a field's own constraints serve each item's too.
+#[derive(Debug, Default, FromMeta)]
+struct ItemKeys {
+    min_len: Option<Keyed<usize>>,
+    max_len: Option<Keyed<usize>>,
+    pattern: Option<Keyed<LitStr>>,
+    format: Option<Keyed<LitStr>>,
+    one_of: Option<Keyed<StrList>>,
+    range: Option<Keyed<NumRange>>,
+    min: Option<Keyed<NumLit>>,
+    max: Option<Keyed<NumLit>>,
+    exclusive_min: Option<Keyed<NumLit>>,
+    exclusive_max: Option<Keyed<NumLit>>,
+    multiple_of: Option<Keyed<NumLit>>,
+}
+
+impl FromMeta for ItemAttrs {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        let Meta::List(list) = item else {
+            return Err(darling::Error::custom(
+                "`items` takes the constraints of each item in parentheses, as in \
+                 `items(pattern = \"^[a-z]+$\", max_len = 32)`",
+            )
+            .with_span(item));
+        };
+        // A key of the field itself (`min_items`, `describe`, …) given among the items' is
+        // moved out, not misread as a misspelt item key.
+        let mut errors = darling::Error::accumulator();
+        let mut nested = NestedMeta::parse_meta_list(list.tokens.clone())?;
+        nested.retain(|meta| {
+            let NestedMeta::Meta(meta) = meta else {
+                return true;
+            };
+            let Some(key) = meta.path().get_ident().map(ToString::to_string) else {
+                return true;
+            };
+            if ITEM_KEYS.contains(&key.as_str()) || !FIELD_KEYS.contains(&key.as_str()) {
+                return true;
+            }
+            let message = if key == "items" {
+                "`items(...)` does not nest: check the items of inner lists in a \
+                 `validate = path` function"
+                    .to_owned()
+            } else {
+                format!(
+                    "`{key}` is about the field itself, not each of its items: give it \
+                     outside `items(...)`, as in `#[schema({key} = …, items(…))]`"
+                )
+            };
+            errors.push(error::at(meta.path().span(), message));
+            false
+        });
+        let keys = errors
+            .handle(ItemKeys::from_list(&nested).map_err(|problem| {
+                darling::Error::multiple(reword(problem, "schema(items(...))", ITEM_KEYS))
+            }))
+            .unwrap_or_default();
+        errors.finish()?;
+        Ok(ItemAttrs {
+            rules: Box::new(FieldAttrs {
+                min_len: keys.min_len,
+                max_len: keys.max_len,
+                pattern: keys.pattern,
+                format: keys.format,
+                one_of: keys.one_of,
+                range: keys.range,
+                min: keys.min,
+                max: keys.max,
+                exclusive_min: keys.exclusive_min,
+                exclusive_max: keys.exclusive_max,
+                multiple_of: keys.multiple_of,
+                ..FieldAttrs::default()
+            }),
+            span: list.delimiter.span().join(),
+        })
+    }
+}
 
 /// `default` (the type's `Default`) or `default = expr`.
 #[derive(Debug, Clone)]
@@ -234,6 +342,9 @@ impl std::fmt::Display for Num {
     }
 }
 
+const TOO_LARGE: &str = "this integer is too large for a bound: write one within the range of \
+                         `i128`, or leave the bound out (the field's type bounds it already)";
+
 const NUM_HELP: &str = "write a number literal, such as `1`, `-5` or `0.5`";
 
 impl NumLit {
@@ -248,7 +359,7 @@ impl NumLit {
                     value: Num::Int(value),
                     span,
                 })
-                .map_err(|_| darling::Error::custom("this integer is too large").with_span(int)),
+                .map_err(|_| darling::Error::custom(TOO_LARGE).with_span(int)),
             Expr::Lit(ExprLit {
                 lit: Lit::Float(float),
                 ..
@@ -263,9 +374,10 @@ impl NumLit {
             },
             Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => {
                 let inner = Self::from_expr_inner(&unary.expr)?;
-                let value = inner.value.negate().ok_or_else(|| {
-                    darling::Error::custom("this integer is too large").with_span(expr)
-                })?;
+                let value = inner
+                    .value
+                    .negate()
+                    .ok_or_else(|| darling::Error::custom(TOO_LARGE).with_span(expr))?;
                 Ok(NumLit { value, span })
             }
             _ => Err(

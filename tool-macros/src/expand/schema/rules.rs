@@ -9,7 +9,7 @@ use tool_rules::Format;
 
 use super::Codegen;
 use crate::ast::Field;
-use crate::attr::{FieldAttrs, Keyed, Num, NumLit, key_of};
+use crate::attr::{FieldAttrs, ItemAttrs, Keyed, Num, NumLit, key_of};
 use crate::expand::{hidden, respan};
 
 impl Codegen {
@@ -28,6 +28,12 @@ impl Codegen {
             .is_some_and(|unique| unique.value)
         {
             parts.push(quote!(unique_items: true));
+        }
+        if let Some(items) = &attrs.items {
+            let number = self.next();
+            if let Some(ident) = self.rules(&items.value.rules, number) {
+                parts.push(quote!(items: ::core::option::Option::Some(&#ident)));
+            }
         }
         if parts.is_empty() {
             return None;
@@ -148,6 +154,9 @@ impl Codegen {
                 calls.push(quote_spanned!(span=> #path #check(#value, &#rules, #cx);));
             }
         }
+        if let (Some(items), Some(rules)) = (&attrs.items, rules) {
+            calls.push(self.check_items(items, rules));
+        }
         if let Some(validate) = &attrs.validate {
             let span = syn::spanned::Spanned::span(&validate.value);
             let run = respan(quote!(#private::run_field_validator), span);
@@ -165,6 +174,49 @@ impl Codegen {
             |#value: &#ty, #cx: &mut #private::ParseCx| {
                 #(#calls)*
             }
+        }
+    }
+}
+
+impl Codegen {
+    /// The check of each item of a list (`items(...)`): `check_items` spanned at `items`, so
+    /// that a field that is not a list is reported there, and in it each kind of constraint
+    /// spanned at its first key, so that one the item type does not take is reported there.
+    fn check_items(&self, items: &Keyed<ItemAttrs>, rules: &Ident) -> TokenStream {
+        let private = &self.private;
+        let attrs = &items.value.rules;
+        let string_key = first_key([
+            key_of(attrs.min_len.as_ref()),
+            key_of(attrs.max_len.as_ref()),
+            key_of(attrs.pattern.as_ref()),
+            key_of(attrs.format.as_ref()),
+            key_of(attrs.one_of.as_ref()),
+        ]);
+        let number_key = first_key([
+            key_of(attrs.range.as_ref()),
+            key_of(attrs.min.as_ref()),
+            key_of(attrs.max.as_ref()),
+            key_of(attrs.exclusive_min.as_ref()),
+            key_of(attrs.exclusive_max.as_ref()),
+            key_of(attrs.multiple_of.as_ref()),
+        ]);
+        let item = Ident::new("item", Span::mixed_site());
+        let item_rules = Ident::new("item_rules", Span::mixed_site());
+        let item_cx = Ident::new("item_cx", Span::mixed_site());
+        let mut calls = Vec::new();
+        for (key, check) in [(string_key, "check_string"), (number_key, "check_number")] {
+            if let Some(span) = key {
+                let check = Ident::new(check, span);
+                let path = respan(quote!(#private::), span);
+                let item = Ident::new("item", Span::mixed_site().located_at(span));
+                calls.push(quote_spanned!(span=> #path #check(#item, #item_rules, #item_cx);));
+            }
+        }
+        let span = items.key;
+        let (value, cx) = located_locals(span);
+        let run = respan(quote!(#private::check_items), span);
+        quote_spanned! {span=>
+            #run(#value, &#rules, #cx, |#item, #item_rules, #item_cx| { #(#calls)* });
         }
     }
 }

@@ -366,6 +366,12 @@ fn enter_pointer(cx: &mut ParseCx, pointer: &str) -> usize {
     depth
 }
 
+/// The noun that follows a count: `one` for 1, `many` for any other ("at least 1
+/// character", "at least 2 characters").
+fn noun(is_one: bool, one: &'static str, many: &'static str) -> &'static str {
+    if is_one { one } else { many }
+}
+
 /// The rule and the message of an error that concerns the value at its path itself.
 fn describe(kind: &K, instance: &Value) -> (Rule, String) {
     let n = |limit: &Value| limit.as_number().map_or_else(|| limit.to_string(), num);
@@ -373,14 +379,16 @@ fn describe(kind: &K, instance: &Value) -> (Rule, String) {
         K::MinLength { limit } => (
             Rule::MinLength,
             format!(
-                "must be at least {limit} characters long, found {}",
+                "must be at least {limit} {} long, found {}",
+                noun(*limit == 1, "character", "characters"),
                 char_len(instance)
             ),
         ),
         K::MaxLength { limit } => (
             Rule::MaxLength,
             format!(
-                "must be at most {limit} characters long, found {}",
+                "must be at most {limit} {} long, found {}",
+                noun(*limit == 1, "character", "characters"),
                 char_len(instance)
             ),
         ),
@@ -429,14 +437,16 @@ fn describe(kind: &K, instance: &Value) -> (Rule, String) {
         K::MinItems { limit } => (
             Rule::MinItems,
             format!(
-                "must have at least {limit} items, found {}",
+                "must have at least {limit} {}, found {}",
+                noun(*limit == 1, "item", "items"),
                 item_count(instance)
             ),
         ),
         K::MaxItems { limit } => (
             Rule::MaxItems,
             format!(
-                "must have at most {limit} items, found {}",
+                "must have at most {limit} {}, found {}",
+                noun(*limit == 1, "item", "items"),
                 item_count(instance)
             ),
         ),
@@ -446,15 +456,24 @@ fn describe(kind: &K, instance: &Value) -> (Rule, String) {
         ),
         K::MinProperties { limit } => (
             Rule::Custom,
-            format!("must have at least {limit} properties (minProperties)"),
+            format!(
+                "must have at least {limit} {} (minProperties)",
+                noun(*limit == 1, "property", "properties")
+            ),
         ),
         K::MaxProperties { limit } => (
             Rule::Custom,
-            format!("must have at most {limit} properties (maxProperties)"),
+            format!(
+                "must have at most {limit} {} (maxProperties)",
+                noun(*limit == 1, "property", "properties")
+            ),
         ),
         K::AdditionalItems { limit } => (
             Rule::MaxItems,
-            format!("must have at most {limit} items (additionalItems)"),
+            format!(
+                "must have at most {limit} {} (additionalItems)",
+                noun(*limit == 1, "item", "items")
+            ),
         ),
         K::FalseSchema => (Rule::Custom, "is not allowed here".into()),
         other => (

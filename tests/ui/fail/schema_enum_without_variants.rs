@@ -1,0 +1,6 @@
+use tool_runtime::Schema;
+
+#[derive(Schema)]
+pub enum Never {}
+
+fn main() {}

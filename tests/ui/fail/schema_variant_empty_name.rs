@@ -1,0 +1,10 @@
+use tool_runtime::Schema;
+
+#[derive(Schema)]
+pub enum Colour {
+    #[schema(rename = "")]
+    Red,
+    Green,
+}
+
+fn main() {}
