@@ -374,112 +374,136 @@ fn noun(is_one: bool, one: &'static str, many: &'static str) -> &'static str {
 
 /// The rule and the message of an error that concerns the value at its path itself.
 fn describe(kind: &K, instance: &Value) -> (Rule, String) {
-    let n = |limit: &Value| limit.as_number().map_or_else(|| limit.to_string(), num);
+    describe_text(kind, instance)
+        .or_else(|| describe_number(kind, instance))
+        .or_else(|| describe_count(kind, instance))
+        .unwrap_or_else(|| match kind {
+            K::FalseSchema => (Rule::Custom, "is not allowed here".into()),
+            other => (
+                Rule::Custom,
+                format!("does not satisfy the schema's `{}` rule", other.keyword()),
+            ),
+        })
+}
+
+/// The rules of a string's length, pattern and format.
+fn describe_text(kind: &K, instance: &Value) -> Option<(Rule, String)> {
     match kind {
-        K::MinLength { limit } => (
+        K::MinLength { limit } => Some((
             Rule::MinLength,
             format!(
                 "must be at least {limit} {} long, found {}",
                 noun(*limit == 1, "character", "characters"),
                 char_len(instance)
             ),
-        ),
-        K::MaxLength { limit } => (
+        )),
+        K::MaxLength { limit } => Some((
             Rule::MaxLength,
             format!(
                 "must be at most {limit} {} long, found {}",
                 noun(*limit == 1, "character", "characters"),
                 char_len(instance)
             ),
-        ),
-        K::Pattern { pattern } => (
+        )),
+        K::Pattern { pattern } => Some((
             Rule::Pattern,
             format!(
                 "must match the pattern {pattern}, found {}",
                 found(instance)
             ),
-        ),
-        K::Format { format } => (
+        )),
+        K::Format { format } => Some((
             Rule::Format,
             match Format::from_name(format) {
                 Some(known) => format!("must be {}, found {}", known.describe(), found(instance)),
                 None => format!("must be a valid {format}, found {}", found(instance)),
             },
-        ),
-        K::Minimum { limit } => (
+        )),
+        _ => None,
+    }
+}
+
+/// The rules of a number's range and multiple.
+fn describe_number(kind: &K, instance: &Value) -> Option<(Rule, String)> {
+    let n = |limit: &Value| limit.as_number().map_or_else(|| limit.to_string(), num);
+    match kind {
+        K::Minimum { limit } => Some((
             Rule::Minimum,
             format!("must be at least {}, found {}", n(limit), found(instance)),
-        ),
-        K::Maximum { limit } => (
+        )),
+        K::Maximum { limit } => Some((
             Rule::Maximum,
             format!("must be at most {}, found {}", n(limit), found(instance)),
-        ),
-        K::ExclusiveMinimum { limit } => (
+        )),
+        K::ExclusiveMinimum { limit } => Some((
             Rule::ExclusiveMinimum,
             format!(
                 "must be greater than {}, found {}",
                 n(limit),
                 found(instance)
             ),
-        ),
-        K::ExclusiveMaximum { limit } => (
+        )),
+        K::ExclusiveMaximum { limit } => Some((
             Rule::ExclusiveMaximum,
             format!("must be less than {}, found {}", n(limit), found(instance)),
-        ),
-        K::MultipleOf { multiple_of } => (
+        )),
+        K::MultipleOf { multiple_of } => Some((
             Rule::MultipleOf,
             format!(
                 "must be a multiple of {}, found {}",
                 Num::Float(*multiple_of),
                 found(instance)
             ),
-        ),
-        K::MinItems { limit } => (
+        )),
+        _ => None,
+    }
+}
+
+/// The rules of how many items or properties a value has.
+fn describe_count(kind: &K, instance: &Value) -> Option<(Rule, String)> {
+    match kind {
+        K::MinItems { limit } => Some((
             Rule::MinItems,
             format!(
                 "must have at least {limit} {}, found {}",
                 noun(*limit == 1, "item", "items"),
                 item_count(instance)
             ),
-        ),
-        K::MaxItems { limit } => (
+        )),
+        K::MaxItems { limit } => Some((
             Rule::MaxItems,
             format!(
                 "must have at most {limit} {}, found {}",
                 noun(*limit == 1, "item", "items"),
                 item_count(instance)
             ),
-        ),
-        K::UniqueItems => (
+        )),
+        K::UniqueItems => Some((
             Rule::UniqueItems,
             "must not hold the same item twice".into(),
-        ),
-        K::MinProperties { limit } => (
+        )),
+        K::MinProperties { limit } => Some((
             Rule::Custom,
             format!(
                 "must have at least {limit} {} (minProperties)",
                 noun(*limit == 1, "property", "properties")
             ),
-        ),
-        K::MaxProperties { limit } => (
+        )),
+        K::MaxProperties { limit } => Some((
             Rule::Custom,
             format!(
                 "must have at most {limit} {} (maxProperties)",
                 noun(*limit == 1, "property", "properties")
             ),
-        ),
-        K::AdditionalItems { limit } => (
+        )),
+        K::AdditionalItems { limit } => Some((
             Rule::MaxItems,
             format!(
                 "must have at most {limit} {} (additionalItems)",
                 noun(*limit == 1, "item", "items")
             ),
-        ),
-        K::FalseSchema => (Rule::Custom, "is not allowed here".into()),
-        other => (
-            Rule::Custom,
-            format!("does not satisfy the schema's `{}` rule", other.keyword()),
-        ),
+        )),
+        _ => None,
     }
 }
 

@@ -67,6 +67,120 @@ fn index_of(data: &Value) -> Result<usize, ModelError> {
         .ok_or_else(|| ModelError::Protocol("a Messages content block event has no index".into()))
 }
 
+impl AnthropicEvents {
+    /// `message_start`: the response's id and model (K4), and the input's usage.
+    fn message_start(&mut self, data: &Value, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        if let Some(message) = data.get("message") {
+            let field = |k: &str| message.get(k).and_then(Value::as_str).unwrap_or_default();
+            out.push(ModelEvent::Response {
+                id: field("id").to_owned(),
+                model: field("model").to_owned(),
+            });
+        }
+        if let Some(usage) = data.pointer("/message/usage") {
+            out.push(ModelEvent::Usage(Usage::new(
+                input_tokens(usage),
+                count(usage, "output_tokens"),
+            )));
+        }
+        Ok(())
+    }
+
+    /// `content_block_start`: text, or a tool call's start with whatever input it carries.
+    fn block_start(&mut self, data: &Value, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        let index = index_of(data)?;
+        let block = data.get("content_block").unwrap_or(&Value::Null);
+        let field = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or_default();
+        match field("type") {
+            "text" if !field("text").is_empty() => {
+                out.push(ModelEvent::TextDelta(field("text").to_owned()));
+            }
+            "tool_use" => {
+                out.push(ModelEvent::ToolCallStart {
+                    index,
+                    id: field("id").to_owned(),
+                    name: field("name").to_owned(),
+                });
+                self.tools.insert(
+                    index,
+                    ToolUse {
+                        input: block.get("input").cloned().unwrap_or(Value::Null),
+                        fragments: false,
+                    },
+                );
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `content_block_delta`: more text, or a fragment of a tool call's input.
+    fn block_delta(&mut self, data: &Value, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        let index = index_of(data)?;
+        let delta = data.get("delta").unwrap_or(&Value::Null);
+        let field = |k: &str| delta.get(k).and_then(Value::as_str).unwrap_or_default();
+        match field("type") {
+            "text_delta" if !field("text").is_empty() => {
+                out.push(ModelEvent::TextDelta(field("text").to_owned()));
+            }
+            "input_json_delta" => {
+                let fragment = field("partial_json");
+                if let Some(tool) = self.tools.get_mut(&index)
+                    && !fragment.is_empty()
+                {
+                    tool.fragments = true;
+                    out.push(ModelEvent::ToolCallArguments {
+                        index,
+                        fragment: fragment.to_owned(),
+                    });
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `content_block_stop`: a tool call's end (its whole input first, when it came at its start).
+    fn block_stop(&mut self, data: &Value, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        let index = index_of(data)?;
+        if let Some(tool) = self.tools.remove(&index) {
+            if !tool.fragments {
+                // The whole input came with the block's start (or it is empty).
+                let input = match tool.input {
+                    Value::Null => "{}".to_owned(),
+                    input => input.to_string(),
+                };
+                out.push(ModelEvent::ToolCallArguments {
+                    index,
+                    fragment: input,
+                });
+            }
+            out.push(ModelEvent::ToolCallEnd { index });
+        }
+        Ok(())
+    }
+
+    /// `message_delta`: the usage so far and why the message ended.
+    fn message_delta(&mut self, data: &Value, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        if let Some(usage) = data.get("usage").filter(|u| u.is_object()) {
+            out.push(ModelEvent::Usage(Usage::new(
+                input_tokens(usage),
+                count(usage, "output_tokens"),
+            )));
+        }
+        if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+            out.push(ModelEvent::Finish(match reason {
+                "end_turn" | "stop_sequence" => FinishReason::Stop,
+                "tool_use" => FinishReason::ToolCalls,
+                "max_tokens" => FinishReason::Length,
+                "refusal" => FinishReason::ContentFilter,
+                other => FinishReason::Other(other.to_owned()),
+            }));
+        }
+        Ok(())
+    }
+}
+
 impl EventMapper for AnthropicEvents {
     fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<Flow, ModelError> {
         let data: Value = serde_json::from_str(&event.data).map_err(|_| {
@@ -81,104 +195,11 @@ impl EventMapper for AnthropicEvents {
             .or(event.event.as_deref())
             .unwrap_or_default();
         match kind {
-            "message_start" => {
-                if let Some(message) = data.get("message") {
-                    let field =
-                        |k: &str| message.get(k).and_then(Value::as_str).unwrap_or_default();
-                    out.push(ModelEvent::Response {
-                        id: field("id").to_owned(),
-                        model: field("model").to_owned(),
-                    });
-                }
-                if let Some(usage) = data.pointer("/message/usage") {
-                    out.push(ModelEvent::Usage(Usage::new(
-                        input_tokens(usage),
-                        count(usage, "output_tokens"),
-                    )));
-                }
-            }
-            "content_block_start" => {
-                let index = index_of(&data)?;
-                let block = data.get("content_block").unwrap_or(&Value::Null);
-                let field = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or_default();
-                match field("type") {
-                    "text" if !field("text").is_empty() => {
-                        out.push(ModelEvent::TextDelta(field("text").to_owned()));
-                    }
-                    "tool_use" => {
-                        out.push(ModelEvent::ToolCallStart {
-                            index,
-                            id: field("id").to_owned(),
-                            name: field("name").to_owned(),
-                        });
-                        self.tools.insert(
-                            index,
-                            ToolUse {
-                                input: block.get("input").cloned().unwrap_or(Value::Null),
-                                fragments: false,
-                            },
-                        );
-                    }
-                    _ => {}
-                }
-            }
-            "content_block_delta" => {
-                let index = index_of(&data)?;
-                let delta = data.get("delta").unwrap_or(&Value::Null);
-                let field = |k: &str| delta.get(k).and_then(Value::as_str).unwrap_or_default();
-                match field("type") {
-                    "text_delta" if !field("text").is_empty() => {
-                        out.push(ModelEvent::TextDelta(field("text").to_owned()));
-                    }
-                    "input_json_delta" => {
-                        let fragment = field("partial_json");
-                        if let Some(tool) = self.tools.get_mut(&index)
-                            && !fragment.is_empty()
-                        {
-                            tool.fragments = true;
-                            out.push(ModelEvent::ToolCallArguments {
-                                index,
-                                fragment: fragment.to_owned(),
-                            });
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            "content_block_stop" => {
-                let index = index_of(&data)?;
-                if let Some(tool) = self.tools.remove(&index) {
-                    if !tool.fragments {
-                        // The whole input came with the block's start (or it is empty).
-                        let input = match tool.input {
-                            Value::Null => "{}".to_owned(),
-                            input => input.to_string(),
-                        };
-                        out.push(ModelEvent::ToolCallArguments {
-                            index,
-                            fragment: input,
-                        });
-                    }
-                    out.push(ModelEvent::ToolCallEnd { index });
-                }
-            }
-            "message_delta" => {
-                if let Some(usage) = data.get("usage").filter(|u| u.is_object()) {
-                    out.push(ModelEvent::Usage(Usage::new(
-                        input_tokens(usage),
-                        count(usage, "output_tokens"),
-                    )));
-                }
-                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                    out.push(ModelEvent::Finish(match reason {
-                        "end_turn" | "stop_sequence" => FinishReason::Stop,
-                        "tool_use" => FinishReason::ToolCalls,
-                        "max_tokens" => FinishReason::Length,
-                        "refusal" => FinishReason::ContentFilter,
-                        other => FinishReason::Other(other.to_owned()),
-                    }));
-                }
-            }
+            "message_start" => self.message_start(&data, out)?,
+            "content_block_start" => self.block_start(&data, out)?,
+            "content_block_delta" => self.block_delta(&data, out)?,
+            "content_block_stop" => self.block_stop(&data, out)?,
+            "message_delta" => self.message_delta(&data, out)?,
             "message_stop" => return Ok(Flow::Done),
             "error" => return Err(self.error(&data)),
             _ => {}
