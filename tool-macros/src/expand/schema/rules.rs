@@ -121,21 +121,8 @@ impl Codegen {
     pub(super) fn check(&self, field: &Field, rules: Option<&Ident>) -> TokenStream {
         let private = &self.private;
         let attrs = &field.attrs;
-        let string_key = first_key([
-            key_of(attrs.min_len.as_ref()),
-            key_of(attrs.max_len.as_ref()),
-            key_of(attrs.pattern.as_ref()),
-            key_of(attrs.format.as_ref()),
-            key_of(attrs.one_of.as_ref()),
-        ]);
-        let number_key = first_key([
-            key_of(attrs.range.as_ref()),
-            key_of(attrs.min.as_ref()),
-            key_of(attrs.max.as_ref()),
-            key_of(attrs.exclusive_min.as_ref()),
-            key_of(attrs.exclusive_max.as_ref()),
-            key_of(attrs.multiple_of.as_ref()),
-        ]);
+        let string_key = string_key(attrs);
+        let number_key = number_key(attrs);
         let array_key = first_key([
             key_of(attrs.min_items.as_ref()),
             key_of(attrs.max_items.as_ref()),
@@ -185,21 +172,8 @@ impl Codegen {
     fn check_items(&self, items: &Keyed<ItemAttrs>, rules: &Ident) -> TokenStream {
         let private = &self.private;
         let attrs = &items.value.rules;
-        let string_key = first_key([
-            key_of(attrs.min_len.as_ref()),
-            key_of(attrs.max_len.as_ref()),
-            key_of(attrs.pattern.as_ref()),
-            key_of(attrs.format.as_ref()),
-            key_of(attrs.one_of.as_ref()),
-        ]);
-        let number_key = first_key([
-            key_of(attrs.range.as_ref()),
-            key_of(attrs.min.as_ref()),
-            key_of(attrs.max.as_ref()),
-            key_of(attrs.exclusive_min.as_ref()),
-            key_of(attrs.exclusive_max.as_ref()),
-            key_of(attrs.multiple_of.as_ref()),
-        ]);
+        let string_key = string_key(attrs);
+        let number_key = number_key(attrs);
         let item = Ident::new("item", Span::mixed_site());
         let item_rules = Ident::new("item_rules", Span::mixed_site());
         let item_cx = Ident::new("item_cx", Span::mixed_site());
@@ -231,6 +205,29 @@ fn usize_part(name: &str, keyed: Option<&Keyed<usize>>) -> Option<TokenStream> {
 }
 
 /// The first of the keys that were given.
+/// The first string constraint of `attrs` (where a type that takes none is reported).
+fn string_key(attrs: &FieldAttrs) -> Option<Span> {
+    first_key([
+        key_of(attrs.min_len.as_ref()),
+        key_of(attrs.max_len.as_ref()),
+        key_of(attrs.pattern.as_ref()),
+        key_of(attrs.format.as_ref()),
+        key_of(attrs.one_of.as_ref()),
+    ])
+}
+
+/// The first number constraint of `attrs`.
+fn number_key(attrs: &FieldAttrs) -> Option<Span> {
+    first_key([
+        key_of(attrs.range.as_ref()),
+        key_of(attrs.min.as_ref()),
+        key_of(attrs.max.as_ref()),
+        key_of(attrs.exclusive_min.as_ref()),
+        key_of(attrs.exclusive_max.as_ref()),
+        key_of(attrs.multiple_of.as_ref()),
+    ])
+}
+
 fn first_key<const N: usize>(keys: [Option<Span>; N]) -> Option<Span> {
     keys.into_iter().flatten().next()
 }

@@ -165,10 +165,7 @@ impl Changes {
         added: ChangeKind,
         removed: ChangeKind,
     ) {
-        let items = |value: Option<&Value>| -> Vec<Value> {
-            value.and_then(Value::as_array).cloned().unwrap_or_default()
-        };
-        let (old, new) = (items(was), items(is));
+        let (old, new) = (elements(was), elements(is));
         // An `enum` appearing or vanishing takes fewer or more values as a whole.
         if at.ends_with("/enum") && (was.is_none() || is.is_none()) {
             let keyword = "enum".to_owned();
@@ -234,10 +231,7 @@ impl Changes {
         added: ChangeKind,
         removed: ChangeKind,
     ) {
-        let items = |value: Option<&Value>| -> Vec<Value> {
-            value.and_then(Value::as_array).cloned().unwrap_or_default()
-        };
-        let (old, new) = (items(was), items(is));
+        let (old, new) = (elements(was), elements(is));
         for index in 0..old.len().max(new.len()) {
             let here = below(at, &index.to_string());
             match (old.get(index), new.get(index)) {
@@ -248,4 +242,9 @@ impl Changes {
             }
         }
     }
+}
+
+/// The elements of an array value; none for anything else.
+fn elements(value: Option<&Value>) -> &[Value] {
+    value.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
