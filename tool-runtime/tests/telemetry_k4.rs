@@ -175,3 +175,46 @@ async fn k4_a_resumed_run_links_to_the_span_of_the_run_that_paused() {
         attribute(resumed, "gen_ai.conversation.id")
     );
 }
+
+#[cfg(feature = "opentelemetry")]
+#[tokio::test]
+async fn k4_a_durable_runs_replay_links_to_the_span_of_its_first_attempt() {
+    use tool_runtime::journal::MemoryJournal;
+
+    let otel = Otel::install();
+    let agent = Agent::builder(script()).tool(lookup()).build().unwrap();
+    let journal = MemoryJournal::new("run-k4-replay");
+    agent
+        .run_journaled(&Context::new(), &journal, "go", None)
+        .await
+        .expect("the first attempt answers");
+    let ran = journal.ran();
+    // Another attempt (another process, as far as the spans can tell: a trace of its own)
+    // replays every step from the journal.
+    let replay = journal.replay();
+    agent
+        .run_journaled(&Context::new(), &replay, "go", None)
+        .await
+        .expect("the replay answers");
+    assert_eq!(replay.ran(), ran, "a replay takes no step again");
+
+    let runs = otel.named("invoke_agent");
+    assert_eq!(runs.len(), 2, "{runs:#?}");
+    let (first, again) = match runs[0].links.links.is_empty() {
+        true => (&runs[0], &runs[1]),
+        false => (&runs[1], &runs[0]),
+    };
+    assert!(first.links.links.is_empty(), "{first:#?}");
+    assert_ne!(
+        first.span_context.trace_id(),
+        again.span_context.trace_id(),
+        "the replay is a trace of its own"
+    );
+    let link = &again.links.links;
+    assert_eq!(link.len(), 1, "{again:#?}");
+    assert_eq!(
+        link[0].span_context.trace_id(),
+        first.span_context.trace_id()
+    );
+    assert_eq!(link[0].span_context.span_id(), first.span_context.span_id());
+}

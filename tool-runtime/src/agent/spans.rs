@@ -24,7 +24,9 @@
 //! `tool_runtime.calls`, and a call's `tool_runtime.outcome` (the outcome kind).
 //!
 //! A resumed run's span has the same `gen_ai.conversation.id` (the run's id, H9) as the run
-//! that paused and, with the `opentelemetry` feature, a link to that run's span.
+//! that paused and, with the `opentelemetry` feature, a link to that run's span; a durable
+//! run's replay (a later attempt, in another process) links to the span of its first attempt,
+//! whose `traceparent` its discovery step recorded.
 
 use std::time::Duration;
 

@@ -1,7 +1,8 @@
 //! The steps of a durable run that the run loop takes itself (W1): discovery and each model
 //! request, each one step of the run's journal. (Each tool call is a step too, in
 //! `agent::calls`.) What a step records is what a paused run may hold (W4): tool names, the
-//! model's reply, and of a failure its kind and a message of ours.
+//! model's reply, and of a failure its kind and a message of ours; discovery also keeps the
+//! `traceparent` of the attempt's span, for a replay's span to link to (K4).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -22,6 +23,17 @@ struct Failed {
     message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     tool: Option<String>,
+}
+
+/// Discovery's recorded step: its result and the W3C `traceparent` of the span of the attempt
+/// that took it (K4), which a replay in another process links to. (A journal recorded before
+/// the trace was kept has none.)
+#[derive(Debug, Serialize, Deserialize)]
+struct DiscoveryStep {
+    #[serde(flatten)]
+    found: Discovered,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    trace: Option<String>,
 }
 
 /// Discovery's recorded result.
@@ -48,12 +60,16 @@ enum Replied {
 
 /// Discovery (A2), a step of the run's journal when it has one: which tools the run
 /// advertises, by name, so that a replay advertises the same tools without asking their
-/// policies again.
+/// policies again. The step keeps the run span's `traceparent`: a replay whose span is another
+/// (a later attempt, in another process) links to the first attempt's (K4).
 pub(super) async fn discover(env: Env<'_>) -> Result<Vec<bool>, RunError> {
     let Some(journal) = env.journal else {
         return discover_here(env.shared, env.ctx).await;
     };
     let kind = StepKind::Discovery;
+    let span = tracing::Span::current();
+    let here = crate::telemetry::of_span(&span).map(|cx| cx.traceparent);
+    let trace = here.clone();
     let run = async move {
         let found = match discover_here(env.shared, env.ctx).await {
             Ok(visible) => Discovered::Advertised(
@@ -71,10 +87,14 @@ pub(super) async fn discover(env: Env<'_>) -> Result<Vec<bool>, RunError> {
                 tool: e.tool().map(str::to_owned),
             }),
         };
-        to_value(&found, &StepKind::Discovery)
+        to_value(&DiscoveryStep { found, trace }, &StepKind::Discovery)
     };
     let value = journal.step(Step::new(kind.clone(), Box::pin(run))).await?;
-    match read::<Discovered>(value, &kind)? {
+    let recorded = read::<DiscoveryStep>(value, &kind)?;
+    if recorded.trace.is_some() && recorded.trace != here {
+        crate::telemetry::link(&span, recorded.trace.as_deref());
+    }
+    match recorded.found {
         Discovered::Advertised(names) => {
             let visible: Vec<bool> = env
                 .shared
