@@ -123,8 +123,10 @@ use crate::error::ErrorKind;
 use crate::tool::OutcomeKind;
 use crate::tool::{Outcome, Tool};
 
-/// Code that runs around every call of a transport (K1): [`Hook::before`] the handler, with
-/// the validated arguments, and [`Hook::after`] it, with the outcome.
+/// Code that runs around every call of a transport that reaches its handler (K1):
+/// [`Hook::before`] the handler, with the validated arguments, and [`Hook::after`] it, with the
+/// outcome. A call refused before (unavailable, invalid arguments, waiting for approval)
+/// reaches no hook; the transports' `on_outcome` observers see every call.
 ///
 /// Both are async and do nothing by default: implement the one you need, with `async fn`.
 /// A hook is shared by every call of its transport, which may run concurrently: keep its

@@ -153,9 +153,10 @@ impl McpServerBuilder {
         self
     }
 
-    /// Adds a hook around every call the server answers (K1), as `AgentBuilder::hook` does
-    /// for an agent: its `before` runs after the availability re-check, validation and
-    /// approval (H6), its `after` once the handler ended, in the order hooks are added. A
+    /// Adds a hook around every call that reaches the handler (K1), as `AgentBuilder::hook`
+    /// does for an agent: its `before` runs after the availability re-check, validation and
+    /// approval (H6), its `after` once the handler ended, in the order hooks are added; a call
+    /// refused before reaches no hook ([`McpServerBuilder::on_outcome`] sees every call). A
     /// hook that denies a call answers it with its message (kind `denied`); one that ends the
     /// run, or panics, answers `the tool failed`: a server cannot end its client's run, so
     /// the error is logged (and given to [`McpServerBuilder::on_outcome`]) and the server

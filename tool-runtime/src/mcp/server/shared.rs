@@ -34,7 +34,7 @@ pub(crate) struct Shared {
     pub(crate) on_outcome: Option<OutcomeFn>,
     /// Whether each call's span records its arguments and result (K2, opt-in).
     pub(crate) record_tool_content: bool,
-    /// The hooks around every call (K1).
+    /// The hooks around every call that reaches the handler (K1).
     pub(crate) hooks: Hooks,
     /// Seals the `requestState` of approval questions and checks the ones brought back
     /// (H10).
