@@ -305,6 +305,13 @@ fn envelope_cases() -> Vec<Case> {
     ] {
         cases.push(post(&format!("the id {id}"), &[], with_id(id), direct));
     }
+    cases
+}
+
+/// The params of `tools/call`: arguments of every shape, extra members, `_meta` (K6's trace
+/// context, a progress token, a protocol version), a retry's `requestState`, a task.
+fn params_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
     for (params, direct) in [
         (r#"{"name":"greet"}"#, true),
         (r#"{"name":"greet","arguments":null}"#, true),
@@ -458,6 +465,7 @@ async fn direct_calls_answer_exactly_as_rmcp_does() {
     let (framed, framed_seen) = server(false).await;
     let cases: Vec<Case> = (pipeline_cases().into_iter())
         .chain(envelope_cases())
+        .chain(params_cases())
         .chain(http_cases())
         .collect();
     let mut answered_directly = 0;
