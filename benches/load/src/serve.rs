@@ -88,8 +88,15 @@ async fn serve_ours() -> Result<(), String> {
         .tool(TriageTicket)
         .build()
         .map_err(|e| format!("the tool is declared wrong: {e}"))?;
+    // `MCP_LOAD_DIRECT_CALLS=0`: every call through rmcp's framing, to measure what direct
+    // calls save.
+    let direct = std::env::var("MCP_LOAD_DIRECT_CALLS").map_or(true, |v| v != "0");
+    let options = HttpOptions::new()
+        .stateless()
+        .json_answers()
+        .direct_calls(direct);
     let http = server
-        .bind_http("127.0.0.1:0", HttpOptions::new().stateless().json_answers())
+        .bind_http("127.0.0.1:0", options)
         .await
         .map_err(|e| format!("cannot serve: {e}"))?;
     announce(http.local_addr())?;

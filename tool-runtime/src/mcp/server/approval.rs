@@ -70,14 +70,16 @@ pub(super) enum Asked {
 /// Asks the client's user whether the call `request` of `tool`, which `pending` says awaits
 /// approval, may run, or takes the user's answer when `request` is the client's retry with
 /// it. `sessions`: whether an answer to a request sent during the call can reach it (false
-/// for a stateless HTTP server). `states` seals the question's `requestState` and checks the
+/// for a stateless HTTP server). `cx` is the request as rmcp's service read it; without it
+/// (a call the HTTP layer answered directly) the client declared nothing and is sent nothing.
+/// `states` seals the question's `requestState` and checks the
 /// one a retry brings back (H10).
 pub(super) async fn ask(
     tool: &Tool,
     pending: &Outcome,
     request: &CallToolRequestParams,
     args: &[u8],
-    cx: &RequestContext<RoleServer>,
+    cx: Option<&RequestContext<RoleServer>>,
     sessions: bool,
     states: &RequestStates,
 ) -> Asked {
@@ -87,7 +89,7 @@ pub(super) async fn ask(
         requested_schema: ElicitationSchema::new(BTreeMap::new()),
     };
     let can_ask = cx
-        .client_capabilities()
+        .and_then(RequestContext::client_capabilities)
         .and_then(|capabilities| capabilities.elicitation)
         .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
     // The question as sent: what its state is bound to, with the tool and the arguments.
@@ -107,16 +109,17 @@ pub(super) async fn ask(
         return retry(tool, request, &binding, can_ask, states);
     }
     let modern = cx
-        .protocol_version()
+        .and_then(RequestContext::protocol_version)
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
     if !modern && !sessions {
         // The answer to an `elicitation/create` would come as a request of its own, which
         // nothing here can route to this call: say so now rather than wait forever.
         return Asked::Stateless;
     }
-    if !can_ask {
+    // Without rmcp's request context the client declared nothing: `can_ask` is false.
+    let (true, Some(cx)) = (can_ask, cx) else {
         return Asked::Unsupported;
-    }
+    };
     if modern {
         let state = match states.seal(&binding) {
             Ok(state) => state,

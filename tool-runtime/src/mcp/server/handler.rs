@@ -5,26 +5,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-    ContentBlock, CustomRequest, CustomResult, GetTaskParams, GetTaskResult, ListToolsResult,
-    MetaObject, PaginatedRequestParams, ProtocolVersion, Resource as McpResource, ResourceContents,
-    ServerConfig, UpdateTaskParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest,
+    CustomResult, GetTaskParams, GetTaskResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, RequestId, ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::{Value, json};
 use tool_core::CancellationToken;
 use tool_core::elicit::Elicitor;
-use tool_core::{Context, Image, Outcome, OutcomeKind, OutputSchema, Resource, Tool};
+use tool_core::{Context, Outcome, OutcomeKind, Tool};
 use tracing::Instrument;
 
 use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, ask};
 use super::malformed::custom_request_error;
 use super::request::{McpCall, McpRequest, McpTransport};
+use super::result::result_of;
 use super::rounds::{self, RoundElicitor, Rounds};
 use super::shared::Shared;
 use super::{elicit, progress, spans, tasks};
-use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
 #[derive(Clone)]
@@ -93,17 +91,7 @@ impl Handler {
     /// could not be built), or by the context function for stdio.
     async fn request_context(&self, cx: &RequestContext<RoleServer>) -> Result<Context, ErrorData> {
         match self.transport {
-            McpTransport::Http => cx
-                .extensions
-                .get::<http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<Authenticated>())
-                .map(|auth| auth.0.clone())
-                .ok_or_else(|| {
-                    tracing::error!(
-                        "an MCP request over HTTP reached the handler without a context"
-                    );
-                    ErrorData::internal_error("the request has no context", None)
-                }),
+            McpTransport::Http => http_context(cx.extensions.get::<http::request::Parts>()),
             McpTransport::Stdio => {
                 self.shared
                     .context_for(McpRequest::stdio)
@@ -126,8 +114,11 @@ impl Handler {
         request: &CallToolRequestParams,
         declared: &str,
         args: &[u8],
-        cx: &RequestContext<RoleServer>,
+        cx: Option<&RequestContext<RoleServer>>,
     ) -> Result<Option<Rounds>, ErrorData> {
+        let Some(cx) = cx else {
+            return Ok(None);
+        };
         let modern = cx
             .protocol_version()
             .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
@@ -281,14 +272,15 @@ impl Handler {
     pub(crate) async fn answer(
         &self,
         request: CallToolRequestParams,
-        cx: &RequestContext<RoleServer>,
+        caller: Caller<'_>,
         ctx: Context,
         span: tracing::Span,
         cancelled: &CancellationToken,
         asking: &(dyn Fn(bool) + Sync),
     ) -> Result<CallToolResponse, ErrorData> {
         let content = self.shared.record_tool_content;
-        let call_id = cx.id.to_string();
+        let call_id = caller.id().to_string();
+        let cx = caller.service();
         let name = request.name.as_ref();
         // The arguments as the bytes the pipeline parses, serialized from the request's map
         // (no copy of it): `{}` when there are none.
@@ -305,13 +297,17 @@ impl Handler {
             .map_or(name, |&i| self.shared.tools[i].name());
         let call_ctx = ctx.for_call(call_id.clone(), declared);
         // K3: progress goes to the client when it gave a progress token.
-        let (call_ctx, progress) = progress::relay(call_ctx, request.meta.as_ref(), cx);
+        let (call_ctx, progress) = match cx {
+            Some(cx) => progress::relay(call_ctx, request.meta.as_ref(), cx),
+            None => (call_ctx, progress::Relay::inert()),
+        };
         // M3: the handler's questions go to the client, when it can answer them: during the
         // call, or (2026-07-28) in the answer, round by round.
         let round = (self.rounds_of(&request, declared, &bytes, cx))
             .inspect_err(|error| spans::record_refused(&span, error))?
             .map(|rounds| RoundElicitor::new(rounds, call_ctx.cancellation().clone()));
-        let call_ctx = match (&round, elicit::for_call(cx, self.sessions)) {
+        let elicitor = cx.and_then(|cx| elicit::for_call(cx, self.sessions));
+        let call_ctx = match (&round, elicitor) {
             (Some(round), _) => call_ctx.with_elicitor(Arc::clone(round) as Arc<dyn Elicitor>),
             (None, Some(elicitor)) => call_ctx.with_elicitor(elicitor),
             (None, None) => call_ctx,
@@ -371,6 +367,34 @@ impl Handler {
     }
 }
 
+impl Handler {
+    /// Answers a `tools/call` the HTTP layer read itself (`http_server::direct_call`) with
+    /// the steps [`ServerHandler::call_tool`] takes for it: the metric (K5), the span (K2,
+    /// K6), the request's context, then [`Handler::answer`]. `seen` is what rmcp's service
+    /// would have put in the request's context; `cancelled` cancels the call's context.
+    pub(crate) async fn call_direct(
+        &self,
+        request: CallToolRequestParams,
+        seen: &spans::Seen<'_>,
+        cancelled: &CancellationToken,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let timer = spans::Timer::start(&self.shared, &request, seen, self.transport);
+        let span = spans::tools_call(&request, seen, self.transport);
+        let answer = match http_context(seen.parts) {
+            Ok(ctx) => {
+                let caller = Caller::Direct(seen.id);
+                (self.answer(request, caller, ctx, span, cancelled, &|_| {})).await
+            }
+            Err(error) => {
+                spans::record_refused(&span, &error);
+                Err(error)
+            }
+        };
+        timer.finish(&answer);
+        answer
+    }
+}
+
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         self.shared.info.clone()
@@ -413,11 +437,12 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let seen = spans::Seen::of(&cx);
         // K5: the request's duration, however it is answered.
-        let timer = spans::Timer::start(&self.shared, &request, &cx, self.transport);
+        let timer = spans::Timer::start(&self.shared, &request, &seen, self.transport);
+        // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
+        let span = spans::tools_call(&request, &seen, self.transport);
         let answer = async {
-            // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
-            let span = spans::tools_call(&request, &cx, self.transport);
             let ctx = (self.request_context(&cx).instrument(span.clone()).await)
                 .inspect_err(|error| spans::record_refused(&span, error))?;
             if self.shared.tasks.enabled() {
@@ -428,9 +453,8 @@ impl ServerHandler for Handler {
                     return tasks::start(self, request, cx, ctx, span, ttl, flavor);
                 }
             }
-            let cancelled = cx.ct.clone();
-            self.answer(request, &cx, ctx, span, &cancelled, &|_| {})
-                .await
+            let caller = Caller::Service(&cx);
+            (self.answer(request, caller, ctx, span, &cx.ct, &|_| {})).await
         }
         .await;
         timer.finish(&answer);
@@ -494,12 +518,56 @@ impl ServerHandler for Handler {
     }
 }
 
+/// Whom a call is answered for, as the pipeline sees them.
+#[derive(Clone, Copy)]
+pub(crate) enum Caller<'a> {
+    /// A request rmcp's service read: its client may be sent progress and questions during
+    /// the call.
+    Service(&'a RequestContext<RoleServer>),
+    /// A `tools/call` the HTTP layer read itself (`http_server::direct_call`): stateless, on
+    /// a protocol before 2026-07-28, without a progress token, from a client that declared
+    /// nothing; nothing is sent to it during the call, as rmcp's stateless service sends
+    /// nothing to such a client either.
+    Direct(&'a RequestId),
+}
+
+impl<'a> Caller<'a> {
+    /// The request's JSON-RPC id.
+    fn id(self) -> &'a RequestId {
+        match self {
+            Self::Service(cx) => &cx.id,
+            Self::Direct(id) => id,
+        }
+    }
+
+    /// The request as rmcp's service read it.
+    fn service(self) -> Option<&'a RequestContext<RoleServer>> {
+        match self {
+            Self::Service(cx) => Some(cx),
+            Self::Direct(_) => None,
+        }
+    }
+}
+
+/// The context the HTTP layer built for a request (the guard rejected the request if it
+/// could not be built), from the request's parts.
+fn http_context(parts: Option<&http::request::Parts>) -> Result<Context, ErrorData> {
+    parts
+        .and_then(|parts| parts.extensions.get::<Authenticated>())
+        .map(|auth| auth.0.clone())
+        .ok_or_else(|| {
+            tracing::error!("an MCP request over HTTP reached the handler without a context");
+            ErrorData::internal_error("the request has no context", None)
+        })
+}
+
 /// One call of a tool the server holds, as the steps of its answer take it.
 struct Call<'a> {
     tool: &'a Tool,
     request: &'a CallToolRequestParams,
     args: &'a [u8],
-    cx: &'a RequestContext<RoleServer>,
+    /// The request as rmcp's service read it; `None` for one the HTTP layer answers directly.
+    cx: Option<&'a RequestContext<RoleServer>>,
     ctx: &'a Context,
     cancelled: &'a CancellationToken,
     /// The rounds of questions, on 2026-07-28 (M3).
@@ -538,97 +606,4 @@ async fn run(
             call.await
         }
     }
-}
-
-/// An image or audio clip as MCP content (O3, M4); other binary content as an embedded
-/// resource of its own (a `data:` URI).
-fn media_content(media: &Image) -> ContentBlock {
-    if media.is_image() {
-        ContentBlock::image(media.base64(), media.media_type())
-    } else if media.is_audio() {
-        ContentBlock::audio(media.base64(), media.media_type())
-    } else {
-        let data = media.base64();
-        let uri = format!("data:{};base64,{data}", media.media_type());
-        ContentBlock::resource(ResourceContents::BlobResourceContents {
-            uri,
-            mime_type: Some(media.media_type().to_owned()),
-            blob: data,
-            meta: None,
-        })
-    }
-}
-
-/// A resource as MCP content (M4): an embedded resource, or a resource link.
-fn resource_content(resource: &Resource) -> ContentBlock {
-    let uri = resource.uri().to_owned();
-    let mime_type = resource.media_type().map(str::to_owned);
-    if let Some(text) = resource.embedded_text() {
-        return ContentBlock::resource(ResourceContents::TextResourceContents {
-            uri,
-            mime_type,
-            text: text.to_owned(),
-            meta: None,
-        });
-    }
-    if let Some(blob) = resource.embedded_blob() {
-        return ContentBlock::resource(ResourceContents::BlobResourceContents {
-            uri,
-            mime_type,
-            blob: blob.to_owned(),
-            meta: None,
-        });
-    }
-    let (name, description) = resource.link_name().unwrap_or(("", None));
-    let mut link = McpResource::new(uri, name);
-    if let Some(mime_type) = mime_type {
-        link = link.with_mime_type(mime_type);
-    }
-    if let Some(description) = description {
-        link = link.with_description(description);
-    }
-    ContentBlock::resource_link(link)
-}
-
-/// The MCP result of an outcome: its text (E1), with `structuredContent` shaped by the tool's
-/// output schema when it has one (O1), else when the text is a JSON object; `isError` for
-/// anything but a success, and the outcome kind in `_meta` under [`OUTCOME_META_KEY`] (T2),
-/// so that our own client can tell a failure (`the tool failed`) from text the tool approved
-/// for the model.
-fn result_of(outcome: &Outcome, output: Option<&OutputSchema>) -> CallToolResult {
-    let text = outcome.text();
-    let mut result = if outcome.kind() == OutcomeKind::Success {
-        // O3, M4: images, audio and resources go beside the text, each as its own content.
-        let mut content =
-            Vec::with_capacity(1 + outcome.images().len() + outcome.resources().len());
-        content.push(ContentBlock::text(text));
-        content.extend(outcome.images().iter().map(media_content));
-        content.extend(outcome.resources().iter().map(resource_content));
-        let mut result = CallToolResult::success(content);
-        result.structured_content = match output {
-            Some(output) => output.structured(text),
-            None if text.starts_with('{') => serde_json::from_str::<Value>(text)
-                .ok()
-                .filter(Value::is_object),
-            None => None,
-        };
-        result
-    } else {
-        CallToolResult::error(vec![ContentBlock::text(text)])
-    };
-    let mut meta = MetaObject::new();
-    meta.insert(
-        OUTCOME_META_KEY.to_owned(),
-        Value::String(outcome.kind().to_string()),
-    );
-    if outcome.kind() == OutcomeKind::InvalidArguments {
-        let violations = outcome
-            .violations()
-            .iter()
-            .map(|v| json!({"path": v.path, "rule": v.rule.keyword(), "message": v.message}))
-            .collect();
-        meta.insert(VIOLATIONS_META_KEY.to_owned(), Value::Array(violations));
-    }
-    result.meta = Some(meta);
-    result
 }

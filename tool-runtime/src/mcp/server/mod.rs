@@ -7,6 +7,7 @@
 //! - `request`: what the application's functions are given: [`McpRequest`] (what the
 //!   transport authenticated) and [`McpCall`] (one call answered).
 //! - `handler`: the MCP requests of a session, `tools/list` and `tools/call`.
+//! - `result`: the MCP result of a call's outcome.
 //! - `approval`: a call awaiting approval, asked of the client's user by elicitation (H6).
 //! - `request_state`: the sealed `requestState` of an approval question (H10).
 //! - `rounds`: a handler's questions on 2026-07-28, asked in the call's answer (M3).
@@ -28,6 +29,7 @@ mod naming;
 mod progress;
 mod request;
 mod request_state;
+mod result;
 mod rounds;
 mod shared;
 mod spans;

@@ -58,6 +58,11 @@ pub(crate) fn relay(
 }
 
 impl Relay {
+    /// The relay of a call whose client gave no progress token.
+    pub(crate) fn inert() -> Self {
+        Self { running: None }
+    }
+
     /// Waits (at most [`FLUSH_LIMIT`]) until every report made so far is sent, then stops
     /// relaying.
     ///

@@ -17,7 +17,9 @@ use rmcp::ErrorData;
 use rmcp::RoleServer;
 use std::time::Instant;
 
-use rmcp::model::{CallToolRequestParams, CallToolResponse};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ProtocolVersion, RequestId, RequestMetaObject,
+};
 use rmcp::service::RequestContext;
 use tool_core::Outcome;
 use tracing::Span;
@@ -34,10 +36,35 @@ const TOOL_ERROR: &str = "tool_error";
 /// The header of streamable HTTP that carries the session id.
 const SESSION_HEADER: &str = "mcp-session-id";
 
+/// What the span and the metric of a call read of its request besides its params: from rmcp's
+/// request context ([`Seen::of`]), or from an HTTP request the server reads itself.
+pub(crate) struct Seen<'a> {
+    /// The JSON-RPC id.
+    pub(crate) id: &'a RequestId,
+    /// The `_meta` rmcp's service moved out of the params (empty when it stayed there).
+    pub(crate) meta: &'a RequestMetaObject,
+    /// The HTTP request's parts (none for stdio).
+    pub(crate) parts: Option<&'a http::request::Parts>,
+    /// The request's protocol version, when one is known.
+    pub(crate) protocol_version: Option<ProtocolVersion>,
+}
+
+impl<'a> Seen<'a> {
+    /// What `cx`, a request context of rmcp's service, holds of its request.
+    pub(crate) fn of(cx: &'a RequestContext<RoleServer>) -> Self {
+        Self {
+            id: &cx.id,
+            meta: &cx.meta,
+            parts: cx.extensions.get::<http::request::Parts>(),
+            protocol_version: cx.protocol_version(),
+        }
+    }
+}
+
 /// The span of the `tools/call` request `request`.
 pub(crate) fn tools_call(
     request: &CallToolRequestParams,
-    cx: &RequestContext<RoleServer>,
+    cx: &Seen<'_>,
     transport: McpTransport,
 ) -> Span {
     let name: &str = &request.name;
@@ -66,17 +93,16 @@ pub(crate) fn tools_call(
             .meta
             .as_deref()
             .filter(|meta| meta.get_traceparent().is_some());
-        let meta = meta.unwrap_or(&cx.meta);
+        let meta = meta.unwrap_or(cx.meta);
         continue_from(&span, meta.get_traceparent(), meta.get_tracestate());
         let session = cx
-            .extensions
-            .get::<http::request::Parts>()
+            .parts
             .and_then(|parts| parts.headers.get(SESSION_HEADER))
             .and_then(|value| value.to_str().ok());
         if let Some(session) = session {
             span.record("mcp.session.id", session);
         }
-        if let Some(version) = cx.protocol_version() {
+        if let Some(version) = &cx.protocol_version {
             span.record("mcp.protocol.version", display(version));
         }
     }
@@ -111,7 +137,7 @@ impl Timer {
     pub(crate) fn start(
         shared: &Shared,
         request: &CallToolRequestParams,
-        cx: &RequestContext<RoleServer>,
+        cx: &Seen<'_>,
         transport: McpTransport,
     ) -> Self {
         let tool =
@@ -119,7 +145,7 @@ impl Timer {
         Self {
             started: Instant::now(),
             tool,
-            protocol_version: cx.protocol_version().map(|version| version.to_string()),
+            protocol_version: cx.protocol_version.as_ref().map(ToString::to_string),
             transport: network_transport(transport),
         }
     }

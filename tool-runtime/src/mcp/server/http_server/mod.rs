@@ -4,6 +4,8 @@
 //! ([`accepting`]).
 //!
 //! - `options`: [`HttpOptions`].
+//! - `direct_call`: a plain `tools/call` to a stateless server with JSON answers, answered
+//!   without rmcp's framing, as rmcp's service would answer it.
 //! - `guard`: what a request goes through first: its `Host` and `Origin` (T4), the context
 //!   function, the session bounds (T5).
 //! - `host`: the `Host`s a server answers to (T4).
@@ -12,6 +14,7 @@
 //! - `sessions`: rmcp's session manager with the sessions counted (T5).
 //! - `refusal`: the answers to refused requests, and `Connection: close` on them (T4).
 
+mod direct_call;
 mod guard;
 mod host;
 mod options;
@@ -35,6 +38,7 @@ use super::error::ServeError;
 use super::handler::Handler;
 use super::request::McpTransport;
 use super::shared::Shared;
+use direct_call::DirectCalls;
 use guard::{Guard, SessionBounds};
 use host::Hosts;
 use origin::Origins;
@@ -52,6 +56,7 @@ pub struct HttpServer {
     path: String,
     shutdown: CancellationToken,
     task: JoinHandle<std::io::Result<()>>,
+    direct_calls: Option<Arc<DirectCalls>>,
 }
 
 impl HttpServer {
@@ -96,6 +101,15 @@ impl HttpServer {
     /// A token that stops the server when cancelled.
     pub fn shutdown_token(&self) -> CancellationToken {
         self.shutdown.clone()
+    }
+
+    /// How many `tools/call` requests the server answered without rmcp's framing (see
+    /// `HttpOptions::direct_calls`): for the tests that compare both ways.
+    #[doc(hidden)]
+    pub fn direct_calls_answered(&self) -> u64 {
+        self.direct_calls
+            .as_ref()
+            .map_or(0, |calls| calls.answered())
     }
 }
 
@@ -142,12 +156,32 @@ pub(crate) fn spawn(
     let stateless = options.stateless;
     let shared_tasks = Arc::clone(&shared.tasks);
     let config_max_body = config.max_request_body_bytes;
+    // With tasks (M5), calls are rewritten on their way to rmcp: none is answered directly.
+    let direct_calls = (options.stateless
+        && options.json_answers
+        && options.direct_calls
+        && !shared_tasks.enabled())
+    .then(|| {
+        let handler = Handler::new(Arc::clone(&shared), McpTransport::Http).with_sessions(false);
+        Arc::new(DirectCalls::new(
+            handler,
+            config_max_body,
+            shutdown.child_token(),
+        ))
+    });
     let service = StreamableHttpService::new(
         move || Ok(Handler::new(Arc::clone(&shared), McpTransport::Http).with_sessions(!stateless)),
         Arc::new(Bounded::new(ledger, options.session_idle_timeout)),
         config,
     );
     let mut router = axum::Router::new().route_service(&options.path, service);
+    if let Some(calls) = &direct_calls {
+        // Inside the guard: a direct call is checked as any request is (T4).
+        let calls = Arc::clone(calls);
+        router = router.route_layer(middleware::from_fn(move |request: Request, next: Next| {
+            direct_call::serve(Arc::clone(&calls), request, next)
+        }));
+    }
     if shared_tasks.enabled() {
         // M5: each message through the task rewriting, both ways.
         let max_body = config_max_body;
@@ -174,6 +208,7 @@ pub(crate) fn spawn(
         path: options.path,
         shutdown,
         task,
+        direct_calls,
     }
 }
 

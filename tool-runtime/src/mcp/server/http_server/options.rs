@@ -48,6 +48,7 @@ pub struct HttpOptions {
     pub(super) max_sessions_per_principal: usize,
     pub(super) session_idle_timeout: Duration,
     pub(super) principal_key: Option<KeyFn>,
+    pub(super) direct_calls: bool,
 }
 
 impl HttpOptions {
@@ -73,6 +74,7 @@ impl Default for HttpOptions {
             max_sessions_per_principal: Self::DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
             session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
             principal_key: None,
+            direct_calls: true,
         }
     }
 }
@@ -114,6 +116,16 @@ impl HttpOptions {
     #[must_use]
     pub fn json_answers(mut self) -> Self {
         self.json_answers = true;
+        self
+    }
+
+    /// Whether a stateless server with JSON answers answers a plain `tools/call` itself
+    /// rather than through rmcp's framing (default: yes). The answers are the same either
+    /// way; this switch is for the tests that prove it, and for measuring the difference.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn direct_calls(mut self, on: bool) -> Self {
+        self.direct_calls = on;
         self
     }
 
@@ -220,6 +232,7 @@ impl fmt::Debug for HttpOptions {
             )
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("principal_key", &self.principal_key.as_ref().map(|_| ".."))
+            .field("direct_calls", &self.direct_calls)
             .finish()
     }
 }

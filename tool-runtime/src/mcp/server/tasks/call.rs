@@ -17,7 +17,7 @@ use tracing::Span;
 use super::store::{Answer, Full, Status};
 use super::wire::{CREATED_META_KEY, TASK_META_KEY};
 use super::{TaskSupport, Tasks};
-use crate::mcp::server::handler::Handler;
+use crate::mcp::server::handler::{Caller, Handler};
 
 /// The `_meta` key that ties a result to its task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -147,18 +147,25 @@ pub(crate) fn start(
     let running = Arc::clone(&task);
     tokio::spawn(async move {
         let answered = handler
-            .answer(request, &cx, ctx, span, &running.cancel, &|asking| {
-                // While the client's user is asked for approval, the task waits on input.
-                let (status, message) = if asking {
-                    (
-                        Status::InputRequired,
-                        Some("waiting for approval".to_owned()),
-                    )
-                } else {
-                    (Status::Working, None)
-                };
-                running.set(status, message);
-            })
+            .answer(
+                request,
+                Caller::Service(&cx),
+                ctx,
+                span,
+                &running.cancel,
+                &|asking| {
+                    // While the client's user is asked for approval, the task waits on input.
+                    let (status, message) = if asking {
+                        (
+                            Status::InputRequired,
+                            Some("waiting for approval".to_owned()),
+                        )
+                    } else {
+                        (Status::Working, None)
+                    };
+                    running.set(status, message);
+                },
+            )
             .await;
         let (status, message, answer) = ended(answered, &running.id);
         running.finish(status, message, answer);
