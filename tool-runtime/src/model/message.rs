@@ -2,6 +2,7 @@
 //! and the [`Input`] of a run.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tool_core::{Image, Resource};
@@ -93,12 +94,15 @@ impl Message {
 }
 
 /// A tool call the model asked for.
+///
+/// The id and the name are shared (`Arc<str>`): the call's result, its record and its
+/// context hold the same strings, not copies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The call id the model gave; the result carries it back.
-    pub id: String,
+    pub id: Arc<str>,
     /// The name of the tool, as the model wrote it (untrusted).
-    pub name: String,
+    pub name: Arc<str>,
     /// The arguments, as the raw text the model sent (untrusted, possibly not JSON).
     pub arguments: String,
 }
@@ -106,8 +110,8 @@ pub struct ToolCall {
 impl ToolCall {
     /// A call of `name` with id `id` and raw `arguments`.
     pub fn new(
-        id: impl Into<String>,
-        name: impl Into<String>,
+        id: impl Into<Arc<str>>,
+        name: impl Into<Arc<str>>,
         arguments: impl Into<String>,
     ) -> Self {
         Self {
@@ -121,10 +125,10 @@ impl ToolCall {
 /// The result of one tool call, as the model receives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolResult {
-    /// The id of the call this answers.
-    pub call_id: String,
+    /// The id of the call this answers (shared with the call's).
+    pub call_id: Arc<str>,
     /// The tool name the call used (some providers want it back).
-    pub name: String,
+    pub name: Arc<str>,
     /// The model-facing text: the rendered result, or a failure's approved text (E1, E2).
     pub text: String,
     /// Whether the call failed (drivers pass this on where the provider has such a flag).
@@ -142,8 +146,8 @@ pub struct ToolResult {
 impl ToolResult {
     /// The result of call `call_id` of tool `name`.
     pub fn new(
-        call_id: impl Into<String>,
-        name: impl Into<String>,
+        call_id: impl Into<Arc<str>>,
+        name: impl Into<Arc<str>>,
         text: impl Into<String>,
         is_error: bool,
     ) -> Self {
@@ -329,14 +333,14 @@ pub(crate) fn first_duplicate(calls: &[ToolCall]) -> Option<&str> {
             calls[..i]
                 .iter()
                 .any(|earlier| earlier.id == call.id)
-                .then_some(call.id.as_str())
+                .then_some(&*call.id)
         });
     }
     let mut seen = HashSet::with_capacity(calls.len());
     calls
         .iter()
-        .find(|call| !seen.insert(call.id.as_str()))
-        .map(|call| call.id.as_str())
+        .find(|call| !seen.insert(&*call.id))
+        .map(|call| &*call.id)
 }
 
 /// Checks that every tool result answers exactly one call of the assistant message before
@@ -348,8 +352,8 @@ pub(crate) fn check_transcript(messages: &[Message]) -> Result<(), ProtocolError
     for message in messages {
         if let Message::Tool(result) = message {
             let at = match pending.last() {
-                Some(last) if *last == result.call_id => Some(pending.len() - 1),
-                _ => pending.iter().position(|id| *id == result.call_id),
+                Some(last) if *last == &*result.call_id => Some(pending.len() - 1),
+                _ => pending.iter().position(|id| *id == &*result.call_id),
             };
             let Some(at) = at else {
                 return Err(ProtocolError::UnrequestedResult {
@@ -372,7 +376,7 @@ pub(crate) fn check_transcript(messages: &[Message]) -> Result<(), ProtocolError
                 if let Some(id) = first_duplicate(calls) {
                     return Err(ProtocolError::DuplicateCallId { id: preview(id) });
                 }
-                pending.extend(calls.iter().rev().map(|call| call.id.as_str()));
+                pending.extend(calls.iter().rev().map(|call| &*call.id));
             }
         }
     }
