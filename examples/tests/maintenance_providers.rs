@@ -57,8 +57,8 @@ fn assert_run(out: &RunOutput, call_id: &str) {
     assert_eq!(*out.advertised, ["lookup-window"]);
     assert_eq!(out.calls.len(), 1);
     let call = &out.calls[0];
-    assert_eq!(call.id, call_id);
-    assert_eq!(call.name, "lookup-window");
+    assert_eq!(&*call.id, call_id);
+    assert_eq!(&*call.name, "lookup-window");
     assert_eq!(call.arguments, ARGUMENTS);
     assert_eq!(call.kind(), OutcomeKind::Success, "{:?}", call.error());
     let text = call.text();

@@ -3,7 +3,7 @@
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use tokio_util::sync::CancellationToken;
 use tokio_util::sync::WaitForCancellationFuture;
@@ -22,8 +22,8 @@ use crate::schema::{Schema, parse_root};
 #[derive(Clone, Default)]
 pub struct Context {
     extensions: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
-    cancel: CancellationToken,
-    call: Option<Arc<CallInfo>>,
+    /// The cancellation token, and inside a call the call it belongs to.
+    scope: Scope,
     progress: Option<Listener>,
     /// The run this context belongs to, once a run started with it (H9, W2).
     run: Option<Arc<str>>,
@@ -39,9 +39,70 @@ pub struct Context {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallInfo {
     /// The call id the model gave.
-    pub id: String,
+    pub id: Arc<str>,
     /// The tool's name.
-    pub tool: String,
+    pub tool: Arc<str>,
+}
+
+/// Where a context's cancellation token is.
+#[derive(Clone)]
+enum Scope {
+    /// Outside a call: the context's own token.
+    Plain(CancellationToken),
+    /// Inside a call: the call (shared by the context's clones), and the token that replaced
+    /// the call's own ([`Context::with_cancellation`], [`Context::child`]), if any.
+    Call(Arc<CallState>, Option<CancellationToken>),
+}
+
+impl Default for Scope {
+    fn default() -> Self {
+        Scope::Plain(CancellationToken::new())
+    }
+}
+
+/// One call, shared by the clones of its context.
+///
+/// The call's own token is a child of `parent`, made the first time anyone asks for it
+/// ([`Context::cancellation`], [`Context::cancelled`], a context derived from the call's): a
+/// call whose handler never looks at its token costs no node in the token tree. Until it is
+/// made, nothing can have cancelled it, so the call is cancelled exactly when `parent` is.
+struct CallState {
+    info: CallInfo,
+    parent: CancellationToken,
+    own: OnceLock<CancellationToken>,
+}
+
+impl CallState {
+    /// The call's own token, made now if nobody asked for it before.
+    fn token(&self) -> &CancellationToken {
+        self.own.get_or_init(|| self.parent.child_token())
+    }
+
+    /// Whether the call was cancelled, without making its token.
+    fn is_cancelled(&self) -> bool {
+        match self.own.get() {
+            Some(own) => own.is_cancelled(),
+            None => self.parent.is_cancelled(),
+        }
+    }
+}
+
+impl Scope {
+    /// The token of a context of this scope.
+    fn token(&self) -> &CancellationToken {
+        match self {
+            Scope::Plain(token) | Scope::Call(_, Some(token)) => token,
+            Scope::Call(call, None) => call.token(),
+        }
+    }
+
+    /// The same scope (the same call, if any), cancelled by `token` instead.
+    fn with_token(&self, token: CancellationToken) -> Self {
+        match self {
+            Scope::Plain(_) => Scope::Plain(token),
+            Scope::Call(call, _) => Scope::Call(Arc::clone(call), Some(token)),
+        }
+    }
 }
 
 /// [`Context::require`] found no extension of the type asked for. An application bug:
@@ -94,18 +155,23 @@ impl Context {
     /// The same context, cancelled by `token`.
     #[must_use]
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancel = token;
+        self.scope = self.scope.with_token(token);
         self
     }
 
-    /// The cancellation token of this context.
+    /// The cancellation token of this context. A call context's token is its own: cancelling
+    /// it cancels that call (and what it started with it), never the run or the call's
+    /// siblings.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancel
+        self.scope.token()
     }
 
     /// Whether this context was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+        match &self.scope {
+            Scope::Plain(token) | Scope::Call(_, Some(token)) => token.is_cancelled(),
+            Scope::Call(call, None) => call.is_cancelled(),
+        }
     }
 
     /// Completes when this context is cancelled.
@@ -114,7 +180,7 @@ impl Context {
     ///
     /// Cancel safe: dropping the future loses nothing.
     pub fn cancelled(&self) -> WaitForCancellationFuture<'_> {
-        self.cancel.cancelled()
+        self.scope.token().cancelled()
     }
 
     /// A context with the same extensions and a child cancellation token (and, inside a
@@ -123,8 +189,7 @@ impl Context {
     pub fn child(&self) -> Self {
         Self {
             extensions: Arc::clone(&self.extensions),
-            cancel: self.cancel.child_token(),
-            call: self.call.clone(),
+            scope: self.scope.with_token(self.scope.token().child_token()),
             progress: self.progress.clone(),
             run: self.run.clone(),
             position: self.position,
@@ -136,15 +201,24 @@ impl Context {
     /// The context of one call: the same extensions, a child cancellation token, and the
     /// call's id and tool name, with nobody listening to its progress yet. Transports call
     /// this; handlers read [`Context::call`].
+    ///
+    /// The child token is made the first time the call's token is asked for
+    /// ([`Context::cancellation`], [`Context::cancelled`]); until then the call is cancelled
+    /// exactly when this context is, so a call that never looks costs no node in the token
+    /// tree.
     #[must_use]
-    pub fn for_call(&self, id: impl Into<String>, tool: impl Into<String>) -> Self {
-        Self {
-            extensions: Arc::clone(&self.extensions),
-            cancel: self.cancel.child_token(),
-            call: Some(Arc::new(CallInfo {
+    pub fn for_call(&self, id: impl Into<Arc<str>>, tool: impl Into<Arc<str>>) -> Self {
+        let call = CallState {
+            info: CallInfo {
                 id: id.into(),
                 tool: tool.into(),
-            })),
+            },
+            parent: self.scope.token().clone(),
+            own: OnceLock::new(),
+        };
+        Self {
+            extensions: Arc::clone(&self.extensions),
+            scope: Scope::Call(Arc::new(call), None),
             progress: None,
             run: self.run.clone(),
             position: None,
@@ -210,7 +284,7 @@ impl Context {
     /// ```
     pub fn idempotency_key(&self) -> Option<String> {
         let run = self.run.as_deref()?;
-        let call = self.call.as_deref()?;
+        let call = self.call()?;
         let escape = |id: &str| id.replace('%', "%25").replace('/', "%2F");
         let (turn, index) = self.position?;
         Some(format!(
@@ -268,7 +342,10 @@ impl Context {
 
     /// The call this context belongs to, inside a handler or policy run for a call.
     pub fn call(&self) -> Option<&CallInfo> {
-        self.call.as_deref()
+        match &self.scope {
+            Scope::Plain(_) => None,
+            Scope::Call(call, _) => Some(&call.info),
+        }
     }
 }
 
@@ -325,8 +402,8 @@ impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
             .field("extensions", &self.extensions.len())
-            .field("cancelled", &self.cancel.is_cancelled())
-            .field("call", &self.call)
+            .field("cancelled", &self.is_cancelled())
+            .field("call", &self.call())
             .field("progress", &self.progress.is_some())
             .field("run", &self.run)
             .field("elicitor", &self.elicitor.is_some())
@@ -361,7 +438,29 @@ mod tests {
         assert!(a.is_cancelled() && !b.is_cancelled() && !run.is_cancelled());
         run.cancellation().cancel();
         assert!(b.is_cancelled());
-        assert_eq!(b.call().map(|c| c.id.as_str()), Some("c2"));
+        assert_eq!(b.call().map(|c| &*c.id), Some("c2"));
+    }
+
+    #[test]
+    fn a_call_token_made_late_keeps_the_meaning_of_a_child_token() {
+        let run = Context::new();
+        let a = run.for_call("c1", "t");
+        let clone = a.clone();
+        let nested = a.child();
+        // The call's own token, made by `child`, is shared by its clones.
+        clone.cancellation().cancel();
+        assert!(a.is_cancelled() && nested.is_cancelled() && !run.is_cancelled());
+        // A call whose token nobody asked for is cancelled with its parent, and so is the
+        // token made afterwards.
+        let b = run.for_call("c2", "t");
+        run.cancellation().cancel();
+        assert!(b.is_cancelled() && b.cancellation().is_cancelled());
+        // A replaced token is the context's alone; the call stays the same.
+        let c = Context::new().for_call("c3", "t");
+        let replaced = c.clone().with_cancellation(CancellationToken::new());
+        replaced.cancellation().cancel();
+        assert!(replaced.is_cancelled() && !c.is_cancelled());
+        assert_eq!(replaced.call(), c.call());
     }
 
     #[test]

@@ -233,7 +233,7 @@ fn approved(call_id: &str) -> String {
 }
 
 fn call_id_of(ctx: &Context) -> String {
-    ctx.call().map(|c| c.id.clone()).unwrap_or_default()
+    ctx.call().map(|c| c.id.to_string()).unwrap_or_default()
 }
 
 fn ok_handler(
@@ -900,13 +900,13 @@ fn push_messages(all: &mut String, messages: &[Message]) {
         all.push_str(message.text());
         all.push('\n');
         for call in message.tool_calls() {
-            for piece in [&call.id, &call.name, &call.arguments] {
+            for piece in [&*call.id, &*call.name, &call.arguments] {
                 all.push_str(piece);
                 all.push('\n');
             }
         }
         if let Some(result) = message.tool_result() {
-            for piece in [&result.call_id, &result.name, &result.text] {
+            for piece in [&*result.call_id, &*result.name, &result.text] {
                 all.push_str(piece);
                 all.push('\n');
             }
@@ -1045,7 +1045,7 @@ fn check_requests(plan: &Plan, requests: &[RecordedRequest]) -> Result<(), TestC
             k + 1
         );
         for (result, planned) in results.iter().zip(expected) {
-            prop_assert_eq!(result.call_id.as_str(), planned.id.as_str());
+            prop_assert_eq!(&*result.call_id, planned.id.as_str());
             prop_assert!(
                 planned.expect.text_fits(&result.text),
                 "call {} of `{}`: expected {:?}, the model was sent {:?}",
@@ -1075,12 +1075,7 @@ fn check_calls(plan: &Plan, records: &[CallRecord]) -> Result<BTreeSet<String>, 
         "the number of calls recorded"
     );
     for (record, planned) in records.iter().zip(&plan.calls) {
-        let recorded = (
-            record.turn,
-            record.index,
-            record.id.as_str(),
-            record.name.as_str(),
-        );
+        let recorded = (record.turn, record.index, &*record.id, &*record.name);
         let wanted = (
             planned.turn,
             planned.index,
@@ -1186,7 +1181,7 @@ fn check_end(plan: &Plan, result: &Result<RunOutput, RunError>) -> Result<(), Te
             };
             prop_assert_eq!(err.kind(), kind, "{:#}", err);
             prop_assert_eq!(err.tool(), Some(initiating.name.as_str()));
-            let record = err.calls().iter().find(|c| Some(c.id.as_str()) == id);
+            let record = err.calls().iter().find(|c| Some(&*c.id) == id);
             prop_assert_eq!(record.map(|c| c.kind()), Some(OutcomeKind::Fatal));
             if let Some(secret) = &initiating.secret {
                 // E3: the application reads the cause.

@@ -31,11 +31,7 @@ async fn h2_a_mixed_turn_runs_the_other_calls_then_pauses_with_the_pending_ones(
         [("prod-db".to_owned(), true), ("dev-db".to_owned(), false)]
     );
     // E3: the application keeps a record of every call, the pending ones included.
-    let kinds: Vec<_> = error
-        .calls()
-        .iter()
-        .map(|c| (c.id.as_str(), c.kind()))
-        .collect();
+    let kinds: Vec<_> = error.calls().iter().map(|c| (&*c.id, c.kind())).collect();
     assert_eq!(
         kinds,
         [

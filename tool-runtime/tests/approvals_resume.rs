@@ -43,11 +43,7 @@ async fn h4_each_pending_call_is_approved_or_denied_and_the_model_reads_the_deni
         .resume(&admin(), paused, decisions)
         .await
         .expect_err("the next turn pauses again");
-    let kinds: Vec<_> = again
-        .calls()
-        .iter()
-        .map(|c| (c.id.as_str(), c.kind()))
-        .collect();
+    let kinds: Vec<_> = again.calls().iter().map(|c| (&*c.id, c.kind())).collect();
     assert_eq!(
         kinds,
         [

@@ -56,11 +56,7 @@ async fn h3_a_paused_run_round_trips_through_json_and_another_agent_resumes_it()
     );
     assert!(well_formed(&out.transcript));
     assert_eq!(out.turns(), 2, "usage goes on from the paused run");
-    let decided: Vec<_> = out
-        .calls
-        .iter()
-        .map(|c| (c.id.as_str(), c.kind()))
-        .collect();
+    let decided: Vec<_> = out.calls.iter().map(|c| (&*c.id, c.kind())).collect();
     assert_eq!(
         decided,
         [("c2", OutcomeKind::Success), ("c4", OutcomeKind::Success)]

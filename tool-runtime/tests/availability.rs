@@ -303,7 +303,7 @@ async fn a6_a_policy_error_during_a_call_is_availability_permanent_and_never_sho
     // ... but the model never reads it, and no further request is made.
     assert_eq!(model.request_count(), 1);
     assert!(!mentions(err.transcript(), "SECRET"));
-    let flaky_record = err.calls().iter().find(|c| c.id == "f1").unwrap();
+    let flaky_record = err.calls().iter().find(|c| &*c.id == "f1").unwrap();
     assert_eq!(flaky_record.text(), "the tool failed");
     assert!(
         sibling_cancelled.load(Ordering::SeqCst),
@@ -413,11 +413,7 @@ async fn a8_a_capability_revoked_mid_run_blocks_later_calls_and_the_list_stays_f
 
     let out = agent.run(&ctx, "deploy twice").await.unwrap();
 
-    let kinds: Vec<_> = out
-        .calls
-        .iter()
-        .map(|c| (c.id.as_str(), c.kind()))
-        .collect();
+    let kinds: Vec<_> = out.calls.iter().map(|c| (&*c.id, c.kind())).collect();
     assert_eq!(
         kinds,
         [

@@ -398,7 +398,7 @@ async fn e3_redacted_errors_stay_available_in_the_record_and_in_stream_events() 
     let finished = events
         .iter()
         .find_map(|e| match e {
-            RunEvent::CallFinished(record) if record.id == "c1" => Some(record),
+            RunEvent::CallFinished(record) if &*record.id == "c1" => Some(record),
             _ => None,
         })
         .unwrap();

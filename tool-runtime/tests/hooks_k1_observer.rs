@@ -51,7 +51,7 @@ async fn k1_the_agents_on_outcome_sees_every_call_hooks_only_those_past_validati
             let error = record.outcome.error().map(|e| format!("{e:#}"));
             log.lock()
                 .unwrap()
-                .push((record.id.clone(), record.kind(), error));
+                .push((record.id.to_string(), record.kind(), error));
         })
         .build()
         .unwrap();

@@ -17,7 +17,7 @@ fn tool(name: &'static str, seen: &Arc<Mutex<Vec<String>>>) -> Tool {
     let seen = Arc::clone(seen);
     Tool::builder(name, "Says which tool it is.")
         .handler(move |ctx: Context, _args: Args| {
-            let called = ctx.call().map(|c| c.tool.clone()).unwrap_or_default();
+            let called = ctx.call().map(|c| c.tool.to_string()).unwrap_or_default();
             seen.lock().expect("not poisoned").push(called.clone());
             async move { Ok::<_, std::io::Error>(called) }
         })

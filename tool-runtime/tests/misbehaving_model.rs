@@ -208,7 +208,7 @@ async fn deltas_for_a_call_never_started_end_the_run_with_a_protocol_error() {
 #[tokio::test]
 async fn a_call_without_an_id_gets_one() {
     let (out, sent, runs) = one_turn(ScriptedTurn::new().call("", "echo", "{}")).await;
-    assert_eq!(out.calls[0].id, "call-1-1");
-    assert_eq!(sent.tool_results()[0].call_id, "call-1-1");
+    assert_eq!(&*out.calls[0].id, "call-1-1");
+    assert_eq!(&*sent.tool_results()[0].call_id, "call-1-1");
     assert_eq!(runs, 1);
 }

@@ -151,11 +151,7 @@ async fn the_offline_model_calls_each_advertised_tool_then_sums_up() {
     let out = agent.run(&Context::new(), "tell everyone").await.unwrap();
 
     assert_eq!(out.turns(), 2);
-    let called: Vec<_> = out
-        .calls
-        .iter()
-        .map(|c| (c.name.as_str(), c.kind()))
-        .collect();
+    let called: Vec<_> = out.calls.iter().map(|c| (&*c.name, c.kind())).collect();
     assert_eq!(
         called,
         [

@@ -108,7 +108,7 @@ pub struct Answer {
 type Log = Arc<Mutex<Vec<String>>>;
 
 fn logged(log: &Log, ctx: &Context, tool: &str, input: &str) {
-    let id = ctx.call().map_or("?", |call| call.id.as_str());
+    let id = ctx.call().map_or("?", |call| &*call.id);
     log.lock()
         .expect("not poisoned")
         .push(format!("{id} {tool} {input}"));
@@ -275,7 +275,7 @@ fn tools_shown(
                 async move { Ok::<_, Infallible>(format!("{} opened", input.target)) }
             })
             .approval_fn(move |ctx: &Context, _input: &Gate| {
-                let id = ctx.call().map(|call| call.id.as_str()).unwrap_or_default();
+                let id = ctx.call().map(|call| &*call.id).unwrap_or_default();
                 Ok::<_, Infallible>(if approvals.contains(id) {
                     Approval::required("the variant asks for it")
                 } else {
@@ -717,8 +717,8 @@ fn record(r: &tool_runtime::CallRecord) -> Option<Record> {
         (
             r.turn,
             r.index,
-            r.id.clone(),
-            r.name.clone(),
+            r.id.to_string(),
+            r.name.to_string(),
             format!("{:?}", r.kind()),
             r.text().to_owned(),
         )
@@ -1602,7 +1602,7 @@ async fn h7_a_turn_with_a_rejected_answer_that_ends_the_run_keeps_the_answers_re
         transcript
             .iter()
             .filter_map(Message::tool_result)
-            .map(|r| r.call_id.clone())
+            .map(|r| r.call_id.to_string())
             .collect()
     };
     let log = Log::default();

@@ -45,7 +45,7 @@ async fn k3_the_stream_yields_a_handlers_progress_between_the_call_and_its_end()
                 id,
                 tool,
                 progress,
-            } => Some((*turn, *index, id.as_str(), tool.as_str(), progress)),
+            } => Some((*turn, *index, &**id, &**tool, progress)),
             _ => None,
         })
         .collect();

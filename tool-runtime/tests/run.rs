@@ -131,7 +131,7 @@ async fn r2_results_go_back_in_call_order_even_when_later_calls_finish_first() {
     let finished: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            RunEvent::CallFinished(r) => Some(r.id.as_str()),
+            RunEvent::CallFinished(r) => Some(&*r.id),
             _ => None,
         })
         .collect();
@@ -294,7 +294,7 @@ async fn r4_run_and_run_stream_give_the_same_run() {
     let requested: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            RunEvent::ToolCall { call, .. } => Some((call.id.as_str(), call.name.as_str())),
+            RunEvent::ToolCall { call, .. } => Some((&*call.id, &*call.name)),
             _ => None,
         })
         .collect();
@@ -302,7 +302,7 @@ async fn r4_run_and_run_stream_give_the_same_run() {
     let failed = events
         .iter()
         .find_map(|e| match e {
-            RunEvent::CallFinished(r) if r.id == "c2" => Some(r),
+            RunEvent::CallFinished(r) if &*r.id == "c2" => Some(r),
             _ => None,
         })
         .unwrap();

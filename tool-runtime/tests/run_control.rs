@@ -302,7 +302,7 @@ async fn l4_a_sequential_call_runs_alone_and_in_the_models_order() {
         "after the two before it, before the one after: {order:?}"
     );
     assert_eq!(order[3], "4");
-    let ids: Vec<&str> = out.calls.iter().map(|c| c.id.as_str()).collect();
+    let ids: Vec<&str> = out.calls.iter().map(|c| &*c.id).collect();
     assert_eq!(ids, ["a", "b", "c", "d"], "results in the model's order");
     assert!(out.calls.iter().all(|c| c.kind() == OutcomeKind::Success));
 }

@@ -86,8 +86,8 @@ fn events(calls: &[ToolCall]) -> Vec<ModelEvent> {
     for (index, call) in calls.iter().enumerate() {
         out.push(ModelEvent::ToolCallStart {
             index,
-            id: call.id.clone(),
-            name: call.name.clone(),
+            id: call.id.to_string(),
+            name: call.name.to_string(),
         });
         out.push(ModelEvent::ToolCallArguments {
             index,
@@ -142,7 +142,7 @@ pub fn replay_agent(tools: &[Tool], turns: usize, k: usize) -> Agent {
 pub fn scripted_agent(tools: &[Tool], k: usize) -> Agent {
     let mut turn = ScriptedTurn::new();
     for call in calls(k, tools.len(), 0) {
-        turn = turn.call(call.id, call.name, call.arguments);
+        turn = turn.call(call.id.to_string(), call.name.to_string(), call.arguments);
     }
     let model = ScriptedModel::new([turn.usage(10, 1), ScriptedTurn::reply("done")]);
     Agent::builder(model)

@@ -271,7 +271,7 @@ impl<'a> HookCall<'a> {
     /// The call's id: the model's (agent) or the JSON-RPC request's (MCP); empty for a call
     /// made outside a transport.
     pub fn id(&self) -> &'a str {
-        self.context.call().map_or("", |call| call.id.as_str())
+        self.context.call().map_or("", |call| &*call.id)
     }
 
     /// The arguments as validated (S2: defaults filled in), rendered as JSON: what the

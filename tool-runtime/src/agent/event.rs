@@ -48,9 +48,9 @@ pub enum RunEvent {
         /// The call's position in its turn, from 0.
         index: usize,
         /// The call id.
-        id: String,
+        id: Arc<str>,
         /// The tool's name, as the model wrote it.
-        tool: String,
+        tool: Arc<str>,
         /// What the handler reported.
         progress: Progress,
     },

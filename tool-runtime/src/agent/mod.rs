@@ -18,6 +18,7 @@
 
 mod builder;
 mod calls;
+mod cancel;
 mod env;
 mod error;
 mod event;

@@ -52,10 +52,10 @@ pub struct CallRecord {
     pub turn: usize,
     /// The call's position in its turn, from 0 (the model's order).
     pub index: usize,
-    /// The call id.
-    pub id: String,
+    /// The call id (shared with the call's).
+    pub id: Arc<str>,
     /// The tool name the model used (untrusted: it may name no tool).
-    pub name: String,
+    pub name: Arc<str>,
     /// The raw arguments the model sent (untrusted: never logged).
     pub arguments: String,
     /// How the call ended, with the model-facing text and the unredacted error.

@@ -1,11 +1,12 @@
 //! Reading one streamed reply into a turn: text, tool calls with their raw arguments, usage
 //! and finish reason, with the protocol checked on the way.
 
+use futures_util::StreamExt;
 use std::collections::HashMap;
-use std::future::poll_fn;
 
 use tool_core::Context;
 
+use super::cancel::unless_cancelled;
 use super::event::{RunEvent, Sink};
 use crate::model::{
     FinishReason, ModelError, ModelEvent, ModelStream, ProtocolError, ToolCall, Usage,
@@ -64,11 +65,11 @@ pub(crate) async fn read_reply(
     turn: usize,
 ) -> Result<Reply, ReplyError> {
     let mut assembler = Assembler::default();
+    let cancelled = ctx.cancelled();
+    tokio::pin!(cancelled);
     loop {
-        let item = tokio::select! {
-            biased;
-            () = ctx.cancelled() => return Err(ReplyError::Cancelled),
-            item = poll_fn(|cx| stream.as_mut().poll_next(cx)) => item,
+        let Some(item) = unless_cancelled(ctx, cancelled.as_mut(), stream.next()).await else {
+            return Err(ReplyError::Cancelled);
         };
         match item {
             None => break,
@@ -173,11 +174,11 @@ impl Assembler {
             .enumerate()
             .map(|(n, call)| ToolCall {
                 id: if call.id.is_empty() {
-                    format!("call-{turn}-{}", n + 1)
+                    format!("call-{turn}-{}", n + 1).into()
                 } else {
-                    call.id
+                    call.id.into()
                 },
-                name: call.name,
+                name: call.name.into(),
                 arguments: call.arguments,
             })
             .collect();
@@ -237,7 +238,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(reply.text, "Let me look.");
-        let ids: Vec<_> = reply.calls.iter().map(|c| c.id.as_str()).collect();
+        let ids: Vec<_> = reply.calls.iter().map(|c| &*c.id).collect();
         assert_eq!(ids, ["b", "a"]);
         assert_eq!(reply.calls[1].arguments, "{\"x\":1}");
         assert_eq!(reply.usage, Usage::new(10, 5));
@@ -272,7 +273,7 @@ mod tests {
     #[test]
     fn empty_ids_are_replaced() {
         let reply = assemble(vec![start(0, ""), start(1, "")]).unwrap();
-        let ids: Vec<_> = reply.calls.iter().map(|c| c.id.as_str()).collect();
+        let ids: Vec<_> = reply.calls.iter().map(|c| &*c.id).collect();
         assert_eq!(ids, ["call-1-1", "call-1-2"]);
     }
 }

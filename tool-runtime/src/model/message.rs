@@ -2,6 +2,7 @@
 //! and the [`Input`] of a run.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tool_core::{Image, Resource};
@@ -93,12 +94,15 @@ impl Message {
 }
 
 /// A tool call the model asked for.
+///
+/// The id and the name are shared (`Arc<str>`): the call's result, its record and its
+/// context hold the same strings, not copies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The call id the model gave; the result carries it back.
-    pub id: String,
+    pub id: Arc<str>,
     /// The name of the tool, as the model wrote it (untrusted).
-    pub name: String,
+    pub name: Arc<str>,
     /// The arguments, as the raw text the model sent (untrusted, possibly not JSON).
     pub arguments: String,
 }
@@ -106,8 +110,8 @@ pub struct ToolCall {
 impl ToolCall {
     /// A call of `name` with id `id` and raw `arguments`.
     pub fn new(
-        id: impl Into<String>,
-        name: impl Into<String>,
+        id: impl Into<Arc<str>>,
+        name: impl Into<Arc<str>>,
         arguments: impl Into<String>,
     ) -> Self {
         Self {
@@ -121,10 +125,10 @@ impl ToolCall {
 /// The result of one tool call, as the model receives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolResult {
-    /// The id of the call this answers.
-    pub call_id: String,
+    /// The id of the call this answers (shared with the call's).
+    pub call_id: Arc<str>,
     /// The tool name the call used (some providers want it back).
-    pub name: String,
+    pub name: Arc<str>,
     /// The model-facing text: the rendered result, or a failure's approved text (E1, E2).
     pub text: String,
     /// Whether the call failed (drivers pass this on where the provider has such a flag).
@@ -142,8 +146,8 @@ pub struct ToolResult {
 impl ToolResult {
     /// The result of call `call_id` of tool `name`.
     pub fn new(
-        call_id: impl Into<String>,
-        name: impl Into<String>,
+        call_id: impl Into<Arc<str>>,
+        name: impl Into<Arc<str>>,
         text: impl Into<String>,
         is_error: bool,
     ) -> Self {
@@ -329,27 +333,68 @@ pub(crate) fn first_duplicate(calls: &[ToolCall]) -> Option<&str> {
             calls[..i]
                 .iter()
                 .any(|earlier| earlier.id == call.id)
-                .then_some(call.id.as_str())
+                .then_some(&*call.id)
         });
     }
     let mut seen = HashSet::with_capacity(calls.len());
     calls
         .iter()
-        .find(|call| !seen.insert(call.id.as_str()))
-        .map(|call| call.id.as_str())
+        .find(|call| !seen.insert(&*call.id))
+        .map(|call| &*call.id)
 }
 
 /// Checks that every tool result answers exactly one call of the assistant message before
 /// it, and that every call has its result before the next other message.
+///
+/// The common shapes — a message without calls, an assistant message whose results follow
+/// it in its calls' order — are checked in one pass that keeps no list of ids. At the first
+/// message of any other shape no call is unanswered, so the general check
+/// ([`check_closed`]) takes over from there, and its verdict is the one it would give the
+/// whole transcript: the same error for the same transcript.
 pub(crate) fn check_transcript(messages: &[Message]) -> Result<(), ProtocolError> {
+    let mut rest = messages;
+    while let Some((message, after)) = rest.split_first() {
+        match message {
+            Message::Tool(_) => break,
+            Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                match answered_in_order(tool_calls, after) {
+                    Some(next) => rest = next,
+                    None => break,
+                }
+            }
+            _ => rest = after,
+        }
+    }
+    check_closed(rest)
+}
+
+/// The messages after the results of `calls`, when the first messages of `after` are those
+/// results, one each, in the calls' order, and no two calls share an id.
+fn answered_in_order<'m>(calls: &[ToolCall], after: &'m [Message]) -> Option<&'m [Message]> {
+    let (results, next) = after.split_at_checked(calls.len())?;
+    let in_order = calls.iter().zip(results).all(|(call, message)| {
+        matches!(message, Message::Tool(result) if same_id(&call.id, &result.call_id))
+    });
+    (in_order && (calls.len() == 1 || first_duplicate(calls).is_none())).then_some(next)
+}
+
+/// Whether two call ids are the same: by address first (a run's own transcript shares the
+/// call's id with its result), else by their bytes.
+fn same_id(a: &str, b: &str) -> bool {
+    a.len() == b.len() && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || a == b)
+}
+
+/// [`check_transcript`] of a conversation that starts with no call unanswered, in general:
+/// the ids still unanswered are kept, results may come in any order.
+fn check_closed(messages: &[Message]) -> Result<(), ProtocolError> {
     // The ids of the calls still unanswered, the last call first: results usually come in
     // the calls' order, so the next one is the last id here, answered with a `pop`.
     let mut pending: Vec<&str> = Vec::new();
     for message in messages {
         if let Message::Tool(result) = message {
             let at = match pending.last() {
-                Some(last) if *last == result.call_id => Some(pending.len() - 1),
-                _ => pending.iter().position(|id| *id == result.call_id),
+                Some(last) if *last == &*result.call_id => Some(pending.len() - 1),
+                _ => pending.iter().position(|id| *id == &*result.call_id),
             };
             let Some(at) = at else {
                 return Err(ProtocolError::UnrequestedResult {
@@ -372,7 +417,7 @@ pub(crate) fn check_transcript(messages: &[Message]) -> Result<(), ProtocolError
                 if let Some(id) = first_duplicate(calls) {
                     return Err(ProtocolError::DuplicateCallId { id: preview(id) });
                 }
-                pending.extend(calls.iter().rev().map(|call| call.id.as_str()));
+                pending.extend(calls.iter().rev().map(|call| &*call.id));
             }
         }
     }
@@ -450,6 +495,56 @@ mod tests {
             check_transcript(&twice),
             Err(ProtocolError::DuplicateCallId { .. })
         ));
+    }
+
+    #[test]
+    fn the_common_shapes_and_the_general_check_agree() {
+        let shapes = [
+            vec![call("a")],
+            vec![call("a"), call("b")],
+            vec![call("a"), call("a")],
+        ];
+        let orders: [&[&str]; 6] = [&["a"], &["a", "b"], &["b", "a"], &["a", "a"], &[], &["c"]];
+        for calls in &shapes {
+            for order in orders {
+                for tail in [None, Some(Message::user("next")), Some(result("a"))] {
+                    let mut messages = vec![
+                        Message::user("hi"),
+                        Message::assistant_with_calls("", calls.clone()),
+                    ];
+                    messages.extend(order.iter().map(|id| result(id)));
+                    messages.extend(tail);
+                    assert_eq!(
+                        check_transcript(&messages),
+                        check_closed(&messages),
+                        "{messages:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ids_are_compared_whole() {
+        let ids = [
+            "",
+            "a",
+            "call_1",
+            "call_123",
+            "call_1234567890ab",
+            "call_1234567890abc",
+        ];
+        for a in ids {
+            for b in ids {
+                assert_eq!(same_id(a, b), a == b, "{a:?} {b:?}");
+            }
+            let mut other = a.to_owned().into_bytes();
+            for at in 0..other.len() {
+                other[at] ^= 1;
+                let other = String::from_utf8(other.clone()).unwrap();
+                assert!(!same_id(a, &other), "{a:?} {other:?}");
+            }
+        }
     }
 
     #[test]

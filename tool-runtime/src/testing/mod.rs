@@ -29,8 +29,8 @@ fn reply_events(text: &str, calls: &[ToolCall], usage: Option<Usage>) -> Vec<Mod
     for (index, call) in calls.iter().enumerate() {
         events.push(ModelEvent::ToolCallStart {
             index,
-            id: call.id.clone(),
-            name: call.name.clone(),
+            id: call.id.to_string(),
+            name: call.name.to_string(),
         });
         let size = call.arguments.len().div_ceil(3).max(1);
         for piece in chunks(&call.arguments, size) {

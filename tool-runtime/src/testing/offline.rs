@@ -155,7 +155,7 @@ impl OfflineModel {
                 .iter()
                 .filter_map(Message::tool_result)
                 .filter(|r| r.is_error)
-                .filter_map(|r| request.tools.iter().find(|s| s.name() == r.name))
+                .filter_map(|r| request.tools.iter().find(|s| s.name() == &*r.name))
                 .enumerate()
                 .map(|(i, spec)| {
                     ToolCall::new(

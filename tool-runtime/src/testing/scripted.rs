@@ -228,7 +228,8 @@ impl ScriptedTurn {
         name: impl Into<String>,
         arguments: impl Into<String>,
     ) -> Self {
-        self.calls.push(ToolCall::new(id, name, arguments));
+        self.calls
+            .push(ToolCall::new(id.into(), name.into(), arguments));
         self
     }
 

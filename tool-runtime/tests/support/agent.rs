@@ -63,7 +63,7 @@ pub async fn drain(mut stream: RunStream) -> (Vec<RunEvent>, Result<RunOutput, R
 pub fn texts(results: &[&ToolResult]) -> Vec<(String, String)> {
     results
         .iter()
-        .map(|r| (r.call_id.clone(), r.text.clone()))
+        .map(|r| (r.call_id.to_string(), r.text.clone()))
         .collect()
 }
 
@@ -82,7 +82,7 @@ pub fn well_formed(transcript: &[Message]) -> bool {
     let mut pending: Vec<&str> = Vec::new();
     for m in transcript {
         match m {
-            Message::Tool(r) => match pending.iter().position(|id| *id == r.call_id) {
+            Message::Tool(r) => match pending.iter().position(|id| *id == &*r.call_id) {
                 Some(at) => {
                     pending.remove(at);
                 }
@@ -92,7 +92,7 @@ pub fn well_formed(transcript: &[Message]) -> bool {
                 if !pending.is_empty() {
                     return false;
                 }
-                pending = other.tool_calls().iter().map(|c| c.id.as_str()).collect();
+                pending = other.tool_calls().iter().map(|c| &*c.id).collect();
             }
         }
     }

@@ -4,6 +4,8 @@
 //! the step records the call's outcome in its recorded form (W4). A replay answers each
 //! recorded call from the journal without running it.
 
+use std::sync::Arc;
+
 use tokio::sync::Semaphore;
 use tool_core::{Error, ErrorKind, Outcome};
 use tracing::Instrument;
@@ -40,7 +42,7 @@ pub(super) async fn run_calls(
         }
         let outcome = if end == CallsEnd::Done {
             let call_ctx = turn_ctx
-                .for_call(call.id.as_str(), call.name.as_str())
+                .for_call(Arc::clone(&call.id), Arc::clone(&call.name))
                 .at_position(turn, position);
             let call_ctx = progress::listen(call_ctx, sink, turn, position, call);
             let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
@@ -102,8 +104,8 @@ async fn step(
     content: bool,
 ) -> Result<Outcome, JournalError> {
     let kind = StepKind::Call {
-        id: call.id.clone(),
-        tool: call.name.clone(),
+        id: call.id.to_string(),
+        tool: call.name.to_string(),
     };
     let step_kind = kind.clone();
     let live = std::sync::Mutex::new(None);

@@ -16,6 +16,7 @@ use tokio::sync::{Semaphore, TryAcquireError};
 use tool_core::{Context, Error, ErrorKind, Hooks, Limits, Outcome, Tool};
 use tracing::Instrument;
 
+use super::cancel::unless_cancelled;
 use super::env::Env;
 use super::event::RunEvent;
 use super::output::CallRecord;
@@ -66,7 +67,7 @@ fn targets(shared: &Shared, calls: &[ToolCall], advertised: &[bool]) -> Vec<Opti
         .map(|call| {
             shared
                 .by_name
-                .get(call.name.as_str())
+                .get(&*call.name)
                 .copied()
                 .filter(|&i| advertised.get(i).copied().unwrap_or(false))
         })
@@ -129,7 +130,7 @@ pub(crate) async fn run_calls(
     let mut running = FuturesUnordered::new();
     for (index, (call, &target)) in calls.iter().zip(&targets).enumerate() {
         let call_ctx = turn_ctx
-            .for_call(call.id.as_str(), call.name.as_str())
+            .for_call(Arc::clone(&call.id), Arc::clone(&call.name))
             .at_position(turn, position(index));
         // K3: a handler's progress goes to the run's stream, if it has one.
         let call_ctx = progress::listen(call_ctx, sink, turn, index, call);
@@ -137,21 +138,18 @@ pub(crate) async fn run_calls(
         let span = spans::call(call, tool.map(|(tool, _)| tool.description()), content);
         let step = steps.as_ref().map(|steps| steps.for_call(index));
         let one = One::new(shared, call_ctx, call, tool, slots, approved.is_some());
-        running.push(
-            AssertUnwindSafe(async move {
-                // The step's guard (in `step`) counts this call done however it ends,
-                // dropped included; a call of a later step first waits for the one before.
-                if let Some((Some(before), _)) = &step {
-                    before.wait().await;
-                }
-                let outcome = one.run().instrument(span.clone()).await;
-                spans::record_call(&span, &outcome, content);
-                drop(step);
-                outcome
-            })
-            .catch_unwind()
-            .map(move |ended| (index, ended)),
-        );
+        let call = AssertUnwindSafe(async move {
+            // The step's guard (in `step`) counts this call done however it ends,
+            // dropped included; a call of a later step first waits for the one before.
+            if let Some((Some(before), _)) = &step {
+                before.wait().await;
+            }
+            let outcome = one.run().instrument(span.clone()).await;
+            spans::record_call(&span, &outcome, content);
+            drop(step);
+            outcome
+        });
+        running.push(async move { (index, call.catch_unwind().await) });
     }
 
     let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
@@ -169,13 +167,12 @@ pub(crate) async fn run_calls(
                 None => break,
             }
         } else {
-            tokio::select! {
-                biased;
-                () = &mut cancelled => {
+            match unless_cancelled(ctx, cancelled.as_mut(), running.next()).await {
+                Some(ended) => ended,
+                None => {
                     end = CallsEnd::Cancelled;
                     continue;
                 }
-                ended = running.next() => ended,
             }
         };
         let Some((index, ended)) = ended else { break };

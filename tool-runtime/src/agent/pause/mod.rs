@@ -354,7 +354,7 @@ impl PausedRun {
         let mut seen = vec![false; tool_calls.len()];
         let mut claim = |index: usize, id: &str| -> Result<&ToolCall, ResumeError> {
             match (tool_calls.get(index), seen.get_mut(index)) {
-                (Some(call), Some(seen)) if !*seen && call.id == id => {
+                (Some(call), Some(seen)) if !*seen && &*call.id == id => {
                     *seen = true;
                     Ok(call)
                 }
@@ -368,7 +368,7 @@ impl PausedRun {
         }
         for pending in &run.pending {
             let call = claim(pending.index, &pending.id)?;
-            if call.name != pending.tool {
+            if *call.name != *pending.tool {
                 return Err(inconsistent(
                     "a pending call differs from the call the model made",
                 ));
@@ -392,7 +392,7 @@ impl PausedRun {
         let answers = run
             .results
             .iter()
-            .filter(|answered| answered.result.name == ANSWER_NAME)
+            .filter(|answered| &*answered.result.name == ANSWER_NAME)
             .count();
         let typed_by_tool = run.state.answer.as_ref().is_some_and(|a| !a.native);
         let counted = seen

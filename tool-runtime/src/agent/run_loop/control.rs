@@ -46,12 +46,11 @@ impl Run<'_> {
         let first = self.calls.len();
         let before = self.state.transcript.len();
         self.state.calls_made += records.len() as u64;
-        for record in records {
-            self.state
-                .transcript
-                .push(Message::Tool(result_of(&record)));
-            self.calls.push(record);
-        }
+        let results = records
+            .iter()
+            .map(|record| Message::Tool(result_of(record)));
+        self.state.transcript.extend(results);
+        self.calls.extend(records);
         if let Some((at, result)) = extra {
             let place = (before + at).min(self.state.transcript.len());
             self.state.transcript.insert(place, Message::Tool(result));
@@ -95,7 +94,7 @@ impl Run<'_> {
         for (i, call) in calls.iter().enumerate() {
             let (name, text) = match answer {
                 Some((at, message)) if at == i => (ANSWER_NAME, message),
-                _ => (call.name.as_str(), NOT_RUN),
+                _ => (&*call.name, NOT_RUN),
             };
             self.state.transcript.push(Message::Tool(ToolResult::new(
                 call.id.clone(),

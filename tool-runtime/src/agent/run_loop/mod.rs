@@ -416,7 +416,12 @@ impl<'a> Run<'a> {
             .answering
             .as_ref()
             .filter(|answering| !answering.native())
-            .and_then(|_| reply.calls.iter().position(|call| call.name == ANSWER_NAME))
+            .and_then(|_| {
+                reply
+                    .calls
+                    .iter()
+                    .position(|call| &*call.name == ANSWER_NAME)
+            })
         {
             self.state.transcript.push(Message::assistant_with_calls(
                 reply.text.clone(),
@@ -444,7 +449,9 @@ impl<'a> Run<'a> {
         }
         let (records, end) =
             run_calls(self.env(), Batch::turn(&reply.calls), visible, turn, slots).await;
-        // The assistant's message takes the calls, which ran from the reply.
+        // The assistant's message takes the calls, which ran from the reply; room for it and
+        // the calls' results is made once.
+        self.state.transcript.reserve(1 + reply.calls.len());
         self.state
             .transcript
             .push(Message::assistant_with_calls(reply.text, reply.calls));

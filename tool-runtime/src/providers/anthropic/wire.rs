@@ -103,7 +103,7 @@ fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (String
             Message::Tool(result) => {
                 let mut block = Map::new();
                 block.insert("type".into(), "tool_result".into());
-                block.insert("tool_use_id".into(), result.call_id.clone().into());
+                block.insert("tool_use_id".into(), (*result.call_id).into());
                 // M4: audio and resources as lines of the text that stand for them.
                 let text = result.model_text(false);
                 if result.images_to_send().next().is_none() {
