@@ -61,22 +61,6 @@ pub fn parse_arguments<T: Schema>(
     Ok(parsed.filter(|_| cx.is_clean()))
 }
 
-/// Parses the whole of `text` through `T`'s streaming form: what [`Schema::parse_text`] does
-/// unless a type has a shorter way.
-///
-/// # Errors
-///
-/// Returns the decode error: syntax (trailing characters included), duplicate key.
-pub(super) fn parse_text<T: Schema>(
-    text: &str,
-    cx: &mut ParseCx,
-) -> Result<Option<T>, DecodeError> {
-    let mut decoder = serde_json::Deserializer::from_str(text);
-    T::parse_de(&mut decoder, cx)
-        .and_then(|value| decoder.end().map(|()| value))
-        .map_err(|e| decode_error(e.to_string()))
-}
-
 /// Parses the whole of `text` as an object through `T`'s [`Schema::parse_members`]: what a
 /// derived struct's [`Schema::parse_text`] does. Anything but an object is decoded (for its
 /// syntax and duplicate keys) and recorded as a type violation. Reading an object this way

@@ -21,7 +21,7 @@ pub(super) struct FieldCode {
     pub(super) slot: Ident,
     /// The parsed value.
     pub(super) parsed: Ident,
-    /// Parses its value from the object's member access.
+    /// Parses its value from the reader.
     pub(super) read: TokenStream,
     /// Parses its value from a decoded member.
     pub(super) read_tree: TokenStream,
@@ -81,7 +81,7 @@ impl Codegen {
                     #default_json, #example_json,
                 );
             },
-            read: quote!(#private::field_de::<#ty, _>(&mut #access, #segment, #cx, #rules_ref, #check)?),
+            read: quote!(#private::field_read::<#ty>(#access, #segment, #cx, #rules_ref, #check)?),
             read_tree: quote!(#private::field_tree::<#ty>(#value, #segment, #cx, #rules_ref, #check)),
             finish: quote! {
                 let #parsed = #private::finish_field::<#ty>(#slot, #key, #cx, #default_arg);

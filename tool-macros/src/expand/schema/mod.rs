@@ -8,7 +8,7 @@ mod object;
 mod rules;
 mod struct_;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Generics, Ident};
 
@@ -139,17 +139,6 @@ impl Codegen {
             };
         }
     }
-}
-
-/// The names of the generic parameters of the streaming parse methods: the decoder's lifetime,
-/// the decoder and the map access. Type names resolve at the call site, so they must not clash
-/// with a type parameter of the user's type.
-fn generic_names() -> (syn::Lifetime, Ident, Ident) {
-    (
-        syn::Lifetime::new("'__schema_de", Span::call_site()),
-        Ident::new("__SchemaDecoder", Span::call_site()),
-        Ident::new("__SchemaMapAccess", Span::call_site()),
-    )
 }
 
 /// `Some("…")` or `None`.
