@@ -14,25 +14,20 @@ impl<'t> Reader<'t> {
     /// Reads a string whose opening quote has been read: borrowed from the text when it holds
     /// no escape.
     pub(super) fn string(&mut self) -> Read<Cow<'t, str>> {
-        let bytes = self.bytes();
         let start = self.pos;
-        loop {
-            match bytes.get(self.pos) {
-                None => return self.fail(SyntaxKind::EofWhileParsingString),
-                Some(b'"') => {
-                    let text = self.text.get(start..self.pos).unwrap_or_default();
-                    self.pos += 1;
-                    return Ok(Cow::Borrowed(text));
-                }
-                Some(b'\\') => {
-                    let mut out = String::from(self.text.get(start..self.pos).unwrap_or_default());
-                    return self.escaped(&mut out).map(|()| Cow::Owned(out));
-                }
-                Some(&b) if b < 0x20 => {
-                    return self.fail(SyntaxKind::ControlCharacterWhileParsingString);
-                }
-                Some(_) => self.pos += 1,
+        self.pos = skip_plain(self.bytes(), self.pos);
+        match self.bytes().get(self.pos) {
+            None => self.fail(SyntaxKind::EofWhileParsingString),
+            Some(b'"') => {
+                let text = self.text.get(start..self.pos).unwrap_or_default();
+                self.pos += 1;
+                Ok(Cow::Borrowed(text))
             }
+            Some(b'\\') => {
+                let mut out = String::from(self.text.get(start..self.pos).unwrap_or_default());
+                self.escaped(&mut out).map(|()| Cow::Owned(out))
+            }
+            Some(_) => self.fail(SyntaxKind::ControlCharacterWhileParsingString),
         }
     }
 
@@ -41,12 +36,7 @@ impl<'t> Reader<'t> {
         let bytes = self.bytes();
         loop {
             let run = self.pos;
-            while let Some(&b) = bytes.get(self.pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.pos = skip_plain(bytes, self.pos);
             out.push_str(self.text.get(run..self.pos).unwrap_or_default());
             match bytes.get(self.pos) {
                 None => return self.fail(SyntaxKind::EofWhileParsingString),
@@ -194,6 +184,41 @@ impl<'t> Reader<'t> {
             None => self.fail(SyntaxKind::EofWhileParsingValue),
         }
     }
+}
+
+/// Bytes with 1 in each, and with the high bit in each.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The position of the first `"`, `\` or control character in `bytes` from `at` on (or the
+/// end), eight bytes at a time.
+pub(super) fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        if special(u64::from_le_bytes(word)) {
+            break;
+        }
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// Whether a byte of `word` is `"`, `\` or below 0x20 (exact: the borrows of the subtractions
+/// can only mark bytes above one that matches).
+fn special(word: u64) -> bool {
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    let quote = zero(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    (quote | backslash | control) & HIGHS != 0
 }
 
 /// The number the digits of a short integer stand for, as serde_json makes it; `None` for

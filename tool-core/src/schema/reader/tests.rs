@@ -94,3 +94,23 @@ fn s2_own_description_names_line_and_column() {
     };
     assert_eq!(syntax.describe("{\n\"a\":"), "expected value at line 2 column 3");
 }
+
+#[test]
+fn s2_strings_are_scanned_eight_bytes_at_a_time_without_missing_a_byte() {
+    // Every byte at every place of a word, and after plain text of every length: the end of
+    // the string is found where a byte-by-byte scan finds it.
+    for b in 0..=255u8 {
+        for place in 0..20 {
+            let mut bytes = vec![b'a'; 24];
+            bytes[place] = b;
+            let naive = bytes
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                .unwrap_or(bytes.len());
+            assert_eq!(scalars::skip_plain(&bytes, 0), naive, "{b} at {place}");
+        }
+    }
+    agree("\"0123456789abcdef\\u0041\\\"0123456789\"");
+    agree("\"0123456\u{1f}89\"");
+    agree(&format!("\"{}é{}\"", "x".repeat(13), "y".repeat(9)));
+}
