@@ -92,6 +92,72 @@ impl Keys<'_> {
     }
 }
 
+/// One field of an object being read: where its value goes, and its path, rules and check.
+#[derive(Debug)]
+pub struct FieldSlot<'s, T> {
+    slot: &'s mut Slot<T>,
+    segment: &'static str,
+    rules: &'static Rules,
+    check: fn(&T, &mut ParseCx),
+}
+
+/// A field of a derived struct, by index in [`read_members`]: compiled once per field type
+/// rather than once per struct.
+pub trait ReadField {
+    /// Reads the field's value from `reader` into its slot.
+    ///
+    /// # Errors
+    ///
+    /// Syntax, or a duplicate key.
+    fn read(&mut self, reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<()>;
+}
+
+impl<T: Schema> ReadField for FieldSlot<'_, T> {
+    fn read(&mut self, reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<()> {
+        *self.slot = field_read(reader, self.segment, cx, self.rules, self.check)?;
+        Ok(())
+    }
+}
+
+/// The entry of a field in [`read_members`]: its slot, its key escaped as a JSON pointer
+/// `segment`, its constraints and its check.
+pub fn field<'s, T: Schema>(
+    slot: &'s mut Slot<T>,
+    segment: &'static str,
+    rules: &'static Rules,
+    check: fn(&T, &mut ParseCx),
+) -> FieldSlot<'s, T> {
+    FieldSlot {
+        slot,
+        segment,
+        rules,
+        check,
+    }
+}
+
+/// Reads the members of the object open in `reader` until its end, each declared one into
+/// `fields[i]` (the field named `names[i]`); an undeclared key is a violation listing
+/// `allowed`.
+///
+/// # Errors
+///
+/// Syntax, or a key sent twice.
+pub fn read_members(
+    reader: &mut Reader<'_>,
+    cx: &mut ParseCx,
+    names: &[&str],
+    allowed: &[&str],
+    fields: &mut [&mut dyn ReadField],
+) -> Read<()> {
+    let mut keys = Keys::new(names, allowed);
+    while let Some(index) = keys.next_read(reader, cx)? {
+        if let Some(field) = fields.get_mut(index) {
+            field.read(reader, cx)?;
+        }
+    }
+    Ok(())
+}
+
 /// Parses the value of a field (its key escaped as `segment`), checks it with `check` (its
 /// constraints and validator) and returns what was found: `null` stands for absent unless the
 /// type has a `null`.
@@ -144,7 +210,10 @@ fn checked<T>(
 /// # Errors
 ///
 /// Syntax, or a duplicate key.
-pub(super) fn array_read<T: Schema>(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<Option<Vec<T>>> {
+pub(super) fn array_read<T: Schema>(
+    reader: &mut Reader<'_>,
+    cx: &mut ParseCx,
+) -> Read<Option<Vec<T>>> {
     if !reader.open_array()? {
         wrong_type(reader, "an array", cx)?;
         return Ok(None);
@@ -196,7 +265,11 @@ pub(super) fn option_read<T: Schema>(
 /// # Errors
 ///
 /// Syntax, or a duplicate key inside a value of the wrong type.
-pub fn variant_read(reader: &mut Reader<'_>, names: &[&str], cx: &mut ParseCx) -> Read<Option<usize>> {
+pub fn variant_read(
+    reader: &mut Reader<'_>,
+    names: &[&str],
+    cx: &mut ParseCx,
+) -> Read<Option<usize>> {
     let Some(name) = reader.string_if_next()? else {
         wrong_type(reader, "a string", cx)?;
         return Ok(None);

@@ -83,7 +83,8 @@ impl<'t> Reader<'t> {
             return self.fail(SyntaxKind::LoneSurrogate);
         }
         if !(0xD800..=0xDBFF).contains(&n) {
-            return char::from_u32(u32::from(n)).map_or_else(|| self.fail(SyntaxKind::InvalidEscape), Ok);
+            return char::from_u32(u32::from(n))
+                .map_or_else(|| self.fail(SyntaxKind::InvalidEscape), Ok);
         }
         for expected in [b'\\', b'u'] {
             match self.bytes().get(self.pos) {

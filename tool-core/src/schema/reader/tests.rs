@@ -19,12 +19,33 @@ fn agree(text: &str) {
 #[test]
 fn s2_values_are_read_as_serde_json_reads_them() {
     for text in [
-        "null", "true", "false", "0", "-0", "-1", "123456789012345678", "1234567890123456789",
-        "18446744073709551615", "18446744073709551616", "-9223372036854775808",
-        "-9223372036854775809", "1.5", "-0.0", "1e3", "1E+3", "1e-400", "2.5e-3",
-        "0.1000000000000000055511151231257827", "\"\"", "\"a\\u00e9\\ud83d\\ude00\\n\"",
-        "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "[]", "[1, [2, {}]]", "{\"a\": {\"b\": [null]}}",
-        " \t\r\n{ \"k\" : 1 } \n", "\"é\u{7f}\"",
+        "null",
+        "true",
+        "false",
+        "0",
+        "-0",
+        "-1",
+        "123456789012345678",
+        "1234567890123456789",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "1.5",
+        "-0.0",
+        "1e3",
+        "1E+3",
+        "1e-400",
+        "2.5e-3",
+        "0.1000000000000000055511151231257827",
+        "\"\"",
+        "\"a\\u00e9\\ud83d\\ude00\\n\"",
+        "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+        "[]",
+        "[1, [2, {}]]",
+        "{\"a\": {\"b\": [null]}}",
+        " \t\r\n{ \"k\" : 1 } \n",
+        "\"é\u{7f}\"",
     ] {
         agree(text);
     }
@@ -33,11 +54,45 @@ fn s2_values_are_read_as_serde_json_reads_them() {
 #[test]
 fn s2_malformed_text_is_refused_with_serde_json_s_message() {
     for text in [
-        "", " ", "nul", "nulx", "tru", "[1,]", "[1 2]", "{\"a\":1,}", "{\"a\" 1}", "{1:2}",
-        "{\"a\":1 \"b\":2}", "01", "-", "1.", "1.e3", "1e", "1e+", "--1", "1e400", "-1e400",
-        "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"",
-        "\"\\ud800x\"", "\"a\u{1}\"", "\"abc", "[", "{", "{\"a\"", "{\"a\":", "1 2", "[1] x",
-        "{\"a\":1}}", "'a'", "[1,,2]", "{,}", "[,]",
+        "",
+        " ",
+        "nul",
+        "nulx",
+        "tru",
+        "[1,]",
+        "[1 2]",
+        "{\"a\":1,}",
+        "{\"a\" 1}",
+        "{1:2}",
+        "{\"a\":1 \"b\":2}",
+        "01",
+        "-",
+        "1.",
+        "1.e3",
+        "1e",
+        "1e+",
+        "--1",
+        "1e400",
+        "-1e400",
+        "\"\\x\"",
+        "\"\\u12\"",
+        "\"\\ud800\"",
+        "\"\\udc00\"",
+        "\"\\ud800\\u0041\"",
+        "\"\\ud800x\"",
+        "\"a\u{1}\"",
+        "\"abc",
+        "[",
+        "{",
+        "{\"a\"",
+        "{\"a\":",
+        "1 2",
+        "[1] x",
+        "{\"a\":1}}",
+        "'a'",
+        "[1,,2]",
+        "{,}",
+        "[,]",
     ] {
         agree(text);
         assert!(matches!(read(text), Err(ReadError::Syntax(_))), "{text:?}");
@@ -78,7 +133,10 @@ fn s2_nesting_is_bounded_as_serde_json_bounds_it() {
 #[test]
 fn s2_a_string_without_escapes_is_borrowed() {
     let mut reader = Reader::new("\"plain\"");
-    assert!(matches!(reader.string_if_next(), Ok(Some(Cow::Borrowed("plain")))));
+    assert!(matches!(
+        reader.string_if_next(),
+        Ok(Some(Cow::Borrowed("plain")))
+    ));
     let mut reader = Reader::new("\"a\\tb\"");
     assert_eq!(
         reader.string_if_next(),
@@ -92,7 +150,10 @@ fn s2_own_description_names_line_and_column() {
         at: 5,
         kind: SyntaxKind::ExpectedSomeValue,
     };
-    assert_eq!(syntax.describe("{\n\"a\":"), "expected value at line 2 column 3");
+    assert_eq!(
+        syntax.describe("{\n\"a\":"),
+        "expected value at line 2 column 3"
+    );
 }
 
 #[test]

@@ -46,8 +46,6 @@ struct Locals {
     required: Ident,
     map: Ident,
     access: Ident,
-    fields: Ident,
-    index: Ident,
 }
 
 impl Locals {
@@ -62,8 +60,6 @@ impl Locals {
             required: hidden("required"),
             map: hidden("map"),
             access: hidden("access"),
-            fields: hidden("fields"),
-            index: hidden("index"),
         }
     }
 }

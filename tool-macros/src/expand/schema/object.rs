@@ -109,30 +109,17 @@ impl Codegen {
         }}
     }
 
-    /// Reads each member from the reader `access` as it is read, into its field's slot.
+    /// Reads each member from the reader `access` as it is read, into its field's slot: one
+    /// call of `read_members` with an entry per field (compiled once per field type).
     fn read_reader(&self, object: &Object<'_>, allowed: &[&str]) -> TokenStream {
         let private = &self.private;
-        let Locals {
-            cx,
-            access,
-            fields,
-            index,
-            ..
-        } = &self.locals;
+        let Locals { cx, access, .. } = &self.locals;
         let keys = object.keys();
-        let indices = (0..object.codes.len()).map(Literal::usize_unsuffixed);
-        let slots = object.codes.iter().map(|code| &code.slot);
         let reads = object.codes.iter().map(|code| &code.read);
         quote! {
-            let mut #fields = #private::Keys::new(&[#(#keys),*], &[#(#allowed),*]);
-            while let ::core::option::Option::Some(#index) =
-                #fields.next_read(#access, #cx)?
-            {
-                match #index {
-                    #(#indices => #slots = #reads,)*
-                    _ => {}
-                }
-            }
+            #private::read_members(
+                #access, #cx, &[#(#keys),*], &[#(#allowed),*], &mut [#(#reads),*],
+            )?;
         }
     }
 
