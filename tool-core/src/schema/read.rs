@@ -25,10 +25,14 @@ pub(super) fn parse_text<T: Schema>(
     cx: &mut ParseCx,
 ) -> Result<Option<T>, DecodeError> {
     let mut reader = Reader::new(text);
-    match T::parse_read(&mut reader, cx).and_then(|value| reader.end().map(|()| value)) {
-        Ok(value) => Ok(value),
-        Err(error) => Err(error.into_decode(text)),
-    }
+    let error = match T::parse_read(&mut reader, cx) {
+        Ok(value) => match reader.end() {
+            Ok(()) => return Ok(value),
+            Err(error) => error,
+        },
+        Err(error) => error,
+    };
+    Err(error.into_decode(text))
 }
 
 /// Opens the object that must come next; anything else is read to its end and recorded as a

@@ -95,11 +95,18 @@ pub fn parse_decoded<T: Schema>(value: Json, cx: &mut ParseCx) -> Option<T> {
     match T::parse_text(&text, cx) {
         Ok(parsed) => parsed,
         Err(error) => {
-            // The text of a decoded value is valid JSON without duplicate keys.
-            cx.fail(Box::new(error));
+            decode_failed(error, cx);
             None
         }
     }
+}
+
+/// Records that a decoded value written back as text did not read again: a failure, since
+/// the text of a decoded value is valid JSON without duplicate keys.
+#[cold]
+#[inline(never)]
+fn decode_failed(error: DecodeError, cx: &mut ParseCx) {
+    cx.fail(Box::new(error));
 }
 
 /// A decoded value written back as text, or `None` with the failure recorded.

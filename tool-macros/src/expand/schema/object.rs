@@ -57,7 +57,8 @@ impl Codegen {
     }
 
     /// Parses the members of one object into `ctor { fields }`, in the order they were sent,
-    /// then finishes every field (defaults, `required`). `Read::Reader` reads them from the
+    /// then finishes every field (defaults, `required`) and builds the value when nothing was
+    /// recorded since `before`. `Read::Reader` reads them from the
     /// reader `access` (a block of type `Result<Option<_>, _>`), `Read::Tree` from the
     /// decoded `members` (a block of type `Option<_>`); both return early when anything was
     /// recorded since `before`. `extra` is a key that is allowed but already handled (the tag
@@ -97,15 +98,13 @@ impl Codegen {
             #(let mut #slots: #private::Slot<#types> = #private::Slot::Absent;)*
             #dispatch
             #(#finishes)*
-            #(
-                let ::core::option::Option::Some(#parsed) = #parsed else {
-                    return #none;
-                };
-            )*
-            if #cx.error_count() != #before {
-                return #none;
+            // One match of every field at once: what is dropped on failure is one tuple.
+            match (#(#parsed,)*) {
+                (#(::core::option::Option::Some(#parsed),)*) if #cx.error_count() == #before => {
+                    #some(::core::option::Option::Some(#ctor { #(#members: #parsed),* }))
+                }
+                _ => #none,
             }
-            #some(::core::option::Option::Some(#ctor { #(#members: #parsed),* }))
         }}
     }
 
