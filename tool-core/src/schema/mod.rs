@@ -117,6 +117,22 @@ pub trait Schema: Sized {
         Ok(Self::parse(value, cx))
     }
 
+    /// What a derived struct's [`parse_read`](Schema::parse_read) calls with `M = ()`: its
+    /// members read from the reader. Generic over a marker only so that an incremental build
+    /// compiles it apart from the user's own code (an instantiation), and recompiles none of it
+    /// when a tool's body is edited. The default is [`parse_read`](Schema::parse_read).
+    ///
+    /// # Errors
+    ///
+    /// Returns the reader's error (syntax, duplicate key), which ends the whole parse.
+    #[doc(hidden)]
+    fn parse_read_body<M>(
+        reader: &mut reader::Reader<'_>,
+        cx: &mut ParseCx,
+    ) -> Result<Option<Self>, reader::ReadError> {
+        Self::parse_read(reader, cx)
+    }
+
     /// Parses the members of an object as they are decoded: what a derived struct implements.
     /// The default collects them into a [`Json`] and parses that.
     ///

@@ -54,7 +54,9 @@ pub(super) fn methods<'a>(
 }
 
 /// The parse methods of a struct: a decoded value is written back as text and read again, so
-/// that the only parser compiled per struct is `parse_read`, one loop over the reader's keys.
+/// that the only parser compiled per struct is `parse_read_body`, one call reading the members
+/// into the fields' slots (generic over a marker, so that incremental builds keep it apart
+/// from the user's code).
 fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> TokenStream {
     let private = &codegen.private;
     let Locals {
@@ -72,6 +74,13 @@ fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> TokenStream {
         }
 
         fn parse_read(
+            #access: &mut #private::Reader<'_>,
+            #cx: &mut #private::ParseCx,
+        ) -> ::core::result::Result<::core::option::Option<Self>, #private::ReadError> {
+            <Self as #private::Schema>::parse_read_body::<()>(#access, #cx)
+        }
+
+        fn parse_read_body<__SchemaMarker>(
             #access: &mut #private::Reader<'_>,
             #cx: &mut #private::ParseCx,
         ) -> ::core::result::Result<::core::option::Option<Self>, #private::ReadError> {
