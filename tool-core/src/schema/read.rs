@@ -103,7 +103,14 @@ pub struct FieldSlot<'s, T> {
     segment: &'static str,
     rules: &'static Rules,
     check: fn(&T, &mut ParseCx),
+    /// [`field_read`] for `T`: kept here so that turning the entry into a `dyn ReadField`
+    /// asks nothing of `T` (a field type that is not `Schema` is reported once, at the type).
+    read: ReadFn<T>,
 }
+
+/// How a field's value is read: [`field_read`] for its type.
+type ReadFn<T> =
+    fn(&mut Reader<'_>, &str, &mut ParseCx, &'static Rules, fn(&T, &mut ParseCx)) -> Read<Slot<T>>;
 
 /// A field of a derived struct, by index in [`read_members`]: compiled once per field type
 /// rather than once per struct.
@@ -116,9 +123,9 @@ pub trait ReadField {
     fn read(&mut self, reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<()>;
 }
 
-impl<T: Schema> ReadField for FieldSlot<'_, T> {
+impl<T> ReadField for FieldSlot<'_, T> {
     fn read(&mut self, reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<()> {
-        *self.slot = field_read(reader, self.segment, cx, self.rules, self.check)?;
+        *self.slot = (self.read)(reader, self.segment, cx, self.rules, self.check)?;
         Ok(())
     }
 }
@@ -136,6 +143,7 @@ pub fn field<'s, T: Schema>(
         segment,
         rules,
         check,
+        read: field_read::<T>,
     }
 }
 
