@@ -153,10 +153,12 @@ impl<'t> Reader<'t> {
             }
             self.required_digits()?;
         }
-        if self.pos == integer_end && integer_end - digits <= SHORT_DIGITS {
-            if let Some(n) = short_integer(&bytes[digits..integer_end], negative) {
-                return Ok(n);
-            }
+        let short = (self.pos == integer_end && integer_end - digits <= SHORT_DIGITS)
+            .then(|| bytes.get(digits..integer_end))
+            .flatten()
+            .and_then(|digits| short_integer(digits, negative));
+        if let Some(n) = short {
+            return Ok(n);
         }
         let token = self.text.get(start..self.pos).unwrap_or_default();
         serde_json::from_str::<Number>(token).or_else(|_| {
