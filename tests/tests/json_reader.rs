@@ -17,7 +17,9 @@ fn read(text: &str) -> Result<Json, DecodeError> {
         text
     };
     let mut reader = Reader::new(text);
-    let value = reader.value().and_then(|value| reader.end().map(|()| value));
+    let value = reader
+        .value()
+        .and_then(|value| reader.end().map(|()| value));
     value.map_err(|error| error.into_decode(text))
 }
 
