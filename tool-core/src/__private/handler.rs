@@ -102,3 +102,12 @@ where
 {
     predicate(ctx, input)
 }
+
+/// The tool kept in `cell`, made by `make` the first time: what `#[tool]`'s `into_tool`
+/// returns, a clone. Compiled once, rather than a `OnceLock` initialization per tool.
+pub fn cached_tool(
+    cell: &'static std::sync::OnceLock<crate::tool::Tool>,
+    make: fn() -> crate::tool::Tool,
+) -> crate::tool::Tool {
+    cell.get_or_init(make).clone()
+}

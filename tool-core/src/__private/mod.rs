@@ -24,6 +24,10 @@ pub use crate::json::DecodeError;
 pub use crate::json::Json;
 pub use crate::policy::{BoxFuture, Policy};
 pub use crate::schema::members::{Keys, absent_field, field_index, unknown_field, unknown_variant};
+pub use crate::schema::read::{
+    FieldSlot, ReadField, field, field_read, open_object, read_members, variant_read,
+};
+pub use crate::schema::reader::{ReadError, Reader};
 pub use crate::schema::stream::{
     Slot, field_de, field_tree, finish_field, object_de, object_text, parse_decoded, variant_de,
 };

@@ -74,19 +74,34 @@ impl SchemaGen {
         short: &'static str,
         body: impl FnOnce(&mut Self) -> Value,
     ) -> Value {
+        if let Some(reference) = self.enter_named(key, short) {
+            return reference;
+        }
+        let rendered = body(self);
+        self.leave_named(key, short, rendered)
+    }
+
+    /// The reference that stands for the named type `key` when it is being rendered already
+    /// or was rendered into `$defs`; else `None`, and `key` is now being rendered.
+    fn enter_named(&mut self, key: &'static str, short: &'static str) -> Option<Value> {
         if self.stack.first() == Some(&key) {
-            return ref_to("#".to_owned());
+            return Some(ref_to("#".to_owned()));
         }
         if self.stack.contains(&key) {
             self.recursive.insert(key);
             let name = self.def_name(key, short);
-            return ref_to(format!("#/$defs/{name}"));
+            return Some(ref_to(format!("#/$defs/{name}")));
         }
         if let Some(name) = self.names.get(key).filter(|n| self.defs.contains_key(*n)) {
-            return ref_to(format!("#/$defs/{name}"));
+            return Some(ref_to(format!("#/$defs/{name}")));
         }
         self.stack.push(key);
-        let rendered = body(self);
+        None
+    }
+
+    /// The schema of the named type `key` once rendered: itself, or a reference to it in
+    /// `$defs` when it is recursive and nested.
+    fn leave_named(&mut self, key: &'static str, short: &'static str, rendered: Value) -> Value {
         self.stack.pop();
         if self.recursive.contains(key) && !self.stack.is_empty() {
             let name = self.def_name(key, short);
@@ -148,7 +163,12 @@ pub(crate) fn root_not_object(type_: Option<&Value>) -> SchemaError {
 /// a type recorded with [`SchemaGen::reject`].
 pub fn render_root<T: Schema>() -> Result<Value, SchemaError> {
     let mut generator = SchemaGen::new();
-    let mut root = T::schema(&mut generator);
+    let root = T::schema(&mut generator);
+    finish_root(root, generator)
+}
+
+/// The root schema `root` rendered by `generator`, with its `$defs`; it must be an object.
+fn finish_root(mut root: Value, mut generator: SchemaGen) -> Result<Value, SchemaError> {
     if let Some(error) = generator.error.take() {
         return Err(error);
     }

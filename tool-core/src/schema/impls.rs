@@ -8,6 +8,8 @@ use serde_json::{Map, Value, json};
 use serde::de::Deserializer;
 
 use super::num::Num;
+use super::read::{array_read, option_read};
+use super::reader::{ReadError, Reader};
 use super::stream::{array_de, option_de};
 use super::{Schema, SchemaGen};
 use crate::json::Json;
@@ -224,6 +226,10 @@ impl<T: Schema> Schema for Option<T> {
         option_de(decoder, cx)
     }
 
+    fn parse_read(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError> {
+        option_read(reader, cx)
+    }
+
     fn absent() -> Option<Self> {
         Some(None)
     }
@@ -251,6 +257,10 @@ impl<T: Schema> Schema for Box<T> {
         cx: &mut ParseCx,
     ) -> Result<Option<Self>, D::Error> {
         Ok(T::parse_de(decoder, cx)?.map(Box::new))
+    }
+
+    fn parse_read(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError> {
+        Ok(T::parse_read(reader, cx)?.map(Box::new))
     }
 
     fn absent() -> Option<Self> {
@@ -299,6 +309,10 @@ impl<T: Schema> Schema for Vec<T> {
         cx: &mut ParseCx,
     ) -> Result<Option<Self>, D::Error> {
         array_de(decoder, cx)
+    }
+
+    fn parse_read(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError> {
+        array_read(reader, cx)
     }
 
     fn to_json(&self) -> Value {

@@ -76,7 +76,11 @@ pub(crate) fn decode_error(message: String) -> DecodeError {
 /// Returns [`DecodeError::Syntax`] for bytes that are not one JSON value (nesting deeper than
 /// 128 levels included) and [`DecodeError::DuplicateKey`] for an object with a repeated key.
 pub fn decode(bytes: &[u8]) -> Result<Json, DecodeError> {
-    let text = argument_text(bytes)?;
+    decode_text(argument_text(bytes)?)
+}
+
+/// Decodes text into a [`Json`] tree with serde_json: how a syntax error is described.
+pub(crate) fn decode_text(text: &str) -> Result<Json, DecodeError> {
     serde_json::from_str::<Json>(text).map_err(|e| decode_error(e.to_string()))
 }
 
@@ -254,7 +258,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
 }
 
 /// The first key that appears twice, if any.
-fn first_duplicate(members: &[(String, Json)]) -> Option<&str> {
+pub(crate) fn first_duplicate(members: &[(String, Json)]) -> Option<&str> {
     if members.len() <= 16 {
         for (i, (key, _)) in members.iter().enumerate() {
             if members[..i].iter().any(|(k, _)| k == key) {

@@ -22,12 +22,14 @@ pub fn field_index(names: &[&str], key: &str) -> Option<usize> {
 /// twice.
 #[derive(Debug)]
 pub struct Keys<'k> {
-    names: &'k [&'k str],
-    allowed: &'k [&'k str],
+    pub(super) names: &'k [&'k str],
+    pub(super) allowed: &'k [&'k str],
     seen: Seen,
+    /// Whether no key has been read yet (by [`Keys::next_read`]).
+    pub(super) first: bool,
     /// The undeclared keys read so far, hashed so that a duplicate among thousands of them is
     /// found in constant time: the parse stays linear in the input (issue 10, defect 2).
-    unknown: HashSet<String>,
+    pub(super) unknown: HashSet<String>,
 }
 
 /// Which declared fields have been read.
@@ -50,6 +52,7 @@ impl<'k> Keys<'k> {
             names,
             allowed,
             seen,
+            first: true,
             unknown: HashSet::new(),
         }
     }
@@ -88,7 +91,7 @@ impl<'k> Keys<'k> {
     }
 
     /// Marks a field as read; returns whether it had been read already.
-    fn mark(&mut self, index: usize) -> bool {
+    pub(super) fn mark(&mut self, index: usize) -> bool {
         match &mut self.seen {
             Seen::Few(bits) => {
                 let bit = 1u128 << index;

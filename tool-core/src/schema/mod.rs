@@ -16,6 +16,8 @@ pub(crate) mod members;
 mod nullable;
 mod num;
 mod pattern;
+pub(crate) mod read;
+pub(crate) mod reader;
 mod rules;
 pub(crate) mod stream;
 pub mod violation;
@@ -88,16 +90,47 @@ pub trait Schema: Sized {
     }
 
     /// Parses the whole of `text` (a call's arguments, or a value written back as text) by the
-    /// rules of [`parse`](Schema::parse). The default reads it through
-    /// [`parse_de`](Schema::parse_de); derived structs read an object without it, which
-    /// compiles to less code.
+    /// rules of [`parse`](Schema::parse), through [`parse_read`](Schema::parse_read).
     ///
     /// # Errors
     ///
     /// Returns the decode error (syntax, trailing characters, duplicate key).
     #[doc(hidden)]
     fn parse_text(text: &str, cx: &mut ParseCx) -> Result<Option<Self>, crate::json::DecodeError> {
-        stream::parse_text(text, cx)
+        read::parse_text(text, cx)
+    }
+
+    /// Parses a value from the [`Reader`](reader::Reader) by the rules of
+    /// [`parse`](Schema::parse): what [`parse_text`](Schema::parse_text) does. The default reads
+    /// the value into a [`Json`] and parses that; derived structs and unit enums, `Vec`,
+    /// `Option` and `Box` read it in place. Implement [`parse`](Schema::parse), not this.
+    ///
+    /// # Errors
+    ///
+    /// Returns the reader's error (syntax, duplicate key), which ends the whole parse.
+    #[doc(hidden)]
+    fn parse_read(
+        reader: &mut reader::Reader<'_>,
+        cx: &mut ParseCx,
+    ) -> Result<Option<Self>, reader::ReadError> {
+        let value = reader.value()?;
+        Ok(Self::parse(value, cx))
+    }
+
+    /// What a derived struct's [`parse_read`](Schema::parse_read) calls with `M = ()`: its
+    /// members read from the reader. Generic over a marker only so that an incremental build
+    /// compiles it apart from the user's own code (an instantiation), and recompiles none of it
+    /// when a tool's body is edited. The default is [`parse_read`](Schema::parse_read).
+    ///
+    /// # Errors
+    ///
+    /// Returns the reader's error (syntax, duplicate key), which ends the whole parse.
+    #[doc(hidden)]
+    fn parse_read_body<M>(
+        reader: &mut reader::Reader<'_>,
+        cx: &mut ParseCx,
+    ) -> Result<Option<Self>, reader::ReadError> {
+        Self::parse_read(reader, cx)
     }
 
     /// Parses the members of an object as they are decoded: what a derived struct implements.

@@ -58,23 +58,7 @@ pub fn parse_arguments<T: Schema>(
 ) -> Result<Option<T>, DecodeError> {
     let text = argument_text(bytes)?;
     let parsed = T::parse_text(text, cx)?;
-    Ok(parsed.filter(|_| cx.is_clean()))
-}
-
-/// Parses the whole of `text` through `T`'s streaming form: what [`Schema::parse_text`] does
-/// unless a type has a shorter way.
-///
-/// # Errors
-///
-/// Returns the decode error: syntax (trailing characters included), duplicate key.
-pub(super) fn parse_text<T: Schema>(
-    text: &str,
-    cx: &mut ParseCx,
-) -> Result<Option<T>, DecodeError> {
-    let mut decoder = serde_json::Deserializer::from_str(text);
-    T::parse_de(&mut decoder, cx)
-        .and_then(|value| decoder.end().map(|()| value))
-        .map_err(|e| decode_error(e.to_string()))
+    if cx.is_clean() { Ok(parsed) } else { Ok(None) }
 }
 
 /// Parses the whole of `text` as an object through `T`'s [`Schema::parse_members`]: what a
@@ -107,18 +91,33 @@ pub fn object_text<T: Schema>(text: &str, cx: &mut ParseCx) -> Result<Option<T>,
 /// Parses a value decoded already by reading its text again with `T`'s streaming form: what a
 /// derived struct's [`Schema::parse`] does, so that one parser is compiled per struct.
 pub fn parse_decoded<T: Schema>(value: Json, cx: &mut ParseCx) -> Option<T> {
-    let text = match serde_json::to_string(&value) {
-        Ok(text) => text,
+    let text = written_back(&value, cx)?;
+    match T::parse_text(&text, cx) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            decode_failed(error, cx);
+            None
+        }
+    }
+}
+
+/// Records that a decoded value written back as text did not read again: a failure, since
+/// the text of a decoded value is valid JSON without duplicate keys.
+#[cold]
+#[inline(never)]
+fn decode_failed(error: DecodeError, cx: &mut ParseCx) {
+    cx.fail(Box::new(error));
+}
+
+/// A decoded value written back as text, or `None` with the failure recorded.
+fn written_back(value: &Json, cx: &mut ParseCx) -> Option<String> {
+    match serde_json::to_string(value) {
+        Ok(text) => Some(text),
         Err(e) => {
             cx.fail(Box::new(e));
-            return None;
+            None
         }
-    };
-    T::parse_text(&text, cx).unwrap_or_else(|e| {
-        // The text of a decoded value is valid JSON without duplicate keys.
-        cx.fail(Box::new(e));
-        None
-    })
+    }
 }
 
 /// Parses an object through `T`'s [`Schema::parse_members`], or records a type violation.

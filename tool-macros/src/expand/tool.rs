@@ -61,7 +61,7 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
                 fn into_tool(self) -> #private::Tool {
                     static #tool_static: ::std::sync::OnceLock<#private::Tool> =
                         ::std::sync::OnceLock::new();
-                    ::core::clone::Clone::clone(#tool_static.get_or_init(|| {
+                    #private::cached_tool(&#tool_static, || {
                         #private::Tool::builder(#handle::NAME, #description)
                             .site(#site)
                             .rendered_handler::<#input_ty, _, _>(#handler)
@@ -72,7 +72,7 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
                             #control
                             #approval
                             .build()
-                    }))
+                    })
                 }
             }
 

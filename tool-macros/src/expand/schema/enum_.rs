@@ -5,7 +5,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::object::{Object, Read};
-use super::{Codegen, Locals, generic_names, opt_str};
+use super::{Codegen, Locals, opt_str};
 use crate::ast::{self, Container, Variant};
 use crate::expand::hidden;
 
@@ -28,7 +28,6 @@ pub(super) fn unit_methods(
     let indices = (0..variants.len()).map(Literal::usize_unsuffixed);
     let indices_de = indices.clone();
     let matched = hidden("index");
-    let (de, decoder, _) = generic_names();
     quote! {
         fn schema(_: &mut #private::SchemaGen) -> #private::serde_json::Value {
             #private::string_enum(&[#(#names),*], #description)
@@ -41,12 +40,12 @@ pub(super) fn unit_methods(
             }
         }
 
-        fn parse_de<#de, #decoder: #private::Deserializer<#de>>(
-            #value: #decoder,
+        fn parse_read(
+            #value: &mut #private::Reader<'_>,
             #cx: &mut #private::ParseCx,
-        ) -> ::core::result::Result<::core::option::Option<Self>, #decoder::Error> {
+        ) -> ::core::result::Result<::core::option::Option<Self>, #private::ReadError> {
             ::core::result::Result::Ok(
-                match #private::variant_de(#value, &[#(#names),*], #cx)? {
+                match #private::variant_read(#value, &[#(#names),*], #cx)? {
                     #(::core::option::Option::Some(#indices_de) => {
                         ::core::option::Option::Some(Self::#idents_de)
                     })*

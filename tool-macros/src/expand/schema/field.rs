@@ -21,7 +21,7 @@ pub(super) struct FieldCode {
     pub(super) slot: Ident,
     /// The parsed value.
     pub(super) parsed: Ident,
-    /// Parses its value from the object's member access.
+    /// Its entry in the list of fields `read_members` reads into.
     pub(super) read: TokenStream,
     /// Parses its value from a decoded member.
     pub(super) read_tree: TokenStream,
@@ -42,7 +42,6 @@ impl Codegen {
             cx,
             properties,
             required,
-            access,
             value,
             ..
         } = &self.locals;
@@ -81,7 +80,10 @@ impl Codegen {
                     #default_json, #example_json,
                 );
             },
-            read: quote!(#private::field_de::<#ty, _>(&mut #access, #segment, #cx, #rules_ref, #check)?),
+            read: quote! {
+                &mut #private::field::<#ty>(&mut #slot, #segment, #rules_ref, #check)
+                    as &mut dyn #private::ReadField
+            },
             read_tree: quote!(#private::field_tree::<#ty>(#value, #segment, #cx, #rules_ref, #check)),
             finish: quote! {
                 let #parsed = #private::finish_field::<#ty>(#slot, #key, #cx, #default_arg);

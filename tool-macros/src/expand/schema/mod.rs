@@ -8,7 +8,7 @@ mod object;
 mod rules;
 mod struct_;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Generics, Ident};
 
@@ -46,8 +46,6 @@ struct Locals {
     required: Ident,
     map: Ident,
     access: Ident,
-    fields: Ident,
-    index: Ident,
 }
 
 impl Locals {
@@ -62,8 +60,6 @@ impl Locals {
             required: hidden("required"),
             map: hidden("map"),
             access: hidden("access"),
-            fields: hidden("fields"),
-            index: hidden("index"),
         }
     }
 }
@@ -139,17 +135,6 @@ impl Codegen {
             };
         }
     }
-}
-
-/// The names of the generic parameters of the streaming parse methods: the decoder's lifetime,
-/// the decoder and the map access. Type names resolve at the call site, so they must not clash
-/// with a type parameter of the user's type.
-fn generic_names() -> (syn::Lifetime, Ident, Ident) {
-    (
-        syn::Lifetime::new("'__schema_de", Span::call_site()),
-        Ident::new("__SchemaDecoder", Span::call_site()),
-        Ident::new("__SchemaMapAccess", Span::call_site()),
-    )
 }
 
 /// `Some("…")` or `None`.

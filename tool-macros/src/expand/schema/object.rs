@@ -19,8 +19,8 @@ pub(super) struct Object<'a> {
 /// Where the members of an object are read from.
 #[derive(Clone, Copy)]
 pub(super) enum Read {
-    /// From the decoder, as they are decoded.
-    Stream,
+    /// From the reader, as they are read.
+    Reader,
     /// From an object decoded already.
     Tree,
 }
@@ -57,8 +57,9 @@ impl Codegen {
     }
 
     /// Parses the members of one object into `ctor { fields }`, in the order they were sent,
-    /// then finishes every field (defaults, `required`). `Read::Stream` reads them from the
-    /// map access `access` (a block of type `Result<Option<_>, _>`), `Read::Tree` from the
+    /// then finishes every field (defaults, `required`) and builds the value when nothing was
+    /// recorded since `before`. `Read::Reader` reads them from the
+    /// reader `access` (a block of type `Result<Option<_>, _>`), `Read::Tree` from the
     /// decoded `members` (a block of type `Option<_>`); both return early when anything was
     /// recorded since `before`. `extra` is a key that is allowed but already handled (the tag
     /// of an enum).
@@ -77,8 +78,8 @@ impl Codegen {
         let mut allowed: Vec<&str> = extra.into_iter().chain(object.keys()).collect();
         allowed.sort_unstable();
         let (dispatch, none, some) = match read {
-            Read::Stream => (
-                self.read_stream(object, &allowed),
+            Read::Reader => (
+                self.read_reader(object, &allowed),
                 quote!(::core::result::Result::Ok(::core::option::Option::None)),
                 quote!(::core::result::Result::Ok),
             ),
@@ -97,42 +98,27 @@ impl Codegen {
             #(let mut #slots: #private::Slot<#types> = #private::Slot::Absent;)*
             #dispatch
             #(#finishes)*
-            #(
-                let ::core::option::Option::Some(#parsed) = #parsed else {
-                    return #none;
-                };
-            )*
-            if #cx.error_count() != #before {
-                return #none;
+            // One match of every field at once: what is dropped on failure is one tuple.
+            match (#(#parsed,)*) {
+                (#(::core::option::Option::Some(#parsed),)*) if #cx.error_count() == #before => {
+                    #some(::core::option::Option::Some(#ctor { #(#members: #parsed),* }))
+                }
+                _ => #none,
             }
-            #some(::core::option::Option::Some(#ctor { #(#members: #parsed),* }))
         }}
     }
 
-    /// Reads each member from the map access as it is decoded, into its field's slot.
-    fn read_stream(&self, object: &Object<'_>, allowed: &[&str]) -> TokenStream {
+    /// Reads each member from the reader `access` as it is read, into its field's slot: one
+    /// call of `read_members` with an entry per field (compiled once per field type).
+    fn read_reader(&self, object: &Object<'_>, allowed: &[&str]) -> TokenStream {
         let private = &self.private;
-        let Locals {
-            cx,
-            access,
-            fields,
-            index,
-            ..
-        } = &self.locals;
+        let Locals { cx, access, .. } = &self.locals;
         let keys = object.keys();
-        let indices = (0..object.codes.len()).map(Literal::usize_unsuffixed);
-        let slots = object.codes.iter().map(|code| &code.slot);
         let reads = object.codes.iter().map(|code| &code.read);
         quote! {
-            let mut #fields = #private::Keys::new(&[#(#keys),*], &[#(#allowed),*]);
-            while let ::core::option::Option::Some(#index) =
-                #fields.next(&mut #access, #cx)?
-            {
-                match #index {
-                    #(#indices => #slots = #reads,)*
-                    _ => {}
-                }
-            }
+            #private::read_members(
+                #access, #cx, &[#(#keys),*], &[#(#allowed),*], &mut [#(#reads),*],
+            )?;
         }
     }
 

@@ -6,7 +6,7 @@ use quote::quote;
 use syn::Ident;
 
 use super::object::{Object, Read};
-use super::{Codegen, Locals, generic_names, opt_str};
+use super::{Codegen, Locals, opt_str};
 use crate::ast::{self, Field};
 
 /// The methods of `impl Schema` for the struct `ident` with `fields`.
@@ -53,8 +53,10 @@ pub(super) fn methods<'a>(
     }
 }
 
-/// The parse methods of a struct: every way in leads to `parse_members`, which reads the
-/// members as they are decoded.
+/// The parse methods of a struct: a decoded value is written back as text and read again, so
+/// that the only parser compiled per struct is `parse_read_body`, one call reading the members
+/// into the fields' slots (generic over a marker, so that incremental builds keep it apart
+/// from the user's code).
 fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> TokenStream {
     let private = &codegen.private;
     let Locals {
@@ -65,32 +67,27 @@ fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> TokenStream {
         ..
     } = &codegen.locals;
     let asserts = object.asserts();
-    let parse = codegen.parse_object(object, &quote!(Self), None, Read::Stream);
-    let (de, decoder, map_access) = generic_names();
+    let parse = codegen.parse_object(object, &quote!(Self), None, Read::Reader);
     quote! {
         fn parse(#value: #private::Json, #cx: &mut #private::ParseCx) -> ::core::option::Option<Self> {
             #private::parse_decoded::<Self>(#value, #cx)
         }
 
-        fn parse_text(
-            #value: &str,
+        fn parse_read(
+            #access: &mut #private::Reader<'_>,
             #cx: &mut #private::ParseCx,
-        ) -> ::core::result::Result<::core::option::Option<Self>, #private::DecodeError> {
-            #private::object_text::<Self>(#value, #cx)
+        ) -> ::core::result::Result<::core::option::Option<Self>, #private::ReadError> {
+            <Self as #private::Schema>::parse_read_body::<()>(#access, #cx)
         }
 
-        fn parse_de<#de, #decoder: #private::Deserializer<#de>>(
-            #value: #decoder,
+        fn parse_read_body<__SchemaMarker>(
+            #access: &mut #private::Reader<'_>,
             #cx: &mut #private::ParseCx,
-        ) -> ::core::result::Result<::core::option::Option<Self>, #decoder::Error> {
-            #private::object_de::<Self, #decoder>(#value, #cx)
-        }
-
-        fn parse_members<#de, #map_access: #private::MapAccess<#de>>(
-            mut #access: #map_access,
-            #cx: &mut #private::ParseCx,
-        ) -> ::core::result::Result<::core::option::Option<Self>, #map_access::Error> {
+        ) -> ::core::result::Result<::core::option::Option<Self>, #private::ReadError> {
             #asserts
+            if !#private::open_object(#access, #cx)? {
+                return ::core::result::Result::Ok(::core::option::Option::None);
+            }
             let #before = #cx.error_count();
             #parse
         }

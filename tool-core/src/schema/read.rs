@@ -1,0 +1,294 @@
+//! Parsing typed values from the [`Reader`] (S2): what [`Schema::parse_read`] does for
+//! derived structs and unit enums, `Vec`, `Option` and `Box`. The rules are those of
+//! [`Schema::parse`]: every violation is collected with its JSON pointer, in the order the
+//! model sent the members, then a `required` violation for each missing field; duplicate keys
+//! and syntax errors end the parse.
+//!
+//! This code is compiled once in tool-core (or once per item type for `Vec<T>`); a derived
+//! struct's own code is one loop over its keys calling [`field_read`] for each.
+
+use super::members::{Keys, field_index, unknown_field, unknown_variant};
+use super::reader::{Read, ReadError, Reader};
+use super::stream::Slot;
+use super::{Rules, Schema};
+use crate::json::{DecodeError, Json};
+use crate::violation::ParseCx;
+
+/// Parses the whole of `text` through `T`'s [`Schema::parse_read`]: what
+/// [`Schema::parse_text`] does.
+///
+/// # Errors
+///
+/// Returns the decode error: syntax (trailing characters included), duplicate key.
+pub(super) fn parse_text<T: Schema>(
+    text: &str,
+    cx: &mut ParseCx,
+) -> Result<Option<T>, DecodeError> {
+    let mut reader = Reader::new(text);
+    let error = match T::parse_read(&mut reader, cx) {
+        Ok(value) => match reader.end() {
+            Ok(()) => return Ok(value),
+            Err(error) => error,
+        },
+        Err(error) => error,
+    };
+    Err(error.into_decode(text))
+}
+
+/// Opens the object that must come next; anything else is read to its end and recorded as a
+/// type violation (then `false`).
+///
+/// # Errors
+///
+/// Syntax, or a duplicate key inside a value of the wrong type.
+pub fn open_object(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<bool> {
+    if reader.open_object()? {
+        return Ok(true);
+    }
+    wrong_type(reader, "an object", cx)
+}
+
+/// Reads a value of the wrong type to its end and records a `type` violation.
+#[cold]
+#[inline(never)]
+fn wrong_type(reader: &mut Reader<'_>, expected: &str, cx: &mut ParseCx) -> Read<bool> {
+    let value = reader.value()?;
+    cx.wrong_type(expected, &value);
+    Ok(false)
+}
+
+impl Keys<'_> {
+    /// The index of the next declared field of the object open in `reader`, its `:` read, or
+    /// `None` once the object ends. An undeclared key is recorded as a violation and its value
+    /// read and dropped.
+    ///
+    /// # Errors
+    ///
+    /// Syntax, or a key sent twice.
+    pub fn next_read(&mut self, reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<Option<usize>> {
+        loop {
+            let Some(key) = reader.next_key(&mut self.first)? else {
+                return Ok(None);
+            };
+            if let Some(index) = field_index(self.names, &key) {
+                if self.mark(index) {
+                    return Err(ReadError::DuplicateKey(key.into_owned()));
+                }
+                reader.colon()?;
+                return Ok(Some(index));
+            }
+            self.unknown_read(key.into_owned(), reader, cx)?;
+        }
+    }
+
+    /// Records an undeclared key and reads its value.
+    #[inline(never)]
+    fn unknown_read(&mut self, key: String, reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<()> {
+        if self.unknown.contains(&key) {
+            return Err(ReadError::DuplicateKey(key));
+        }
+        unknown_field(&key, self.allowed, cx);
+        reader.colon()?;
+        // Read to its end: a duplicate key inside is an error here too.
+        reader.value()?;
+        self.unknown.insert(key);
+        Ok(())
+    }
+}
+
+/// One field of an object being read: where its value goes, and its path, rules and check.
+#[derive(Debug)]
+pub struct FieldSlot<'s, T> {
+    slot: &'s mut Slot<T>,
+    segment: &'static str,
+    rules: &'static Rules,
+    check: fn(&T, &mut ParseCx),
+    /// [`field_read`] for `T`: kept here so that turning the entry into a `dyn ReadField`
+    /// asks nothing of `T` (a field type that is not `Schema` is reported once, at the type).
+    read: ReadFn<T>,
+}
+
+/// How a field's value is read: [`field_read`] for its type.
+type ReadFn<T> =
+    fn(&mut Reader<'_>, &str, &mut ParseCx, &'static Rules, fn(&T, &mut ParseCx)) -> Read<Slot<T>>;
+
+/// A field of a derived struct, by index in [`read_members`]: compiled once per field type
+/// rather than once per struct.
+pub trait ReadField {
+    /// Reads the field's value from `reader` into its slot.
+    ///
+    /// # Errors
+    ///
+    /// Syntax, or a duplicate key.
+    fn read(&mut self, reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<()>;
+}
+
+impl<T> ReadField for FieldSlot<'_, T> {
+    fn read(&mut self, reader: &mut Reader<'_>, cx: &mut ParseCx) -> Read<()> {
+        *self.slot = (self.read)(reader, self.segment, cx, self.rules, self.check)?;
+        Ok(())
+    }
+}
+
+/// The entry of a field in [`read_members`]: its slot, its key escaped as a JSON pointer
+/// `segment`, its constraints and its check.
+pub fn field<'s, T: Schema>(
+    slot: &'s mut Slot<T>,
+    segment: &'static str,
+    rules: &'static Rules,
+    check: fn(&T, &mut ParseCx),
+) -> FieldSlot<'s, T> {
+    FieldSlot {
+        slot,
+        segment,
+        rules,
+        check,
+        read: field_read::<T>,
+    }
+}
+
+/// Reads the members of the object open in `reader` until its end, each declared one into
+/// `fields[i]` (the field named `names[i]`); an undeclared key is a violation listing
+/// `allowed`.
+///
+/// # Errors
+///
+/// Syntax, or a key sent twice.
+pub fn read_members(
+    reader: &mut Reader<'_>,
+    cx: &mut ParseCx,
+    names: &[&str],
+    allowed: &[&str],
+    fields: &mut [&mut dyn ReadField],
+) -> Read<()> {
+    let mut keys = Keys::new(names, allowed);
+    while let Some(index) = keys.next_read(reader, cx)? {
+        if let Some(field) = fields.get_mut(index) {
+            field.read(reader, cx)?;
+        }
+    }
+    Ok(())
+}
+
+/// Parses the value of a field (its key escaped as `segment`), checks it with `check` (its
+/// constraints and validator) and returns what was found: `null` stands for absent unless the
+/// type has a `null`.
+///
+/// # Errors
+///
+/// Syntax, or a duplicate key.
+pub fn field_read<T: Schema>(
+    reader: &mut Reader<'_>,
+    segment: &str,
+    cx: &mut ParseCx,
+    rules: &'static Rules,
+    check: fn(&T, &mut ParseCx),
+) -> Read<Slot<T>> {
+    if reader.null()? {
+        if !T::ACCEPTS_NULL {
+            return Ok(Slot::Null);
+        }
+        return checked(segment, cx, rules, check, |cx| Ok(T::parse(Json::Null, cx)));
+    }
+    checked(segment, cx, rules, check, |cx| T::parse_read(reader, cx))
+}
+
+/// Parses a field's value with `parse` at its path, under its rules, then checks it.
+fn checked<T>(
+    segment: &str,
+    cx: &mut ParseCx,
+    rules: &'static Rules,
+    check: fn(&T, &mut ParseCx),
+    parse: impl FnOnce(&mut ParseCx) -> Read<Option<T>>,
+) -> Read<Slot<T>> {
+    cx.enter_segment(segment);
+    let outer = cx.swap_field_rules(Some(rules));
+    let before = cx.error_count();
+    let parsed = parse(cx);
+    cx.swap_field_rules(outer);
+    if let Ok(Some(value)) = &parsed {
+        check(value, cx);
+    }
+    let clean = cx.error_count() == before;
+    cx.leave();
+    Ok(match parsed? {
+        Some(value) if clean => Slot::Value(value),
+        _ => Slot::Invalid,
+    })
+}
+
+/// Parses an array into a `Vec<T>`, each item at its index, collecting every item's violations.
+///
+/// # Errors
+///
+/// Syntax, or a duplicate key.
+pub(super) fn array_read<T: Schema>(
+    reader: &mut Reader<'_>,
+    cx: &mut ParseCx,
+) -> Read<Option<Vec<T>>> {
+    if !reader.open_array()? {
+        wrong_type(reader, "an array", cx)?;
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    let mut ok = true;
+    // An item's own bound (`items(range = …)`) stands in for its type's (T1).
+    let outer = cx.swap_field_rules(cx.field_rules().and_then(|rules| rules.items));
+    let mut first = true;
+    let mut index = 0;
+    let result = loop {
+        match reader.next_item(&mut first) {
+            Ok(true) => {}
+            Ok(false) => break Ok(()),
+            Err(error) => break Err(error),
+        }
+        cx.enter_index(index);
+        let item = T::parse_read(reader, cx);
+        cx.leave();
+        match item {
+            Ok(Some(value)) if ok => out.push(value),
+            Ok(Some(_)) => {}
+            Ok(None) => ok = false,
+            Err(error) => break Err(error),
+        }
+        index += 1;
+    };
+    cx.swap_field_rules(outer);
+    result.map(|()| ok.then_some(out))
+}
+
+/// Parses an `Option<T>`: `null` is `None`.
+///
+/// # Errors
+///
+/// Syntax, or a duplicate key.
+pub(super) fn option_read<T: Schema>(
+    reader: &mut Reader<'_>,
+    cx: &mut ParseCx,
+) -> Read<Option<Option<T>>> {
+    if reader.null()? {
+        return Ok(Some(None));
+    }
+    Ok(T::parse_read(reader, cx)?.map(Some))
+}
+
+/// Parses a unit variant's name: the index of one of `names`, else a violation.
+///
+/// # Errors
+///
+/// Syntax, or a duplicate key inside a value of the wrong type.
+pub fn variant_read(
+    reader: &mut Reader<'_>,
+    names: &[&str],
+    cx: &mut ParseCx,
+) -> Read<Option<usize>> {
+    let Some(name) = reader.string_if_next()? else {
+        wrong_type(reader, "a string", cx)?;
+        return Ok(None);
+    };
+    let found = field_index(names, &name);
+    if found.is_none() {
+        unknown_variant(&name, names, cx);
+    }
+    Ok(found)
+}

@@ -1,0 +1,238 @@
+//! Strings and numbers: the reader's scalars, read as serde_json reads them from a `&str`.
+
+use std::borrow::Cow;
+
+use serde_json::Number;
+
+use super::{Read, Reader, SyntaxKind};
+
+/// The most digits an integer may have to be read here rather than by serde_json: any
+/// integer of 18 digits fits an `i64`.
+const SHORT_DIGITS: usize = 18;
+
+impl<'t> Reader<'t> {
+    /// Reads a string whose opening quote has been read: borrowed from the text when it holds
+    /// no escape.
+    pub(super) fn string(&mut self) -> Read<Cow<'t, str>> {
+        let start = self.pos;
+        self.pos = skip_plain(self.bytes(), self.pos);
+        match self.bytes().get(self.pos) {
+            None => self.fail(SyntaxKind::EofWhileParsingString),
+            Some(b'"') => {
+                let text = self.text.get(start..self.pos).unwrap_or_default();
+                self.pos += 1;
+                Ok(Cow::Borrowed(text))
+            }
+            Some(b'\\') => {
+                let mut out = String::from(self.text.get(start..self.pos).unwrap_or_default());
+                self.escaped(&mut out).map(|()| Cow::Owned(out))
+            }
+            Some(_) => self.fail(SyntaxKind::ControlCharacterWhileParsingString),
+        }
+    }
+
+    /// Reads the rest of a string from its first escape on, into `out`.
+    fn escaped(&mut self, out: &mut String) -> Read<()> {
+        let bytes = self.bytes();
+        loop {
+            let run = self.pos;
+            self.pos = skip_plain(bytes, self.pos);
+            out.push_str(self.text.get(run..self.pos).unwrap_or_default());
+            match bytes.get(self.pos) {
+                None => return self.fail(SyntaxKind::EofWhileParsingString),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    self.escape(out)?;
+                }
+                Some(_) => return self.fail(SyntaxKind::ControlCharacterWhileParsingString),
+            }
+        }
+    }
+
+    /// Reads one escape, its `\` read.
+    fn escape(&mut self, out: &mut String) -> Read<()> {
+        let Some(&b) = self.bytes().get(self.pos) else {
+            return self.fail(SyntaxKind::EofWhileParsingString);
+        };
+        self.pos += 1;
+        let c = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => self.unicode_escape()?,
+            _ => return self.fail(SyntaxKind::InvalidEscape),
+        };
+        out.push(c);
+        Ok(())
+    }
+
+    /// Reads a `\u` escape, its `\u` read: a surrogate must be followed by its pair.
+    #[cold]
+    fn unicode_escape(&mut self) -> Read<char> {
+        let n = self.hex4()?;
+        if (0xDC00..=0xDFFF).contains(&n) {
+            return self.fail(SyntaxKind::LoneSurrogate);
+        }
+        if !(0xD800..=0xDBFF).contains(&n) {
+            return char::from_u32(u32::from(n))
+                .map_or_else(|| self.fail(SyntaxKind::InvalidEscape), Ok);
+        }
+        for expected in [b'\\', b'u'] {
+            match self.bytes().get(self.pos) {
+                None => return self.fail(SyntaxKind::EofWhileParsingString),
+                Some(&b) if b == expected => self.pos += 1,
+                Some(_) => {
+                    self.pos += 1;
+                    return self.fail(SyntaxKind::LoneSurrogate);
+                }
+            }
+        }
+        let low = self.hex4()?;
+        if !(0xDC00..=0xDFFF).contains(&low) {
+            return self.fail(SyntaxKind::LoneSurrogate);
+        }
+        let code = (((u32::from(n) - 0xD800) << 10) | (u32::from(low) - 0xDC00)) + 0x1_0000;
+        char::from_u32(code).map_or_else(|| self.fail(SyntaxKind::InvalidEscape), Ok)
+    }
+
+    /// Reads four hex digits.
+    fn hex4(&mut self) -> Read<u16> {
+        let mut n: u16 = 0;
+        for _ in 0..4 {
+            let Some(&b) = self.bytes().get(self.pos) else {
+                return self.fail(SyntaxKind::EofWhileParsingString);
+            };
+            self.pos += 1;
+            let Some(digit) = char::from(b).to_digit(16) else {
+                return self.fail(SyntaxKind::InvalidEscape);
+            };
+            // A hex digit is below 16.
+            #[allow(clippy::cast_possible_truncation)]
+            let digit = digit as u16;
+            n = (n << 4) | digit;
+        }
+        Ok(n)
+    }
+
+    /// Reads a number (its first byte, `-` or a digit, comes next): an integer of at most 18
+    /// digits here, anything else by serde_json from the number's text.
+    pub(super) fn number(&mut self) -> Read<Number> {
+        let bytes = self.bytes();
+        let start = self.pos;
+        let negative = bytes.get(start) == Some(&b'-');
+        self.pos += usize::from(negative);
+        let digits = self.pos;
+        match bytes.get(self.pos) {
+            Some(b'0') => {
+                self.pos += 1;
+                if bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                    return self.fail(SyntaxKind::InvalidNumber);
+                }
+            }
+            Some(b'1'..=b'9') => self.skip_digits(),
+            _ => return self.fail(SyntaxKind::InvalidNumber),
+        }
+        let integer_end = self.pos;
+        if bytes.get(self.pos) == Some(&b'.') {
+            self.pos += 1;
+            self.required_digits()?;
+        }
+        if matches!(bytes.get(self.pos), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(bytes.get(self.pos), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            self.required_digits()?;
+        }
+        let short = (self.pos == integer_end && integer_end - digits <= SHORT_DIGITS)
+            .then(|| bytes.get(digits..integer_end))
+            .flatten()
+            .and_then(|digits| short_integer(digits, negative));
+        if let Some(n) = short {
+            return Ok(n);
+        }
+        let token = self.text.get(start..self.pos).unwrap_or_default();
+        serde_json::from_str::<Number>(token).or_else(|_| {
+            self.pos = start;
+            self.fail(SyntaxKind::NumberOutOfRange)
+        })
+    }
+
+    fn skip_digits(&mut self) {
+        while self.bytes().get(self.pos).is_some_and(u8::is_ascii_digit) {
+            self.pos += 1;
+        }
+    }
+
+    /// Reads one digit or more (after `.` or an exponent's sign).
+    fn required_digits(&mut self) -> Read<()> {
+        match self.bytes().get(self.pos) {
+            Some(b) if b.is_ascii_digit() => {
+                self.skip_digits();
+                Ok(())
+            }
+            Some(_) => {
+                self.pos += 1;
+                self.fail(SyntaxKind::InvalidNumber)
+            }
+            None => self.fail(SyntaxKind::EofWhileParsingValue),
+        }
+    }
+}
+
+/// Bytes with 1 in each, and with the high bit in each.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The position of the first `"`, `\` or control character in `bytes` from `at` on (or the
+/// end), eight bytes at a time.
+pub(super) fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        if special(u64::from_le_bytes(word)) {
+            break;
+        }
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// Whether a byte of `word` is `"`, `\` or below 0x20 (exact: the borrows of the subtractions
+/// can only mark bytes above one that matches).
+fn special(word: u64) -> bool {
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    let quote = zero(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    (quote | backslash | control) & HIGHS != 0
+}
+
+/// The number the digits of a short integer stand for, as serde_json makes it; `None` for
+/// `-0`, which serde_json reads as a float.
+fn short_integer(digits: &[u8], negative: bool) -> Option<Number> {
+    let value = digits
+        .iter()
+        .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+    if !negative {
+        return Some(Number::from(value));
+    }
+    let value = i64::try_from(value).ok()?;
+    (value != 0).then(|| Number::from(-value))
+}
