@@ -442,7 +442,9 @@ impl ServerHandler for Handler {
         let timer = spans::Timer::start(&self.shared, &request, &seen, self.transport);
         // K2: a `tools/call {tool}` span, as the MCP semantic conventions name it.
         let span = spans::tools_call(&request, &seen, self.transport);
-        let answer = async {
+        // Boxed: rmcp moves the handler's future into a task of its own per request, and a
+        // call's pipeline is a large future; moved, it is a pointer.
+        let answer = Box::pin(async {
             let ctx = (self.request_context(&cx).instrument(span.clone()).await)
                 .inspect_err(|error| spans::record_refused(&span, error))?;
             if self.shared.tasks.enabled() {
@@ -455,7 +457,7 @@ impl ServerHandler for Handler {
             }
             let caller = Caller::Service(&cx);
             (self.answer(request, caller, ctx, span, &cx.ct, &|_| {})).await
-        }
+        })
         .await;
         timer.finish(&answer);
         answer
