@@ -55,9 +55,10 @@ fi
 [ -n "$HYPERFINE" ] || echo "hyperfine unavailable: timing compile runs with /usr/bin/time or bash" >&2
 
 # --- what is measured, on what -------------------------------------------------------------
-lock_version() { # the version of a package in benches/Cargo.lock
-    awk -v name="$1" '$0 == "name = \"" name "\"" { getline; gsub(/version = |"/, ""); print; exit }' \
-        "$HERE/Cargo.lock"
+lock_version() { # the version of a package in benches/Cargo.lock (its newest, when it has several:
+    # the lock lists them in ascending order; schemars 0.8 comes in with Restate's SDK)
+    awk -v name="$1" '$0 == "name = \"" name "\"" { getline; gsub(/version = |"/, ""); v = $0 }
+        END { print v }' "$HERE/Cargo.lock"
 }
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)"
 cat >"$RESULTS/meta.json" <<EOF

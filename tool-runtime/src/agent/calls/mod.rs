@@ -11,6 +11,7 @@ use std::time::Duration;
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
+use futures_util::future;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::{Semaphore, TryAcquireError};
 use tool_core::{Context, Error, ErrorKind, Hooks, Limits, Outcome, Tool};
@@ -149,7 +150,10 @@ pub(crate) async fn run_calls(
             drop(step);
             outcome
         });
-        running.push(async move { (index, call.catch_unwind().await) });
+        // `join` with the index rather than an async block awaiting `call`: such a block would
+        // hold the call's future twice (as its capture and as the future it awaits), and each
+        // call's future is kept, in flight, in the run's `FuturesUnordered`.
+        running.push(future::join(future::ready(index), call.catch_unwind()));
     }
 
     let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
