@@ -501,11 +501,6 @@ impl Report {
                 .as_ref()
                 .and_then(|v| v["cases"]["valid"][w]["median_ratio_to_baseline"].as_f64())
         };
-        let verdict = |ok: Option<bool>| match ok {
-            Some(true) => "**met**",
-            Some(false) => "**missed**",
-            None => "not measured",
-        };
         let ins = self.json("instructions.json");
         let ir = |w: &str| {
             let per = |c: &str| ins.as_ref().and_then(|v| v["per_call"][c].as_f64());
@@ -527,34 +522,7 @@ impl Report {
             verdict(ours.map(|o| o <= 1.5)),
             times(ours)
         );
-        let (clean, floor) = (
-            self.compile_median("ours", "clean", false),
-            self.compile_median("baseline", "clean", false),
-        );
-        if clean.is_some() {
-            let tools = self
-                .json("meta.json")
-                .and_then(|m| m["tools"].as_str().map(str::to_owned))
-                .unwrap_or_else(|| "100".to_owned());
-            let ratio = clean.zip(floor).map(|(o, b)| o / b);
-            let _ = writeln!(
-                s,
-                "- Clean build of {tools} tools within 1.2× the hand-written floor: {} ({}).",
-                verdict(ratio.map(|r| r <= 1.2)),
-                times(ratio)
-            );
-            let edit = self
-                .compile_median("ours", "edit", false)
-                .zip(self.compile_median("baseline", "edit", false))
-                .map(|(o, b)| o / b);
-            let _ = writeln!(
-                s,
-                "- Build of {tools} tools after editing one within 1.15× the hand-written floor: \
-                 {} ({}).",
-                verdict(edit.map(|r| r <= 1.15)),
-                times(edit)
-            );
-        }
+        self.compile_targets(s);
         let loop_ins = self.json("runloop-instructions.json");
         let run = |key: &str| loop_ins.as_ref().and_then(|v| v["per_run"][key].as_f64());
         let ping = loop_ins.as_ref().and_then(|v| v["ping"].as_f64());
@@ -602,6 +570,44 @@ impl Report {
                 times(ir(peer))
             );
         }
+        self.compile_against_peers(s);
+        s.push('\n');
+    }
+
+    /// The compile-time targets: clean and after an edit, against the floor.
+    fn compile_targets(&self, s: &mut String) {
+        let (clean, floor) = (
+            self.compile_median("ours", "clean", false),
+            self.compile_median("baseline", "clean", false),
+        );
+        if clean.is_some() {
+            let tools = self
+                .json("meta.json")
+                .and_then(|m| m["tools"].as_str().map(str::to_owned))
+                .unwrap_or_else(|| "100".to_owned());
+            let ratio = clean.zip(floor).map(|(o, b)| o / b);
+            let _ = writeln!(
+                s,
+                "- Clean build of {tools} tools within 1.2× the hand-written floor: {} ({}).",
+                verdict(ratio.map(|r| r <= 1.2)),
+                times(ratio)
+            );
+            let edit = self
+                .compile_median("ours", "edit", false)
+                .zip(self.compile_median("baseline", "edit", false))
+                .map(|(o, b)| o / b);
+            let _ = writeln!(
+                s,
+                "- Build of {tools} tools after editing one within 1.15× the hand-written floor: \
+                 {} ({}).",
+                verdict(edit.map(|r| r <= 1.15)),
+                times(edit)
+            );
+        }
+    }
+
+    /// Compile time (clean and after an edit) against rmcp and rig.
+    fn compile_against_peers(&self, s: &mut String) {
         for kind in ["clean", "edit"] {
             for peer in ["rmcp", "rig"] {
                 let (o, p) = (
@@ -620,7 +626,15 @@ impl Report {
                 );
             }
         }
-        s.push('\n');
+    }
+}
+
+/// A target's verdict: met, missed, or not measured.
+fn verdict(ok: Option<bool>) -> &'static str {
+    match ok {
+        Some(true) => "**met**",
+        Some(false) => "**missed**",
+        None => "not measured",
     }
 }
 
