@@ -255,118 +255,17 @@ impl Report {
              `ScriptedModel` rows.\n",
             opt(ping, 0)
         );
-        let base_run = self.ns("runloop/parallel/0");
-        let ins_of = |key: &str| ins.as_ref().and_then(|v| v["per_run"][key].as_f64());
-        let base_ins = ins_of("10/0/0");
+        let base = LoopBase {
+            report: self,
+            ins: ins.as_ref(),
+            invoke,
+            ping,
+            base_run: self.ns("runloop/parallel/0"),
+            base_ins: ins.as_ref().and_then(|v| v["per_run"]["10/0/0"].as_f64()),
+        };
         s.push_str("| case | ns per run | instructions per run | calls/s | ns per call | loop cost per call: ns | loop cost per call: instructions | loop cost / direct invoke (instructions) | ratio to reference |\n");
         s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        let mut row = |name: String,
-                       id: &str,
-                       ikey: Option<&str>,
-                       k: usize,
-                       reference: Option<(&str, Option<&str>, &str)>| {
-            let Some(run) = self.ns(id) else { return };
-            let run_ins = ikey.and_then(ins_of);
-            let per_call = if k > 0 { run / k as f64 } else { f64::NAN };
-            let loop_ns = match (k, base_run) {
-                (0, _) | (_, None) => f64::NAN,
-                (_, Some(b)) => (run - b) / k as f64 - invoke,
-            };
-            let loop_ins = match (k, run_ins, base_ins, ping) {
-                (k, Some(r), Some(b), Some(p)) if k > 0 => Some((r - b) / k as f64 - p),
-                _ => None,
-            };
-            let calls_s = if k > 0 { 1e9 / per_call } else { f64::NAN };
-            let reference = reference.map_or("–".to_owned(), |(what, ref_ikey, ref_id)| {
-                match (run_ins, ref_ikey.and_then(ins_of)) {
-                    (Some(a), Some(b)) => format!("{:.2}× {what}", a / b),
-                    _ => match self.ns(ref_id) {
-                        Some(b) => format!("{:.2}× {what} (ns)", run / b),
-                        None => "–".to_owned(),
-                    },
-                }
-            });
-            let _ = writeln!(
-                s,
-                "| {name} | {run:.0} | {} | {} | {} | {} | {} | {} | {reference} |",
-                opt(run_ins, 0),
-                num(calls_s, 0),
-                num(per_call, 0),
-                num(loop_ns, 0),
-                opt(loop_ins, 0),
-                loop_ins
-                    .zip(ping)
-                    .map_or("–".to_owned(), |(l, p)| format!("{:.2}×", l / p)),
-            );
-        };
-        row(
-            "run with no call (answer only), 10 tools".into(),
-            "runloop/parallel/0",
-            Some("10/0/0"),
-            0,
-            None,
-        );
-        for k in [1_usize, 8, 64] {
-            row(
-                format!("1 turn of {k} parallel call(s), 10 tools"),
-                &format!("runloop/parallel/{k}"),
-                Some(&format!("10/{k}/0")),
-                k,
-                None,
-            );
-        }
-        for n in [10_usize, 100, 1000] {
-            row(
-                format!("8 calls, {n} tools registered"),
-                &format!("runloop/tools/{n}"),
-                Some(&format!("{n}/8/0")),
-                8,
-                Some(("10 tools", Some("10/8/0"), "runloop/tools/10")),
-            );
-        }
-        for len in [0_usize, 256, 4096] {
-            row(
-                format!("8 calls, continuing a transcript of {len} messages"),
-                &format!("runloop/transcript/{len}"),
-                Some(&format!("10/8/{len}")),
-                8,
-                Some(("empty transcript", Some("10/8/0"), "runloop/transcript/0")),
-            );
-        }
-        for len in [0_usize, 4096] {
-            row(
-                format!(
-                    "8 calls, continuing an earlier run's output of {} messages (`Input::from(output)`)",
-                    len + 11
-                ),
-                &format!("runloop/continued/{len}"),
-                Some(&format!("10/8/{len}/output")),
-                8,
-                Some((
-                    "an earlier run's output of 11",
-                    Some("10/8/0/output"),
-                    "runloop/continued/0",
-                )),
-            );
-        }
-        for turns in [1_usize, 8] {
-            row(
-                format!("{turns} turn(s) of 8 calls (transcript grows in the run)"),
-                &format!("runloop/turns/{turns}"),
-                None,
-                8 * turns,
-                None,
-            );
-        }
-        for k in [1_usize, 8, 64] {
-            row(
-                format!("`ScriptedModel`, 1 turn of {k} call(s)"),
-                &format!("runloop/scripted/{k}"),
-                None,
-                k,
-                Some(("`ReplayModel`", None, &format!("runloop/parallel/{k}"))),
-            );
-        }
+        base.rows(s);
         s.push('\n');
     }
 
@@ -626,6 +525,149 @@ impl Report {
                 );
             }
         }
+    }
+}
+
+/// What the rows of table 2 are measured against: the direct invoke, the run with no call.
+struct LoopBase<'a> {
+    report: &'a Report,
+    ins: Option<&'a Value>,
+    invoke: f64,
+    ping: Option<f64>,
+    base_run: Option<f64>,
+    base_ins: Option<f64>,
+}
+
+impl LoopBase<'_> {
+    fn ins_of(&self, key: &str) -> Option<f64> {
+        self.ins.and_then(|v| v["per_run"][key].as_f64())
+    }
+
+    /// The rows of table 2, in order.
+    fn rows(&self, s: &mut String) {
+        self.row(
+            s,
+            "run with no call (answer only), 10 tools".into(),
+            "runloop/parallel/0",
+            Some("10/0/0"),
+            0,
+            None,
+        );
+        for k in [1_usize, 8, 64] {
+            self.row(
+                s,
+                format!("1 turn of {k} parallel call(s), 10 tools"),
+                &format!("runloop/parallel/{k}"),
+                Some(&format!("10/{k}/0")),
+                k,
+                None,
+            );
+        }
+        for n in [10_usize, 100, 1000] {
+            self.row(
+                s,
+                format!("8 calls, {n} tools registered"),
+                &format!("runloop/tools/{n}"),
+                Some(&format!("{n}/8/0")),
+                8,
+                Some(("10 tools", Some("10/8/0"), "runloop/tools/10")),
+            );
+        }
+        for len in [0_usize, 256, 4096] {
+            self.row(
+                s,
+                format!("8 calls, continuing a transcript of {len} messages"),
+                &format!("runloop/transcript/{len}"),
+                Some(&format!("10/8/{len}")),
+                8,
+                Some(("empty transcript", Some("10/8/0"), "runloop/transcript/0")),
+            );
+        }
+        for len in [0_usize, 4096] {
+            self.row(
+            s,
+                format!(
+                    "8 calls, continuing an earlier run's output of {} messages (`Input::from(output)`)",
+                    len + 11
+                ),
+                &format!("runloop/continued/{len}"),
+                Some(&format!("10/8/{len}/output")),
+                8,
+                Some((
+                    "an earlier run's output of 11",
+                    Some("10/8/0/output"),
+                    "runloop/continued/0",
+                )),
+            );
+        }
+        for turns in [1_usize, 8] {
+            self.row(
+                s,
+                format!("{turns} turn(s) of 8 calls (transcript grows in the run)"),
+                &format!("runloop/turns/{turns}"),
+                None,
+                8 * turns,
+                None,
+            );
+        }
+        for k in [1_usize, 8, 64] {
+            self.row(
+                s,
+                format!("`ScriptedModel`, 1 turn of {k} call(s)"),
+                &format!("runloop/scripted/{k}"),
+                None,
+                k,
+                Some(("`ReplayModel`", None, &format!("runloop/parallel/{k}"))),
+            );
+        }
+    }
+
+    /// One row: `k` calls per run (0: the run with no call), its instructions under `ikey`,
+    /// and its ratio to a `reference` (what, its instructions' key, its criterion id).
+    fn row(
+        &self,
+        s: &mut String,
+        name: String,
+        id: &str,
+        ikey: Option<&str>,
+        k: usize,
+        reference: Option<(&str, Option<&str>, &str)>,
+    ) {
+        let Some(run) = self.report.ns(id) else {
+            return;
+        };
+        let run_ins = ikey.and_then(|k| self.ins_of(k));
+        let per_call = if k > 0 { run / k as f64 } else { f64::NAN };
+        let loop_ns = match (k, self.base_run) {
+            (0, _) | (_, None) => f64::NAN,
+            (_, Some(b)) => (run - b) / k as f64 - self.invoke,
+        };
+        let loop_ins = match (k, run_ins, self.base_ins, self.ping) {
+            (k, Some(r), Some(b), Some(p)) if k > 0 => Some((r - b) / k as f64 - p),
+            _ => None,
+        };
+        let calls_s = if k > 0 { 1e9 / per_call } else { f64::NAN };
+        let reference = reference.map_or("–".to_owned(), |(what, ref_ikey, ref_id)| {
+            match (run_ins, ref_ikey.and_then(|k| self.ins_of(k))) {
+                (Some(a), Some(b)) => format!("{:.2}× {what}", a / b),
+                _ => match self.report.ns(ref_id) {
+                    Some(b) => format!("{:.2}× {what} (ns)", run / b),
+                    None => "–".to_owned(),
+                },
+            }
+        });
+        let _ = writeln!(
+            s,
+            "| {name} | {run:.0} | {} | {} | {} | {} | {} | {} | {reference} |",
+            opt(run_ins, 0),
+            num(calls_s, 0),
+            num(per_call, 0),
+            num(loop_ns, 0),
+            opt(loop_ins, 0),
+            loop_ins
+                .zip(self.ping)
+                .map_or("–".to_owned(), |(l, p)| format!("{:.2}×", l / p)),
+        );
     }
 }
 

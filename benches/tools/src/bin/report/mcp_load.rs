@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::verdict;
+
 /// The servers, in the table's order: key in the JSON, label.
 const SERVERS: [(&str, &str); 3] = [
     (
@@ -51,11 +53,17 @@ pub fn render(load: Option<&Value>, s: &mut String) {
             format!("Python SDK: {python_version}.")
         },
     );
+    servers(v, s);
+    ratios(v, s);
+}
+
+/// The table of the servers' figures.
+fn servers(v: &Value, s: &mut String) {
+    let median = |key: &str, field: &str| v["servers"][key]["median"][field].as_f64();
     s.push_str(
         "| server | calls/s | throughput ratio to tool-runtime | p50 ms | p99 ms | server CPU s per 1,000 calls | errors / calls |\n\
          |---|---:|---:|---:|---:|---:|---:|\n",
     );
-    let median = |key: &str, field: &str| v["servers"][key]["median"][field].as_f64();
     let ours = median("ours", "calls_per_s");
     for (key, label) in SERVERS {
         let server = &v["servers"][key];
@@ -79,6 +87,11 @@ pub fn render(load: Option<&Value>, s: &mut String) {
             server["calls"],
         );
     }
+}
+
+/// The throughput and CPU ratios across the rounds, and the targets.
+fn ratios(v: &Value, s: &mut String) {
+    let median = |key: &str, field: &str| v["servers"][key]["median"][field].as_f64();
     let ratio = |k: &str| v["throughput_ratio"][k]["median"].as_f64();
     let spread = |k: &str| {
         let per: Vec<f64> = v["throughput_ratio"][k]["per_round"]
@@ -110,11 +123,6 @@ pub fn render(load: Option<&Value>, s: &mut String) {
         times(cpu("rmcp")),
         times(cpu("python")),
     );
-    let verdict = |ok: Option<bool>| match ok {
-        Some(true) => "**met**",
-        Some(false) => "**missed**",
-        None => "not measured",
-    };
     let p50 = median("ours", "p50_ms");
     let _ = writeln!(
         s,
@@ -124,7 +132,7 @@ pub fn render(load: Option<&Value>, s: &mut String) {
         times(ratio("ours_over_rmcp")),
         verdict(ratio("ours_over_python").map(|r| r >= 20.0)),
         times(ratio("ours_over_python")),
-        num("clients"),
+        v["clients"].as_f64().unwrap_or(f64::NAN),
         verdict(p50.map(|p| p <= 5.0)),
         fixed(p50, 2),
     );
