@@ -263,22 +263,14 @@ impl<'t> Reader<'t> {
     ///
     /// Syntax: a missing comma, a trailing comma, a key that is not a string, the end.
     pub fn next_key(&mut self, first: &mut bool) -> Read<Option<Cow<'t, str>>> {
-        let next = match self.peek() {
-            Some(b'}') => {
-                self.pos += 1;
-                self.depth += 1;
-                return Ok(None);
-            }
-            Some(b',') if !*first => {
-                self.pos += 1;
-                self.peek()
-            }
-            Some(b) if *first => {
-                *first = false;
-                Some(b)
-            }
-            Some(_) => return self.fail(SyntaxKind::ExpectedObjectCommaOrEnd),
-            None => return self.fail(SyntaxKind::EofWhileParsingObject),
+        let Some(next) = self.separated(
+            b'}',
+            first,
+            SyntaxKind::ExpectedObjectCommaOrEnd,
+            SyntaxKind::EofWhileParsingObject,
+        )?
+        else {
+            return Ok(None);
         };
         match next {
             Some(b'"') => {
@@ -288,6 +280,37 @@ impl<'t> Reader<'t> {
             Some(b'}') => self.fail(SyntaxKind::TrailingComma),
             Some(_) => self.fail(SyntaxKind::KeyMustBeAString),
             None => self.fail(SyntaxKind::EofWhileParsingValue),
+        }
+    }
+
+    /// Past the separator before an object's next member or an array's next item: `None`
+    /// once `close` is read (the container ends), else the byte that follows (`None` inside
+    /// at the end of the text). `first` is true until the first one is found; anything but
+    /// `close` or a comma after it is `unexpected`, the end of the text `eof`.
+    #[inline]
+    fn separated(
+        &mut self,
+        close: u8,
+        first: &mut bool,
+        unexpected: SyntaxKind,
+        eof: SyntaxKind,
+    ) -> Read<Option<Option<u8>>> {
+        match self.peek() {
+            Some(b) if b == close => {
+                self.pos += 1;
+                self.depth += 1;
+                Ok(None)
+            }
+            Some(b',') if !*first => {
+                self.pos += 1;
+                Ok(Some(self.peek()))
+            }
+            Some(b) if *first => {
+                *first = false;
+                Ok(Some(Some(b)))
+            }
+            Some(_) => self.fail(unexpected),
+            None => self.fail(eof),
         }
     }
 
@@ -314,22 +337,14 @@ impl<'t> Reader<'t> {
     ///
     /// Syntax: a missing comma, a trailing comma, the end.
     pub fn next_item(&mut self, first: &mut bool) -> Read<bool> {
-        let next = match self.peek() {
-            Some(b']') => {
-                self.pos += 1;
-                self.depth += 1;
-                return Ok(false);
-            }
-            Some(b',') if !*first => {
-                self.pos += 1;
-                self.peek()
-            }
-            Some(b) if *first => {
-                *first = false;
-                Some(b)
-            }
-            Some(_) => return self.fail(SyntaxKind::ExpectedListCommaOrEnd),
-            None => return self.fail(SyntaxKind::EofWhileParsingList),
+        let Some(next) = self.separated(
+            b']',
+            first,
+            SyntaxKind::ExpectedListCommaOrEnd,
+            SyntaxKind::EofWhileParsingList,
+        )?
+        else {
+            return Ok(false);
         };
         match next {
             Some(b']') => self.fail(SyntaxKind::TrailingComma),
