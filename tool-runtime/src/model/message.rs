@@ -352,20 +352,31 @@ pub(crate) fn first_duplicate(calls: &[ToolCall]) -> Option<&str> {
 /// ([`check_closed`]) takes over from there, and its verdict is the one it would give the
 /// whole transcript: the same error for the same transcript.
 pub(crate) fn check_transcript(messages: &[Message]) -> Result<(), ProtocolError> {
-    let mut rest = messages;
-    while let Some((message, after)) = rest.split_first() {
-        match message {
-            Message::Tool(_) => break,
-            Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
-                match answered_in_order(tool_calls, after) {
-                    Some(next) => rest = next,
-                    None => break,
-                }
-            }
-            _ => rest = after,
+    let mut rest = messages.iter();
+    loop {
+        // The messages from the one read next: where the general check takes over.
+        let from = rest.as_slice();
+        let Some(message) = rest.next() else {
+            return Ok(());
+        };
+        let calls = match message {
+            Message::Tool(_) => return check_closed(from),
+            Message::Assistant { tool_calls, .. } => tool_calls.as_slice(),
+            _ => continue,
+        };
+        match calls {
+            [] => {}
+            // The most common shape: one call, its result next.
+            [call] => match rest.next() {
+                Some(Message::Tool(result)) if same_id(&call.id, &result.call_id) => {}
+                _ => return check_closed(from),
+            },
+            calls => match answered_in_order(calls, rest.as_slice()) {
+                Some(answered) => rest = answered.iter(),
+                None => return check_closed(from),
+            },
         }
     }
-    check_closed(rest)
 }
 
 /// The messages after the results of `calls`, when the first messages of `after` are those
@@ -375,13 +386,52 @@ fn answered_in_order<'m>(calls: &[ToolCall], after: &'m [Message]) -> Option<&'m
     let in_order = calls.iter().zip(results).all(|(call, message)| {
         matches!(message, Message::Tool(result) if same_id(&call.id, &result.call_id))
     });
-    (in_order && (calls.len() == 1 || first_duplicate(calls).is_none())).then_some(next)
+    (in_order && first_duplicate(calls).is_none()).then_some(next)
 }
 
 /// Whether two call ids are the same: by address first (a run's own transcript shares the
-/// call's id with its result), else by their bytes.
+/// call's id with its result), else by their bytes. An id of up to 32 bytes (most providers'
+/// ids, and the ids a run makes) is compared by a few overlapping word loads, not a call of
+/// `memcmp`.
+#[inline]
 fn same_id(a: &str, b: &str) -> bool {
-    a.len() == b.len() && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || a == b)
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if std::ptr::eq(a.as_ptr(), b.as_ptr()) {
+        return true;
+    }
+    let len = a.len();
+    match len {
+        0 => true,
+        // Three bytes cover every byte of an id of one to three.
+        1..4 => a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1],
+        4..8 => {
+            word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, len - 4) == word::<4>(b, len - 4)
+        }
+        8..16 => {
+            word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, len - 8) == word::<8>(b, len - 8)
+        }
+        16..=32 => {
+            word::<8>(a, 0) == word::<8>(b, 0)
+                && word::<8>(a, 8) == word::<8>(b, 8)
+                && word::<8>(a, len - 16) == word::<8>(b, len - 16)
+                && word::<8>(a, len - 8) == word::<8>(b, len - 8)
+        }
+        _ => a == b,
+    }
+}
+
+/// The `N` bytes of `bytes` from `at`, as a number (4 or 8 bytes: one load; 0 past the end,
+/// which the callers never read): the first and the last `N` bytes of an id together cover
+/// every byte of it when it is at least `N` and at most `2 * N` long.
+fn word<const N: usize>(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0; 8];
+    if let (Some(part), Some(into)) = (bytes.get(at..at + N), word.get_mut(..N)) {
+        into.copy_from_slice(part);
+    }
+    u64::from_ne_bytes(word)
 }
 
 /// [`check_transcript`] of a conversation that starts with no call unanswered, in general:
@@ -432,6 +482,7 @@ fn check_closed(messages: &[Message]) -> Result<(), ProtocolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn call(id: &str) -> ToolCall {
         ToolCall::new(id, "t", "{}")
@@ -526,16 +577,11 @@ mod tests {
 
     #[test]
     fn ids_are_compared_whole() {
-        let ids = [
-            "",
-            "a",
-            "call_1",
-            "call_123",
-            "call_1234567890ab",
-            "call_1234567890abc",
-        ];
-        for a in ids {
-            for b in ids {
+        let ids: Vec<String> = (0..=40)
+            .map(|len| "call_1234567890abcdefghijklmnopqrstuvwxyz"[..len].to_owned())
+            .collect();
+        for a in ids.iter().map(String::as_str) {
+            for b in ids.iter().map(String::as_str) {
                 assert_eq!(same_id(a, b), a == b, "{a:?} {b:?}");
             }
             let mut other = a.to_owned().into_bytes();
@@ -545,6 +591,67 @@ mod tests {
                 assert!(!same_id(a, &other), "{a:?} {other:?}");
             }
         }
+    }
+
+    /// Ids that are often equal, of every length class `same_id` tells apart.
+    fn id() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(String::new()),
+            "[ab]{1,3}",
+            "h-[0-9]{1,2}",
+            "call_[ab]{1,6}",
+            "toolu_[ab]{10,30}",
+        ]
+    }
+
+    /// A message of any role; calls and results draw their ids from `id`.
+    fn message() -> impl Strategy<Value = Message> {
+        prop_oneof![
+            1 => Just(Message::user("u")),
+            1 => Just(Message::assistant("a")),
+            2 => proptest::collection::vec(id(), 0..4).prop_map(|ids| {
+                Message::assistant_with_calls("", ids.iter().map(|id| call(id)).collect())
+            }),
+            3 => id().prop_map(|id| result(&id)),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_path_agrees_with_the_general_check(
+            messages in proptest::collection::vec(message(), 0..24)
+        ) {
+            prop_assert_eq!(check_transcript(&messages), check_closed(&messages));
+        }
+
+        #[test]
+        fn ids_are_the_same_exactly_when_their_bytes_are(a in id(), b in id()) {
+            prop_assert_eq!(same_id(&a, &b), a == b);
+            prop_assert!(same_id(&a, &a.clone()));
+        }
+    }
+
+    #[test]
+    fn a_transcript_of_answered_calls_in_order_passes_whole() {
+        let mut messages = Vec::new();
+        for i in 0..50 {
+            let id = format!("h-{i}");
+            messages.push(Message::user("q"));
+            messages.push(Message::assistant_with_calls("", vec![call(&id)]));
+            messages.push(result(&id));
+            messages.push(Message::assistant_with_calls(
+                "",
+                vec![call("x"), call("y")],
+            ));
+            messages.extend([result("x"), result("y")]);
+            messages.push(Message::assistant("answer"));
+        }
+        assert_eq!(check_transcript(&messages), Ok(()));
+        assert_eq!(check_closed(&messages), Ok(()));
+        messages.pop();
+        messages.pop();
+        assert_eq!(check_transcript(&messages), check_closed(&messages));
+        assert!(check_transcript(&messages).is_err());
     }
 
     #[test]
