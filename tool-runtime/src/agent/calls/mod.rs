@@ -10,16 +10,18 @@ use std::time::Duration;
 
 use std::panic::AssertUnwindSafe;
 
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 use futures_util::FutureExt;
-use futures_util::future;
-use futures_util::stream::{FuturesUnordered, StreamExt};
+use futures_util::future::{self, Either};
 use tokio::sync::{Semaphore, TryAcquireError};
 use tool_core::{Context, Error, ErrorKind, Hooks, Limits, Outcome, Tool};
 use tracing::Instrument;
 
 use super::cancel::unless_cancelled;
 use super::env::Env;
-use super::event::RunEvent;
+use super::event::{RunEvent, Sink};
 use super::output::CallRecord;
 use super::shared::Shared;
 use super::{progress, spans};
@@ -123,23 +125,23 @@ pub(crate) async fn run_calls(
         return (records, end);
     }
     let Batch { calls, approved } = batch;
-    let position = |index: usize| batch.position(index);
     let turn_ctx = ctx.child();
     // L4: with a sequential call in the batch, the calls run in steps (see `Steps`).
     let steps = Steps::of(shared, &targets);
     let content = shared.record_tool_content;
-    let mut running = FuturesUnordered::new();
-    for (index, (call, &target)) in calls.iter().zip(&targets).enumerate() {
+    let ends = Ends::new(turn, batch, &turn_ctx, sink);
+    let call = |index: usize| {
+        let (call, target) = (&calls[index], targets[index]);
         let call_ctx = turn_ctx
             .for_call(Arc::clone(&call.id), Arc::clone(&call.name))
-            .at_position(turn, position(index));
+            .at_position(turn, batch.position(index));
         // K3: a handler's progress goes to the run's stream, if it has one.
         let call_ctx = progress::listen(call_ctx, sink, turn, index, call);
         let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
         let span = spans::call(call, tool.map(|(tool, _)| tool.description()), content);
         let step = steps.as_ref().map(|steps| steps.for_call(index));
         let one = One::new(shared, call_ctx, call, tool, slots, approved.is_some());
-        let call = AssertUnwindSafe(async move {
+        let run = AssertUnwindSafe(async move {
             // The step's guard (in `step`) counts this call done however it ends,
             // dropped included; a call of a later step first waits for the one before.
             if let Some((Some(before), _)) = &step {
@@ -150,52 +152,144 @@ pub(crate) async fn run_calls(
             drop(step);
             outcome
         });
-        // `join` with the index rather than an async block awaiting `call`: such a block would
-        // hold the call's future twice (as its capture and as the future it awaits), and each
-        // call's future is kept, in flight, in the run's `FuturesUnordered`.
-        running.push(future::join(future::ready(index), call.catch_unwind()));
-    }
-
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
-    let mut end = CallsEnd::Done;
-    // One wait for the caller's cancellation, for the whole batch.
-    let cancelled = ctx.cancelled();
-    tokio::pin!(cancelled);
-    loop {
-        let ended = if end == CallsEnd::Cancelled {
-            // P4: the call contexts are children of `ctx`, so every call has seen the
-            // cancellation; the calls it woke end now if they can (a handler watching its
-            // context returns), and what is still in flight is dropped.
-            match running.next().now_or_never() {
-                Some(ended) => ended,
-                None => break,
-            }
-        } else {
-            match unless_cancelled(ctx, cancelled.as_mut(), running.next()).await {
-                Some(ended) => ended,
-                None => {
-                    end = CallsEnd::Cancelled;
-                    continue;
-                }
-            }
-        };
-        let Some((index, ended)) = ended else { break };
-        let outcome = ended.unwrap_or_else(|panic| loop_panicked(&*panic));
-        if outcome.is_fatal() && end == CallsEnd::Done {
-            // P2: the first fatal outcome cancels the siblings, which are still joined.
-            end = CallsEnd::Fatal(position(index));
-            turn_ctx.cancellation().cancel();
-        }
-        if sink.is_active() {
-            let record = record(turn, position(index), &calls[index], outcome.clone());
-            sink.emit(|| RunEvent::CallFinished(record));
-        }
-        outcomes[index] = Some(outcome);
-    }
-    drop(running);
+        // `map` rather than an async block awaiting `run`: such a block would hold the call's
+        // future twice (as its capture and as the future it awaits).
+        run.catch_unwind().map(ends.on_end(index))
+    };
+    run_all(ctx, calls.len(), call, &ends).await;
+    let (outcomes, end) = ends.into_parts();
     let records = records(turn, batch, outcomes, end);
     shared.observe(&records);
     (records, end)
+}
+
+/// Runs the futures that `call` makes of the batch's `count` calls, each ending through
+/// `ends`, until every call ended or the caller's context is cancelled (P4): then the calls
+/// that can end at once do, and the others are dropped.
+async fn run_all<F: Future<Output = ()>>(
+    ctx: &Context,
+    count: usize,
+    call: impl Fn(usize) -> F,
+    ends: &Ends<'_>,
+) {
+    // The calls' futures in one allocation (up to `CHUNK` of them; more in chunks of
+    // `CHUNK`), each polled in the calls' order whenever the run's task is woken: no
+    // allocation, waker or queue node per call. Each call's end is handled as it ends (see
+    // `Ends::end`), before the next call is polled.
+    let running = if count <= CHUNK {
+        Either::Left(future::join_all((0..count).map(&call)).map(drop))
+    } else {
+        let chunk = |start: usize| future::join_all((start..count.min(start + CHUNK)).map(&call));
+        Either::Right(future::join_all((0..count).step_by(CHUNK).map(chunk)).map(drop))
+    };
+    tokio::pin!(running);
+    // One wait for the caller's cancellation, for the whole batch.
+    let cancelled = ctx.cancelled();
+    tokio::pin!(cancelled);
+    if unless_cancelled(ctx, cancelled, running.as_mut())
+        .await
+        .is_none()
+    {
+        // P4: the call contexts are children of `ctx`, so every call has seen the
+        // cancellation; the calls it woke end now if they can (a handler watching its
+        // context returns), and what is still in flight is dropped.
+        ends.cancelled.store(true, Ordering::Relaxed);
+        loop {
+            let before = ends.count.load(Ordering::Relaxed);
+            if running.as_mut().now_or_never().is_some()
+                || ends.count.load(Ordering::Relaxed) == before
+            {
+                break;
+            }
+        }
+    }
+}
+
+/// How many call futures one allocation holds (`join_all` polls up to that many together,
+/// and puts more in a queue of its own with a node per future).
+const CHUNK: usize = 30;
+
+/// What the calls of a batch left as they ended: each call's outcome, the first fatal one
+/// (P1, P2), and whether the caller cancelled the run (P4).
+struct Ends<'a> {
+    turn: usize,
+    batch: Batch<'a>,
+    turn_ctx: &'a Context,
+    sink: &'a Sink,
+    /// Each call's outcome, once it ended.
+    outcomes: Vec<OnceLock<Outcome>>,
+    /// How many calls ended.
+    count: AtomicUsize,
+    /// The position of the first call that failed fatally, if one did before the caller
+    /// cancelled.
+    fatal: OnceLock<usize>,
+    /// Whether the caller's context was cancelled (P4).
+    cancelled: AtomicBool,
+}
+
+impl<'a> Ends<'a> {
+    fn new(turn: usize, batch: Batch<'a>, turn_ctx: &'a Context, sink: &'a Sink) -> Self {
+        Ends {
+            turn,
+            batch,
+            turn_ctx,
+            sink,
+            outcomes: (0..batch.calls.len()).map(|_| OnceLock::new()).collect(),
+            count: AtomicUsize::new(0),
+            fatal: OnceLock::new(),
+            cancelled: AtomicBool::new(false),
+        }
+    }
+
+    /// Call `index` ended: the first fatal outcome cancels the siblings (P2), which are still
+    /// joined; the run's stream hears of it; its outcome is kept.
+    fn end(&self, index: usize, ended: std::thread::Result<Outcome>) {
+        let outcome = ended.unwrap_or_else(|panic| loop_panicked(&*panic));
+        let position = self.batch.position(index);
+        if outcome.is_fatal()
+            && !self.cancelled.load(Ordering::Relaxed)
+            && self.fatal.set(position).is_ok()
+        {
+            self.turn_ctx.cancellation().cancel();
+        }
+        if self.sink.is_active() {
+            let record = record(
+                self.turn,
+                position,
+                &self.batch.calls[index],
+                outcome.clone(),
+            );
+            self.sink.emit(|| RunEvent::CallFinished(record));
+        }
+        if let Some(slot) = self.outcomes.get(index) {
+            // A call's future ends once: its slot is empty.
+            let _ = slot.set(outcome);
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// What ends call `index` with what its future gave (a named function's opaque type: a
+    /// closure written in place would not be seen to take a panic's payload of any lifetime).
+    fn on_end(&self, index: usize) -> impl FnOnce(std::thread::Result<Outcome>) + '_ {
+        move |ended| self.end(index, ended)
+    }
+
+    /// Each call's outcome, if it ended, and how the batch ended.
+    fn into_parts(self) -> (Vec<Option<Outcome>>, CallsEnd) {
+        let end = if self.cancelled.into_inner() {
+            CallsEnd::Cancelled
+        } else {
+            self.fatal
+                .into_inner()
+                .map_or(CallsEnd::Done, CallsEnd::Fatal)
+        };
+        let outcomes = self
+            .outcomes
+            .into_iter()
+            .map(OnceLock::into_inner)
+            .collect();
+        (outcomes, end)
+    }
 }
 
 /// A panic of the loop's own code around a call (a bug: `invoke` contains the handler's
