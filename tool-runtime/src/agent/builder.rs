@@ -290,7 +290,7 @@ impl AgentBuilder {
             names,
             with_policy,
             timeouts,
-            by_name: index.by_name,
+            by_name: index.by_name.into_iter().collect(),
             max_concurrency: self.max_concurrency,
             max_turns: self.max_turns,
             limits: self.limits,

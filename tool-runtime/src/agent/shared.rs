@@ -32,7 +32,8 @@ pub(crate) struct Shared {
     pub(crate) with_policy: Vec<usize>,
     /// Each tool's call timeout (same order as `tools`).
     pub(crate) timeouts: Vec<Option<Duration>>,
-    pub(crate) by_name: HashMap<String, usize>,
+    /// Each tool's index in `tools`, by its name.
+    pub(crate) by_name: ByName,
     pub(crate) max_concurrency: usize,
     pub(crate) max_turns: usize,
     pub(crate) limits: Limits,
@@ -56,6 +57,11 @@ pub(crate) struct Shared {
     /// What sees every call's outcome, refused calls included (K1).
     pub(crate) on_outcome: Option<OutcomeFn>,
 }
+
+/// The tools' indices by name, hashed with FxHash: the keys are the developer's own tool
+/// names, fixed when the agent is built; a name the model sends is only looked up (never
+/// inserted), so a keyed hash (std's SipHash) buys nothing against flooding here.
+pub(crate) type ByName = HashMap<String, usize, rustc_hash::FxBuildHasher>;
 
 /// An observer of every call's outcome ([`AgentBuilder::on_outcome`](super::AgentBuilder::on_outcome)).
 pub(crate) type OutcomeFn = Arc<dyn Fn(&CallRecord) + Send + Sync>;

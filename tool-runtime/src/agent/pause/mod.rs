@@ -15,12 +15,11 @@ mod ledger;
 mod resume_options;
 mod seal;
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_core::Tool;
 
+use super::shared::ByName;
 use super::state::{ANSWER_NAME, Counts, RunState};
 use crate::model::{Message, ToolCall, ToolResult, Usage, check_transcript};
 use seal::Seal;
@@ -294,7 +293,7 @@ impl PausedRun {
     pub(crate) fn verify(
         &self,
         tools: &[Tool],
-        by_name: &HashMap<String, usize>,
+        by_name: &ByName,
         key: Option<&[u8]>,
     ) -> Result<Vec<bool>, ResumeError> {
         if self.format != FORMAT || self.version != VERSION {
@@ -328,7 +327,7 @@ impl PausedRun {
     fn check_parts(
         &self,
         tools: &[Tool],
-        by_name: &HashMap<String, usize>,
+        by_name: &ByName,
         advertised: &[bool],
     ) -> Result<(), ResumeError> {
         let inconsistent = |reason: &str| ResumeError::Inconsistent {
