@@ -109,8 +109,13 @@ pub struct FieldSlot<'s, T> {
 }
 
 /// How a field's value is read: [`field_read`] for its type.
-type ReadFn<T> =
-    fn(&mut Reader<'_>, &str, &mut ParseCx, &'static Rules, fn(&T, &mut ParseCx)) -> Read<Slot<T>>;
+type ReadFn<T> = fn(
+    &mut Reader<'_>,
+    &'static str,
+    &mut ParseCx,
+    &'static Rules,
+    fn(&T, &mut ParseCx),
+) -> Read<Slot<T>>;
 
 /// A field of a derived struct, by index in [`read_members`]: compiled once per field type
 /// rather than once per struct.
@@ -179,7 +184,7 @@ pub fn read_members(
 /// Syntax, or a duplicate key.
 pub fn field_read<T: Schema>(
     reader: &mut Reader<'_>,
-    segment: &str,
+    segment: &'static str,
     cx: &mut ParseCx,
     rules: &'static Rules,
     check: fn(&T, &mut ParseCx),
@@ -195,13 +200,13 @@ pub fn field_read<T: Schema>(
 
 /// Parses a field's value with `parse` at its path, under its rules, then checks it.
 fn checked<T>(
-    segment: &str,
+    segment: &'static str,
     cx: &mut ParseCx,
     rules: &'static Rules,
     check: fn(&T, &mut ParseCx),
     parse: impl FnOnce(&mut ParseCx) -> Read<Option<T>>,
 ) -> Read<Slot<T>> {
-    cx.enter_segment(segment);
+    cx.enter_field(segment);
     let outer = cx.swap_field_rules(Some(rules));
     let before = cx.error_count();
     let parsed = parse(cx);
