@@ -366,6 +366,18 @@ impl<'t> Reader<'t> {
         Ok(None)
     }
 
+    /// Reads a number if one comes next.
+    ///
+    /// # Errors
+    ///
+    /// A malformed number, or one too large for a double.
+    pub fn number_if_next(&mut self) -> Read<Option<serde_json::Number>> {
+        if matches!(self.peek(), Some(b'-' | b'0'..=b'9')) {
+            return self.number().map(Some);
+        }
+        Ok(None)
+    }
+
     /// Reads any value into a [`Json`]; an object's keys are checked for duplicates once the
     /// object is read.
     ///
