@@ -13,16 +13,25 @@ const SHORT_DIGITS: usize = 18;
 impl<'t> Reader<'t> {
     /// Reads a string whose opening quote has been read: borrowed from the text when it holds
     /// no escape.
+    #[inline]
     pub(super) fn string(&mut self) -> Read<Cow<'t, str>> {
         let start = self.pos;
         self.pos = skip_plain(self.bytes(), self.pos);
+        if self.bytes().get(self.pos) == Some(&b'"') {
+            let text = self.text.get(start..self.pos).unwrap_or_default();
+            self.pos += 1;
+            return Ok(Cow::Borrowed(text));
+        }
+        self.string_rest(start)
+    }
+
+    /// The rest of a string from `start` on, when its first run of plain bytes ends in
+    /// something other than its closing quote: an escape, a control character, the end.
+    #[cold]
+    #[inline(never)]
+    fn string_rest(&mut self, start: usize) -> Read<Cow<'t, str>> {
         match self.bytes().get(self.pos) {
             None => self.fail(SyntaxKind::EofWhileParsingString),
-            Some(b'"') => {
-                let text = self.text.get(start..self.pos).unwrap_or_default();
-                self.pos += 1;
-                Ok(Cow::Borrowed(text))
-            }
             Some(b'\\') => {
                 let mut out = String::from(self.text.get(start..self.pos).unwrap_or_default());
                 self.escaped(&mut out).map(|()| Cow::Owned(out))
@@ -195,13 +204,16 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The position of the first `"`, `\` or control character in `bytes` from `at` on (or the
 /// end), eight bytes at a time.
+#[inline]
 pub(super) fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
     while let Some(chunk) = bytes.get(at..at + 8) {
         let Ok(word) = <[u8; 8]>::try_from(chunk) else {
             break;
         };
-        if special(u64::from_le_bytes(word)) {
-            break;
+        let marks = special(u64::from_le_bytes(word));
+        if marks != 0 {
+            // The lowest mark is the first such byte: the word was read little-endian.
+            return at + (marks.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
@@ -214,14 +226,15 @@ pub(super) fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// Whether a byte of `word` is `"`, `\` or below 0x20 (exact: the borrows of the subtractions
-/// can only mark bytes above one that matches).
-fn special(word: u64) -> bool {
+/// The high bit of each byte of `word` that is `"`, `\` or below 0x20, and maybe of bytes above
+/// one that is (the borrows of the subtractions carry only upwards): the lowest bit set, if
+/// any, marks the first such byte exactly.
+fn special(word: u64) -> u64 {
     let zero = |v: u64| v.wrapping_sub(ONES) & !v;
     let quote = zero(word ^ (ONES * u64::from(b'"')));
     let backslash = zero(word ^ (ONES * u64::from(b'\\')));
     let control = word.wrapping_sub(ONES * 0x20) & !word;
-    (quote | backslash | control) & HIGHS != 0
+    (quote | backslash | control) & HIGHS
 }
 
 /// The number the digits of a short integer stand for, as serde_json makes it; `None` for

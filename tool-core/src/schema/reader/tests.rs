@@ -175,3 +175,24 @@ fn s2_strings_are_scanned_eight_bytes_at_a_time_without_missing_a_byte() {
     agree("\"0123456\u{1f}89\"");
     agree(&format!("\"{}é{}\"", "x".repeat(13), "y".repeat(9)));
 }
+
+proptest::proptest! {
+    /// Several special bytes in one word, and bytes next to the special ones (whose marks a
+    /// borrow can set): the first special byte is found where a byte-by-byte scan finds it.
+    #[test]
+    fn s2_the_first_special_byte_of_a_word_is_found_exactly(
+        picks in proptest::collection::vec(0usize..16, 0..40),
+        from in 0usize..40,
+    ) {
+        const BYTES: [u8; 16] = [
+            b'"', b'#', b'!', b'\\', b']', b'[', 0, 1, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xff, b'a', b'z',
+        ];
+        let bytes: Vec<u8> = picks.iter().map(|&i| BYTES[i]).collect();
+        let from = from.min(bytes.len());
+        let naive = bytes[from..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            .map_or(bytes.len(), |at| from + at);
+        proptest::prop_assert_eq!(scalars::skip_plain(&bytes, from), naive);
+    }
+}
