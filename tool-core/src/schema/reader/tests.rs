@@ -196,3 +196,58 @@ proptest::proptest! {
         proptest::prop_assert_eq!(scalars::skip_plain(&bytes, from), naive);
     }
 }
+
+/// The number the reader reads from `text`, and serde_json's.
+fn both_numbers(text: &str) -> (Option<serde_json::Number>, Option<serde_json::Number>) {
+    let mut reader = Reader::new(text);
+    let ours = reader.number().ok().filter(|_| reader.end().is_ok());
+    let theirs = serde_json::from_str::<serde_json::Number>(text).ok();
+    (ours, theirs)
+}
+
+proptest::proptest! {
+    /// Decimals short enough to be read here, and longer ones, with and without an exponent:
+    /// the same number as serde_json reads, sign of zero included.
+    #[test]
+    fn s2_decimals_are_the_numbers_serde_json_reads(
+        negative in proptest::bool::ANY,
+        integer in "(0|[1-9][0-9]{0,17})",
+        fraction in "[0-9]{1,18}",
+        exponent in proptest::option::of("[eE][+-]?[0-9]{1,3}"),
+    ) {
+        let text = format!(
+            "{}{integer}.{fraction}{}",
+            if negative { "-" } else { "" },
+            exponent.unwrap_or_default(),
+        );
+        let (ours, theirs) = both_numbers(&text);
+        proptest::prop_assert_eq!(&ours, &theirs, "{}", text);
+        let bits = |n: &Option<serde_json::Number>| n.as_ref().and_then(|n| n.as_f64()).map(f64::to_bits);
+        proptest::prop_assert_eq!(bits(&ours), bits(&theirs), "{}", text);
+    }
+}
+
+#[test]
+fn s2_edge_decimals_are_the_numbers_serde_json_reads() {
+    for text in [
+        "0.0",
+        "-0.0",
+        "2.5",
+        "0.1",
+        "0.3",
+        "-0.000000000000001",
+        "999999999999999.9",
+        "99999999999999.9",
+        "9007199254740.993",
+        "1.7976931348623157",
+        "123456789012345.6",
+        "0.123456789012345",
+        "0.1234567890123456",
+    ] {
+        let (ours, theirs) = both_numbers(text);
+        assert_eq!(ours, theirs, "{text}");
+        let bits =
+            |n: &Option<serde_json::Number>| n.as_ref().and_then(|n| n.as_f64()).map(f64::to_bits);
+        assert_eq!(bits(&ours), bits(&theirs), "{text}");
+    }
+}
