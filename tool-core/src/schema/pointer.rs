@@ -142,12 +142,14 @@ impl ParseCx {
     }
 
     /// Enters the array item `index`.
+    #[inline]
     pub fn enter_index(&mut self, index: usize) {
         self.enter_level(Level::Index(index));
     }
 
     /// Enters the declared field whose key, escaped as a JSON pointer segment already, is
     /// `segment`: the level is written out only if something needs the pointer.
+    #[inline]
     pub(crate) fn enter_field(&mut self, segment: &'static str) {
         self.enter_level(Level::Field(segment));
     }
@@ -202,6 +204,7 @@ impl ParseCx {
     }
 
     /// Leaves the member or item last entered.
+    #[inline]
     pub fn leave(&mut self) {
         if self.rendered.get().is_some() {
             self.forget_rendered();
@@ -210,6 +213,11 @@ impl ParseCx {
             self.depth -= 1;
             return;
         }
+        self.leave_written();
+    }
+
+    /// Leaves the level last entered, written out in `path`.
+    fn leave_written(&mut self) {
         let Some(depth) = self.depth.checked_sub(1) else {
             return;
         };

@@ -286,6 +286,7 @@ impl ParseCx {
 
     /// Sets the constraints of the field about to be parsed, returning the outer field's.
     #[doc(hidden)]
+    #[inline]
     pub fn swap_field_rules(
         &mut self,
         rules: Option<&'static crate::schema::Rules>,
@@ -295,6 +296,7 @@ impl ParseCx {
 
     /// The constraints of the field being parsed, if it declared any.
     #[doc(hidden)]
+    #[inline]
     pub fn field_rules(&self) -> Option<&'static crate::schema::Rules> {
         self.field_rules
     }
@@ -362,6 +364,7 @@ impl ParseCx {
     }
 
     /// How many problems were recorded so far (violations, dropped ones, a failure).
+    #[inline]
     pub fn error_count(&self) -> usize {
         self.violations.len() + self.dropped + usize::from(self.failure.is_some())
     }
