@@ -27,6 +27,9 @@ pub struct Keys<'k> {
     seen: Seen,
     /// Whether no key has been read yet (by [`Keys::next_read`]).
     pub(super) first: bool,
+    /// The index after the last declared field read: the one a model sending the fields in
+    /// their order sends next, compared first.
+    pub(super) next: usize,
     /// The undeclared keys read so far, hashed so that a duplicate among thousands of them is
     /// found in constant time: the parse stays linear in the input (issue 10, defect 2).
     pub(super) unknown: HashSet<String>,
@@ -40,8 +43,8 @@ enum Seen {
 }
 
 impl<'k> Keys<'k> {
-    /// Keys of an object whose fields are `names`; `allowed` is what a violation lists as the
-    /// object's properties (the fields, and a tagged enum's tag).
+    /// Keys of an object whose fields are `names` (distinct, as a derive checks); `allowed` is
+    /// what a violation lists as the object's properties (the fields, and a tagged enum's tag).
     pub fn new(names: &'k [&'k str], allowed: &'k [&'k str]) -> Self {
         let seen = if names.len() <= 128 {
             Seen::Few(0)
@@ -53,6 +56,7 @@ impl<'k> Keys<'k> {
             allowed,
             seen,
             first: true,
+            next: 0,
             unknown: HashSet::new(),
         }
     }
