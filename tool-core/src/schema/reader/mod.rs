@@ -365,6 +365,7 @@ impl<'t> Reader<'t> {
     /// # Errors
     ///
     /// A malformed string.
+    #[inline]
     pub fn string_if_next(&mut self) -> Read<Option<Cow<'t, str>>> {
         if self.peek() == Some(b'"') {
             self.pos += 1;
