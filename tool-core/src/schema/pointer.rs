@@ -4,7 +4,7 @@
 //! text only when something needs it (a violation, a key entered, the path read). The
 //! pointer is the same either way.
 
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 use crate::violation::ParseCx;
 
@@ -180,7 +180,7 @@ impl ParseCx {
     #[cold]
     #[inline(never)]
     fn forget_rendered(&mut self) {
-        self.rendered = OnceCell::new();
+        self.rendered = OnceLock::new();
     }
 
     /// Writes the pending levels out into `path`.
@@ -279,6 +279,13 @@ mod tests {
             Level::Index(index).write(&mut out);
             assert_eq!(out, formatted(index));
         }
+    }
+
+    /// A parse context can still be shared and sent across threads.
+    #[test]
+    fn the_context_stays_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        shared::<ParseCx>();
     }
 
     #[test]

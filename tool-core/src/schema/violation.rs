@@ -1,8 +1,8 @@
 //! Schema violations and the parse context that collects them (S2, S3, S5).
 
-use std::cell::OnceCell;
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::OnceLock;
 
 use super::pointer::Pending;
 use crate::error::BoxError;
@@ -269,7 +269,7 @@ pub struct ParseCx {
     pub(super) pending: Pending,
     /// The whole pointer, made by [`ParseCx::path`] while levels are pending; cleared when a
     /// level is entered or left.
-    pub(super) rendered: OnceCell<String>,
+    pub(super) rendered: OnceLock<String>,
     violations: Vec<Violation>,
     dropped: usize,
     failure: Option<BoxError>,
