@@ -28,9 +28,7 @@ pub use crate::schema::read::{
     FieldSlot, ReadField, field, field_read, open_object, read_members, variant_read,
 };
 pub use crate::schema::reader::{ReadError, Reader};
-pub use crate::schema::stream::{
-    Slot, field_de, field_tree, finish_field, object_de, object_text, parse_decoded, variant_de,
-};
+pub use crate::schema::stream::{Slot, field_tree, finish_field, parse_decoded};
 pub use crate::schema::{
     ArrayRules, Format, Invalid, ItemRules, Num, NumberRules, Pattern, Rules, Schema, SchemaGen,
     StringRules, check_array, check_items, check_number, check_string, run_validator,

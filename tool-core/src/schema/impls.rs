@@ -30,6 +30,15 @@ impl Schema for String {
         }
     }
 
+    /// A string read as [`Reader::value`] would read it, without making a [`Json`] of it;
+    /// any other value as [`Schema::parse`] takes it.
+    fn parse_read(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError> {
+        match reader.string_if_next()? {
+            Some(s) => Ok(Some(s.into_owned())),
+            None => Ok(Self::parse(reader.value()?, cx)),
+        }
+    }
+
     fn to_json(&self) -> Value {
         Value::String(self.clone())
     }
@@ -104,6 +113,15 @@ fn out_of_range(n: Num, min: i128, max: i128, cx: &mut ParseCx) {
     }
 }
 
+/// The next value, read as [`Reader::value`] reads it: a number without the detour through
+/// its match of every kind of value.
+fn number_or_value(reader: &mut Reader<'_>) -> Result<Json, ReadError> {
+    match reader.number_if_next()? {
+        Some(n) => Ok(Json::Number(n)),
+        None => reader.value(),
+    }
+}
+
 /// The largest integer a JSON number holds exactly everywhere (2^53 - 1, RFC 8259 §6).
 const EXACT_INTEGER: i128 = (1 << 53) - 1;
 
@@ -150,6 +168,10 @@ macro_rules! integer_schema {
                 }
             }
 
+            fn parse_read(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError> {
+                Ok(Self::parse(number_or_value(reader)?, cx))
+            }
+
             fn to_json(&self) -> Value {
                 crate::schema::Num::Int(*self as i128).to_json()
             }
@@ -192,6 +214,10 @@ macro_rules! float_schema {
                         None
                     }
                 }
+            }
+
+            fn parse_read(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError> {
+                Ok(Self::parse(number_or_value(reader)?, cx))
             }
 
             fn to_json(&self) -> Value {
@@ -397,5 +423,83 @@ impl Schema for Value {
 
     fn to_json(&self) -> Value {
         self.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `T::parse_read` gives for `text`, and the violations it records.
+    fn read<T: Schema + PartialEq + std::fmt::Debug>(
+        text: &str,
+        fast: bool,
+    ) -> (
+        Result<Option<T>, ReadError>,
+        Vec<crate::violation::Violation>,
+        usize,
+    ) {
+        let mut cx = ParseCx::new();
+        let mut reader = Reader::new(text);
+        let parsed = if fast {
+            T::parse_read(&mut reader, &mut cx)
+        } else {
+            // The general path: any value, then `parse`.
+            reader.value().map(|value| T::parse(value, &mut cx))
+        };
+        let parsed = parsed.and_then(|value| reader.end().map(|()| value));
+        let (violations, dropped, _) = cx.finish();
+        (parsed, violations, dropped)
+    }
+
+    /// The strings and numbers read without a detour through `Json` read as `parse` takes
+    /// the value: the same value, violations and errors.
+    #[test]
+    fn scalars_read_directly_as_parsed_from_any_value() {
+        let texts = [
+            r#""plain""#,
+            r#" "with \"escapes\" \u00e9" "#,
+            r#""unterminated"#,
+            "\"control\u{1}\"",
+            "0",
+            "-0",
+            "7",
+            "-129",
+            "300",
+            "2.5",
+            "1e400",
+            "-",
+            "01",
+            "123456789012345678901234567890",
+            "true",
+            "null",
+            "[1, 2]",
+            r#"{"a": 1, "a": 2}"#,
+            "",
+            "x",
+        ];
+        for text in texts {
+            assert_eq!(
+                read::<String>(text, true),
+                read::<String>(text, false),
+                "{text}"
+            );
+            assert_eq!(read::<u8>(text, true), read::<u8>(text, false), "{text}");
+            assert_eq!(read::<i64>(text, true), read::<i64>(text, false), "{text}");
+            assert_eq!(read::<f64>(text, true), read::<f64>(text, false), "{text}");
+            assert_eq!(read::<f32>(text, true), read::<f32>(text, false), "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text, JSON or not: the direct reads agree with the general path.
+        #[test]
+        fn scalars_read_directly_as_parsed_from_any_text(
+            text in r#"[ "\\u0-9a-fnt.eE+\-\[\]{}:,\x01é]{0,14}"#,
+        ) {
+            proptest::prop_assert_eq!(read::<String>(&text, true), read::<String>(&text, false));
+            proptest::prop_assert_eq!(read::<u8>(&text, true), read::<u8>(&text, false));
+            proptest::prop_assert_eq!(read::<f64>(&text, true), read::<f64>(&text, false));
+        }
     }
 }

@@ -3,12 +3,8 @@
 //! variants.
 
 use std::collections::HashSet;
-use std::fmt;
-
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use super::Schema;
-use crate::json::{Json, JsonVisitor, duplicate_key};
 use crate::violation::{ParseCx, Rule};
 
 /// The index of `key` among `names` (the declared fields of an object, or the names of unit
@@ -27,6 +23,9 @@ pub struct Keys<'k> {
     seen: Seen,
     /// Whether no key has been read yet (by [`Keys::next_read`]).
     pub(super) first: bool,
+    /// The index after the last declared field read: the one a model sending the fields in
+    /// their order sends next, compared first.
+    pub(super) next: usize,
     /// The undeclared keys read so far, hashed so that a duplicate among thousands of them is
     /// found in constant time: the parse stays linear in the input (issue 10, defect 2).
     pub(super) unknown: HashSet<String>,
@@ -40,8 +39,8 @@ enum Seen {
 }
 
 impl<'k> Keys<'k> {
-    /// Keys of an object whose fields are `names`; `allowed` is what a violation lists as the
-    /// object's properties (the fields, and a tagged enum's tag).
+    /// Keys of an object whose fields are `names` (distinct, as a derive checks); `allowed` is
+    /// what a violation lists as the object's properties (the fields, and a tagged enum's tag).
     pub fn new(names: &'k [&'k str], allowed: &'k [&'k str]) -> Self {
         let seen = if names.len() <= 128 {
             Seen::Few(0)
@@ -53,40 +52,8 @@ impl<'k> Keys<'k> {
             allowed,
             seen,
             first: true,
+            next: 0,
             unknown: HashSet::new(),
-        }
-    }
-
-    /// The index of the next declared field in `map`, or `None` at the object's end. The
-    /// value of that field is the caller's to read.
-    ///
-    /// # Errors
-    ///
-    /// Returns the decoder's error, or a duplicate-key error for a key sent twice.
-    pub fn next<'de, A: MapAccess<'de>>(
-        &mut self,
-        map: &mut A,
-        cx: &mut ParseCx,
-    ) -> Result<Option<usize>, A::Error> {
-        loop {
-            match map.next_key_seed(KeySeed(self.names))? {
-                None => return Ok(None),
-                Some(Key::Declared(index)) => {
-                    if self.mark(index) {
-                        return Err(duplicate_key(self.names[index]));
-                    }
-                    return Ok(Some(index));
-                }
-                Some(Key::Other(key)) => {
-                    if self.unknown.contains(&key) {
-                        return Err(duplicate_key(&key));
-                    }
-                    unknown_field(&key, self.allowed, cx);
-                    // Decoded to the end: a duplicate key inside is an error here too.
-                    map.next_value_seed(AnyJson)?;
-                    self.unknown.insert(key);
-                }
-            }
         }
     }
 
@@ -101,48 +68,6 @@ impl<'k> Keys<'k> {
             }
             Seen::Many(flags) => std::mem::replace(&mut flags[index], true),
         }
-    }
-}
-
-/// A key of an object: the index of a declared field, or another key.
-enum Key {
-    Declared(usize),
-    Other(String),
-}
-
-struct KeySeed<'k>(&'k [&'k str]);
-
-impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
-    type Value = Key;
-
-    fn deserialize<D: Deserializer<'de>>(self, decoder: D) -> Result<Key, D::Error> {
-        decoder.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed<'_> {
-    type Value = Key;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        Ok(match field_index(self.0, key) {
-            Some(index) => Key::Declared(index),
-            None => Key::Other(key.to_owned()),
-        })
-    }
-}
-
-/// Decodes any value into a [`Json`], duplicate keys rejected.
-struct AnyJson;
-
-impl<'de> DeserializeSeed<'de> for AnyJson {
-    type Value = Json;
-
-    fn deserialize<D: Deserializer<'de>>(self, decoder: D) -> Result<Json, D::Error> {
-        decoder.deserialize_any(JsonVisitor)
     }
 }
 

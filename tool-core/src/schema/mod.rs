@@ -16,6 +16,7 @@ pub(crate) mod members;
 mod nullable;
 mod num;
 mod pattern;
+mod pointer;
 pub(crate) mod read;
 pub(crate) mod reader;
 mod rules;
@@ -174,6 +175,9 @@ pub trait Schema: Sized {
 /// # Errors
 ///
 /// Returns the parse context with its violations when the value does not fit.
+// The context is large (its pending pointer levels are kept inline, so that a parse that
+// records nothing allocates nothing for them); it is returned once, on a failed parse.
+#[allow(clippy::result_large_err)]
 pub fn parse_root<T: Schema>(value: Json) -> Result<T, ParseCx> {
     let mut cx = ParseCx::new();
     match T::parse(value, &mut cx) {

@@ -70,10 +70,17 @@ impl Keys<'_> {
             let Some(key) = reader.next_key(&mut self.first)? else {
                 return Ok(None);
             };
-            if let Some(index) = field_index(self.names, &key) {
+            let expected = self.names.get(self.next).is_some_and(|name| **name == *key);
+            let found = if expected {
+                Some(self.next)
+            } else {
+                field_index(self.names, &key)
+            };
+            if let Some(index) = found {
                 if self.mark(index) {
                     return Err(ReadError::DuplicateKey(key.into_owned()));
                 }
+                self.next = index + 1;
                 reader.colon()?;
                 return Ok(Some(index));
             }
@@ -109,8 +116,13 @@ pub struct FieldSlot<'s, T> {
 }
 
 /// How a field's value is read: [`field_read`] for its type.
-type ReadFn<T> =
-    fn(&mut Reader<'_>, &str, &mut ParseCx, &'static Rules, fn(&T, &mut ParseCx)) -> Read<Slot<T>>;
+type ReadFn<T> = fn(
+    &mut Reader<'_>,
+    &'static str,
+    &mut ParseCx,
+    &'static Rules,
+    fn(&T, &mut ParseCx),
+) -> Read<Slot<T>>;
 
 /// A field of a derived struct, by index in [`read_members`]: compiled once per field type
 /// rather than once per struct.
@@ -179,7 +191,7 @@ pub fn read_members(
 /// Syntax, or a duplicate key.
 pub fn field_read<T: Schema>(
     reader: &mut Reader<'_>,
-    segment: &str,
+    segment: &'static str,
     cx: &mut ParseCx,
     rules: &'static Rules,
     check: fn(&T, &mut ParseCx),
@@ -195,13 +207,13 @@ pub fn field_read<T: Schema>(
 
 /// Parses a field's value with `parse` at its path, under its rules, then checks it.
 fn checked<T>(
-    segment: &str,
+    segment: &'static str,
     cx: &mut ParseCx,
     rules: &'static Rules,
     check: fn(&T, &mut ParseCx),
     parse: impl FnOnce(&mut ParseCx) -> Read<Option<T>>,
 ) -> Read<Slot<T>> {
-    cx.enter_segment(segment);
+    cx.enter_field(segment);
     let outer = cx.swap_field_rules(Some(rules));
     let before = cx.error_count();
     let parsed = parse(cx);
@@ -291,4 +303,68 @@ pub fn variant_read(
         unknown_variant(&name, names, cx);
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// What reading the members `keys` (each with the value `0`) gives: the declared field of
+    /// each member in turn, then how the object ended, and how many violations were recorded.
+    fn by_reader(names: &[&str], keys: &[&str]) -> (Vec<usize>, Result<(), ReadError>, usize) {
+        let members: Vec<String> = keys.iter().map(|key| format!("{key:?}: 0")).collect();
+        let text = format!("{{{}}}", members.join(", "));
+        let mut reader = Reader::new(&text);
+        let mut cx = ParseCx::new();
+        assert_eq!(reader.open_object(), Ok(true));
+        let mut keys = Keys::new(names, names);
+        let mut found = Vec::new();
+        let end = loop {
+            match keys.next_read(&mut reader, &mut cx) {
+                Ok(Some(index)) => {
+                    found.push(index);
+                    if let Err(error) = reader.value() {
+                        break Err(error);
+                    }
+                }
+                Ok(None) => break Ok(()),
+                Err(error) => break Err(error),
+            }
+        };
+        (found, end, cx.violations().len())
+    }
+
+    /// The same, found by name one key at a time.
+    fn by_name(names: &[&str], keys: &[&str]) -> (Vec<usize>, Result<(), ReadError>, usize) {
+        let (mut found, mut unknown, mut seen) = (Vec::new(), 0, HashSet::new());
+        for key in keys {
+            if !seen.insert(*key) {
+                return (
+                    found,
+                    Err(ReadError::DuplicateKey((*key).to_owned())),
+                    unknown,
+                );
+            }
+            match field_index(names, key) {
+                Some(index) => found.push(index),
+                None => unknown += 1,
+            }
+        }
+        (found, Ok(()), unknown)
+    }
+
+    proptest::proptest! {
+        /// Keys in any order, undeclared ones and keys sent twice: the field compared first
+        /// (the one after the last read) changes nothing.
+        #[test]
+        fn s4_keys_in_any_order_find_the_fields_their_names_find(
+            picks in proptest::collection::vec(0usize..7, 0..10),
+        ) {
+            const NAMES: [&str; 5] = ["title", "reporter", "priority", "kind", "k~1/"];
+            const KEYS: [&str; 7] = ["title", "reporter", "priority", "kind", "k~1/", "other", "titles"];
+            let keys: Vec<&str> = picks.iter().map(|&i| KEYS[i]).collect();
+            proptest::prop_assert_eq!(by_reader(&NAMES, &keys), by_name(&NAMES, &keys));
+        }
+    }
 }

@@ -385,11 +385,24 @@ fn report(cx: &mut ParseCx, rule: Rule, message: std::fmt::Arguments<'_>) {
 /// Enforces the string constraints of `rules` on a parsed value.
 pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut ParseCx) {
     let Some(s) = value.rule_str() else { return };
-    let len = if rules.min_len.is_some() || rules.max_len.is_some() {
-        s.chars().count()
-    } else {
-        0
-    };
+    let bounded = rules.min_len.is_some() || rules.max_len.is_some();
+    if bounded && !surely_within(s.len(), rules.min_len, rules.max_len) {
+        check_chars(s, rules, cx);
+    }
+    if rules.pattern.is_some() || rules.format.is_some() || !rules.one_of.is_empty() {
+        check_text(s, rules, cx);
+    }
+}
+
+/// Whether a string of `bytes` bytes has at least `min` and at most `max` characters whatever
+/// they are (each takes one to four bytes), so that they need not be counted.
+fn surely_within(bytes: usize, min: Option<usize>, max: Option<usize>) -> bool {
+    min.is_none_or(|min| bytes.div_ceil(4) >= min) && max.is_none_or(|max| bytes <= max)
+}
+
+/// Enforces `minLength` and `maxLength`, counting the characters of `s`.
+fn check_chars(s: &str, rules: &Rules, cx: &mut ParseCx) {
+    let len = s.chars().count();
     if let Some(min) = rules.min_len.filter(|&m| len < m) {
         report(
             cx,
@@ -410,6 +423,10 @@ pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
             ),
         );
     }
+}
+
+/// Enforces the constraints of `rules` on the text of `s`: pattern, format, enum.
+fn check_text(s: &str, rules: &Rules, cx: &mut ParseCx) {
     if let Some(pattern) = rules.pattern {
         match pattern.regex() {
             Ok(re) if re.is_match(s) => {}
@@ -552,5 +569,38 @@ pub(crate) fn push_quoted_list(out: &mut String, items: &[&str]) {
         out.push('"');
         out.push_str(item);
         out.push('"');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Lengths told from the bytes alone report what counting the characters reports.
+        #[test]
+        fn t1_string_lengths_are_checked_as_counted(
+            s in "[aé€😀]{0,12}",
+            min in proptest::option::of(0usize..14),
+            max in proptest::option::of(0usize..14),
+        ) {
+            let rules = Rules {
+                min_len: min,
+                max_len: max,
+                ..Rules::NONE
+            };
+            let mut cx = ParseCx::new();
+            check_string(&s, &rules, &mut cx);
+            let len = s.chars().count();
+            let mut expected = Vec::new();
+            if min.is_some_and(|min| len < min) {
+                expected.push(Rule::MinLength);
+            }
+            if max.is_some_and(|max| len > max) {
+                expected.push(Rule::MaxLength);
+            }
+            let found: Vec<Rule> = cx.violations().iter().map(|v| v.rule).collect();
+            proptest::prop_assert_eq!(found, expected);
+        }
     }
 }

@@ -14,9 +14,8 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::members::field_index;
 use super::{Rules, Schema};
-use crate::json::{DecodeError, Json, JsonVisitor, argument_text, decode_error};
+use crate::json::{DecodeError, Json, JsonVisitor, argument_text};
 use crate::violation::ParseCx;
 
 /// Parses a call's argument bytes into a `T` (S2), reading them once.
@@ -61,33 +60,6 @@ pub fn parse_arguments<T: Schema>(
     if cx.is_clean() { Ok(parsed) } else { Ok(None) }
 }
 
-/// Parses the whole of `text` as an object through `T`'s [`Schema::parse_members`]: what a
-/// derived struct's [`Schema::parse_text`] does. Anything but an object is decoded (for its
-/// syntax and duplicate keys) and recorded as a type violation. Reading an object this way
-/// rather than through [`object_de`] compiles to much less code per struct.
-///
-/// # Errors
-///
-/// Returns the decode error: syntax (trailing characters included), duplicate key.
-pub fn object_text<T: Schema>(text: &str, cx: &mut ParseCx) -> Result<Option<T>, DecodeError> {
-    if text
-        .trim_start_matches([' ', '\n', '\r', '\t'])
-        .starts_with('{')
-    {
-        let mut decoder = serde_json::Deserializer::from_str(text);
-        return decoder
-            .deserialize_map(Members::<T> {
-                cx,
-                _t: PhantomData,
-            })
-            .and_then(|value| decoder.end().map(|()| value))
-            .map_err(|e| decode_error(e.to_string()));
-    }
-    let value = crate::json::decode(text.as_bytes())?;
-    cx.wrong_type("an object", &value);
-    Ok(None)
-}
-
 /// Parses a value decoded already by reading its text again with `T`'s streaming form: what a
 /// derived struct's [`Schema::parse`] does, so that one parser is compiled per struct.
 pub fn parse_decoded<T: Schema>(value: Json, cx: &mut ParseCx) -> Option<T> {
@@ -118,37 +90,6 @@ fn written_back(value: &Json, cx: &mut ParseCx) -> Option<String> {
             None
         }
     }
-}
-
-/// Parses an object through `T`'s [`Schema::parse_members`], or records a type violation.
-///
-/// # Errors
-///
-/// Returns the decoder's error (syntax, duplicate key).
-pub fn object_de<'de, T: Schema, D: Deserializer<'de>>(
-    decoder: D,
-    cx: &mut ParseCx,
-) -> Result<Option<T>, D::Error> {
-    decoder.deserialize_any(Expect {
-        shape: Object::<T>(PhantomData),
-        cx,
-    })
-}
-
-/// Parses a unit variant's name: the index of one of `names`, else a violation.
-///
-/// # Errors
-///
-/// Returns the decoder's error (syntax, duplicate key).
-pub fn variant_de<'de, D: Deserializer<'de>>(
-    decoder: D,
-    names: &[&str],
-    cx: &mut ParseCx,
-) -> Result<Option<usize>, D::Error> {
-    decoder.deserialize_any(Expect {
-        shape: Variant(names),
-        cx,
-    })
 }
 
 /// Parses an array into a `Vec<T>`, each item at its index, collecting every item's violations.
@@ -186,27 +127,6 @@ pub enum Slot<T> {
     Value(T),
 }
 
-/// Parses the value of a field, checks it with `check` (its constraints and validator) and
-/// returns what was found. `segment` is the field's key escaped as a JSON pointer segment.
-///
-/// # Errors
-///
-/// Returns the decoder's error (syntax, duplicate key).
-pub fn field_de<'de, T: Schema, A: MapAccess<'de>>(
-    map: &mut A,
-    segment: &str,
-    cx: &mut ParseCx,
-    rules: &'static Rules,
-    check: fn(&T, &mut ParseCx),
-) -> Result<Slot<T>, A::Error> {
-    map.next_value_seed(Field {
-        segment,
-        cx,
-        rules,
-        check,
-    })
-}
-
 /// The value of a field once every member was read: the value found, else the field's
 /// default, the type's absent value (`None` for `Option`), or a `required` violation.
 pub fn finish_field<T: Schema>(
@@ -226,7 +146,7 @@ pub fn finish_field<T: Schema>(
 }
 
 /// Parses the decoded value of a field (its key escaped as `segment`) and checks it with
-/// `check`, as [`field_de`] does with a value being decoded.
+/// `check`.
 pub fn field_tree<T: Schema>(
     value: Json,
     segment: &str,
@@ -442,37 +362,6 @@ impl<'de, S: Shape<'de>> Visitor<'de> for Expect<'_, S> {
     }
 }
 
-/// The members of an object, read through `T`'s [`Schema::parse_members`] (the decoder has
-/// checked that the value is an object).
-struct Members<'c, T> {
-    cx: &'c mut ParseCx,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<'de, T: Schema> Visitor<'de> for Members<'_, T> {
-    type Value = Option<T>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
-        T::parse_members(map, self.cx)
-    }
-}
-
-/// An object read through `T`'s [`Schema::parse_members`].
-struct Object<T>(PhantomData<fn() -> T>);
-
-impl<'de, T: Schema> Shape<'de> for Object<T> {
-    type Out = T;
-    const EXPECTED: &'static str = "an object";
-
-    fn map<A: MapAccess<'de>>(self, map: A, cx: &mut ParseCx) -> Result<Option<T>, A::Error> {
-        T::parse_members(map, cx)
-    }
-}
-
 /// An array of `T`.
 struct Array<T>(PhantomData<fn() -> T>);
 
@@ -509,22 +398,6 @@ impl<'de, T: Schema> Shape<'de> for Array<T> {
         }
         cx.swap_field_rules(outer);
         Ok(ok.then_some(out))
-    }
-}
-
-/// A unit variant's name.
-struct Variant<'n>(&'n [&'n str]);
-
-impl<'de> Shape<'de> for Variant<'_> {
-    type Out = usize;
-    const EXPECTED: &'static str = "a string";
-
-    fn str(self, name: &str, cx: &mut ParseCx) -> Option<usize> {
-        let found = field_index(self.0, name);
-        if found.is_none() {
-            super::members::unknown_variant(name, self.0, cx);
-        }
-        found
     }
 }
 

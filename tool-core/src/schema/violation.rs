@@ -2,7 +2,9 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::OnceLock;
 
+use super::pointer::Pending;
 use crate::error::BoxError;
 
 use crate::preview::preview_parts;
@@ -247,20 +249,27 @@ fn is_index(segment: &str) -> bool {
 }
 
 /// How many levels of the path [`ParseCx`] tracks without scanning it.
-const INLINE_DEPTH: usize = 16;
+pub(super) const INLINE_DEPTH: usize = 16;
 
 /// Collects violations while a value is parsed (S2): the JSON pointer of the value being
 /// parsed, every violation so far, and an operational failure if a validator had one (S5).
 #[derive(Debug, Default)]
 pub struct ParseCx {
-    /// The JSON pointer of the value being parsed.
-    path: String,
+    /// The JSON pointer of the value being parsed, without its `pending` levels.
+    pub(super) path: String,
     /// Where each segment of `path` starts, for the first [`INLINE_DEPTH`] levels and the
     /// first 64 KiB of path; any other segment starts at the last `/` (the only unescaped one
     /// in a segment).
-    starts: [u16; INLINE_DEPTH],
-    /// How many segments `path` has.
-    depth: usize,
+    pub(super) starts: [u16; INLINE_DEPTH],
+    /// How many segments the pointer has: those written in `path`, then those `pending`.
+    pub(super) depth: usize,
+    /// The innermost levels entered and not yet written in `path`: written out only when a
+    /// violation is recorded, a key entered or the path read, so that a parse that records
+    /// none never writes its pointer.
+    pub(super) pending: Pending,
+    /// The whole pointer, made by [`ParseCx::path`] while levels are pending; cleared when a
+    /// level is entered or left.
+    pub(super) rendered: OnceLock<String>,
     violations: Vec<Violation>,
     dropped: usize,
     failure: Option<BoxError>,
@@ -272,82 +281,12 @@ pub struct ParseCx {
 impl ParseCx {
     /// An empty context, at the root.
     pub fn new() -> Self {
-        Self {
-            path: String::with_capacity(64),
-            ..Self::default()
-        }
-    }
-
-    /// Enters the object member `key`.
-    pub fn enter_key(&mut self, key: &str) {
-        self.open_segment();
-        if !key.bytes().any(|b| b == b'~' || b == b'/') {
-            self.path.push_str(key);
-            return;
-        }
-        for c in key.chars() {
-            match c {
-                '~' => self.path.push_str("~0"),
-                '/' => self.path.push_str("~1"),
-                c => self.path.push(c),
-            }
-        }
-    }
-
-    /// Enters the array item `index`.
-    pub fn enter_index(&mut self, index: usize) {
-        self.open_segment();
-        // Digits by hand: `write!` goes through `fmt`, several times the cost here.
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut n = index;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.path
-            .extend(digits[at..].iter().map(|&d| char::from(d)));
-    }
-
-    /// Leaves the member or item last entered.
-    pub fn leave(&mut self) {
-        let Some(depth) = self.depth.checked_sub(1) else {
-            return;
-        };
-        self.depth = depth;
-        let start = match self.starts.get(depth) {
-            Some(&start) if start != u16::MAX => usize::from(start),
-            _ => {
-                let bytes = self.path.as_bytes();
-                bytes.iter().rposition(|&b| b == b'/').unwrap_or(0)
-            }
-        };
-        self.path.truncate(start);
-    }
-
-    /// Enters the member whose key, escaped as a JSON pointer segment already (`~` as `~0`,
-    /// `/` as `~1`), is `segment`: what generated code passes for a declared field.
-    #[doc(hidden)]
-    pub fn enter_segment(&mut self, segment: &str) {
-        self.open_segment();
-        self.path.push_str(segment);
-    }
-
-    /// Starts a segment: records where it starts and writes its `/`.
-    fn open_segment(&mut self) {
-        if let Some(start) = self.starts.get_mut(self.depth) {
-            *start = u16::try_from(self.path.len()).unwrap_or(u16::MAX);
-        }
-        self.depth += 1;
-        self.path.push('/');
+        Self::default()
     }
 
     /// Sets the constraints of the field about to be parsed, returning the outer field's.
     #[doc(hidden)]
+    #[inline]
     pub fn swap_field_rules(
         &mut self,
         rules: Option<&'static crate::schema::Rules>,
@@ -357,13 +296,9 @@ impl ParseCx {
 
     /// The constraints of the field being parsed, if it declared any.
     #[doc(hidden)]
+    #[inline]
     pub fn field_rules(&self) -> Option<&'static crate::schema::Rules> {
         self.field_rules
-    }
-
-    /// The JSON pointer of the value being parsed.
-    pub fn path(&self) -> &str {
-        &self.path
     }
 
     /// Records a violation at the current path.
@@ -380,6 +315,7 @@ impl ParseCx {
     /// past [`MAX_VIOLATIONS`] a violation that would not be kept is counted as dropped and
     /// `message` never runs, so thousands of violations cost no more than counting them.
     pub fn violate_with(&mut self, rule: Rule, message: impl FnOnce() -> String) {
+        self.write_pending();
         // Where it goes: after every violation that orders before it or equal to it.
         let at = self
             .violations
@@ -428,6 +364,7 @@ impl ParseCx {
     }
 
     /// How many problems were recorded so far (violations, dropped ones, a failure).
+    #[inline]
     pub fn error_count(&self) -> usize {
         self.violations.len() + self.dropped + usize::from(self.failure.is_some())
     }

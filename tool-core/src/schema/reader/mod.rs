@@ -166,6 +166,7 @@ impl<'t> Reader<'t> {
     }
 
     /// Skips whitespace and returns the next byte, not consumed.
+    #[inline]
     fn peek(&mut self) -> Option<u8> {
         let bytes = self.bytes();
         while let Some(&b) = bytes.get(self.pos) {
@@ -194,6 +195,7 @@ impl<'t> Reader<'t> {
     /// # Errors
     ///
     /// A misspelt literal that starts with `n`.
+    #[inline]
     pub fn null(&mut self) -> Read<bool> {
         if self.peek() == Some(b'n') {
             self.literal(b"null")?;
@@ -234,6 +236,7 @@ impl<'t> Reader<'t> {
     /// # Errors
     ///
     /// Nesting too deep.
+    #[inline]
     pub fn open_object(&mut self) -> Read<bool> {
         if self.peek() == Some(b'{') {
             self.enter()?;
@@ -248,6 +251,7 @@ impl<'t> Reader<'t> {
     /// # Errors
     ///
     /// Nesting too deep.
+    #[inline]
     pub fn open_array(&mut self) -> Read<bool> {
         if self.peek() == Some(b'[') {
             self.enter()?;
@@ -262,6 +266,7 @@ impl<'t> Reader<'t> {
     /// # Errors
     ///
     /// Syntax: a missing comma, a trailing comma, a key that is not a string, the end.
+    #[inline]
     pub fn next_key(&mut self, first: &mut bool) -> Read<Option<Cow<'t, str>>> {
         let Some(next) = self.separated(
             b'}',
@@ -319,6 +324,7 @@ impl<'t> Reader<'t> {
     /// # Errors
     ///
     /// Anything else there.
+    #[inline]
     pub fn colon(&mut self) -> Read<()> {
         match self.peek() {
             Some(b':') => {
@@ -336,6 +342,7 @@ impl<'t> Reader<'t> {
     /// # Errors
     ///
     /// Syntax: a missing comma, a trailing comma, the end.
+    #[inline]
     pub fn next_item(&mut self, first: &mut bool) -> Read<bool> {
         let Some(next) = self.separated(
             b']',
@@ -358,10 +365,23 @@ impl<'t> Reader<'t> {
     /// # Errors
     ///
     /// A malformed string.
+    #[inline]
     pub fn string_if_next(&mut self) -> Read<Option<Cow<'t, str>>> {
         if self.peek() == Some(b'"') {
             self.pos += 1;
             return self.string().map(Some);
+        }
+        Ok(None)
+    }
+
+    /// Reads a number if one comes next.
+    ///
+    /// # Errors
+    ///
+    /// A malformed number, or one too large for a double.
+    pub fn number_if_next(&mut self) -> Read<Option<serde_json::Number>> {
+        if matches!(self.peek(), Some(b'-' | b'0'..=b'9')) {
+            return self.number().map(Some);
         }
         Ok(None)
     }

@@ -13,16 +13,25 @@ const SHORT_DIGITS: usize = 18;
 impl<'t> Reader<'t> {
     /// Reads a string whose opening quote has been read: borrowed from the text when it holds
     /// no escape.
+    #[inline]
     pub(super) fn string(&mut self) -> Read<Cow<'t, str>> {
         let start = self.pos;
         self.pos = skip_plain(self.bytes(), self.pos);
+        if self.bytes().get(self.pos) == Some(&b'"') {
+            let text = self.text.get(start..self.pos).unwrap_or_default();
+            self.pos += 1;
+            return Ok(Cow::Borrowed(text));
+        }
+        self.string_rest(start)
+    }
+
+    /// The rest of a string from `start` on, when its first run of plain bytes ends in
+    /// something other than its closing quote: an escape, a control character, the end.
+    #[cold]
+    #[inline(never)]
+    fn string_rest(&mut self, start: usize) -> Read<Cow<'t, str>> {
         match self.bytes().get(self.pos) {
             None => self.fail(SyntaxKind::EofWhileParsingString),
-            Some(b'"') => {
-                let text = self.text.get(start..self.pos).unwrap_or_default();
-                self.pos += 1;
-                Ok(Cow::Borrowed(text))
-            }
             Some(b'\\') => {
                 let mut out = String::from(self.text.get(start..self.pos).unwrap_or_default());
                 self.escaped(&mut out).map(|()| Cow::Owned(out))
@@ -142,9 +151,24 @@ impl<'t> Reader<'t> {
             _ => return self.fail(SyntaxKind::InvalidNumber),
         }
         let integer_end = self.pos;
+        let mut fraction = integer_end..integer_end;
         if bytes.get(self.pos) == Some(&b'.') {
             self.pos += 1;
+            fraction.start = self.pos;
             self.required_digits()?;
+            fraction.end = self.pos;
+        }
+        if fraction.end == self.pos
+            && !fraction.is_empty()
+            && !matches!(bytes.get(self.pos), Some(b'e' | b'E'))
+        {
+            let short = bytes
+                .get(digits..integer_end)
+                .zip(bytes.get(fraction))
+                .and_then(|(integer, fraction)| short_decimal(integer, fraction, negative));
+            if let Some(n) = short {
+                return Ok(n);
+            }
         }
         if matches!(bytes.get(self.pos), Some(b'e' | b'E')) {
             self.pos += 1;
@@ -195,13 +219,16 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The position of the first `"`, `\` or control character in `bytes` from `at` on (or the
 /// end), eight bytes at a time.
+#[inline]
 pub(super) fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
     while let Some(chunk) = bytes.get(at..at + 8) {
         let Ok(word) = <[u8; 8]>::try_from(chunk) else {
             break;
         };
-        if special(u64::from_le_bytes(word)) {
-            break;
+        let marks = special(u64::from_le_bytes(word));
+        if marks != 0 {
+            // The lowest mark is the first such byte: the word was read little-endian.
+            return at + (marks.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
@@ -214,14 +241,54 @@ pub(super) fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// Whether a byte of `word` is `"`, `\` or below 0x20 (exact: the borrows of the subtractions
-/// can only mark bytes above one that matches).
-fn special(word: u64) -> bool {
+/// The high bit of each byte of `word` that is `"`, `\` or below 0x20, and maybe of bytes above
+/// one that is (the borrows of the subtractions carry only upwards): the lowest bit set, if
+/// any, marks the first such byte exactly.
+fn special(word: u64) -> u64 {
     let zero = |v: u64| v.wrapping_sub(ONES) & !v;
     let quote = zero(word ^ (ONES * u64::from(b'"')));
     let backslash = zero(word ^ (ONES * u64::from(b'\\')));
     let control = word.wrapping_sub(ONES * 0x20) & !word;
-    (quote | backslash | control) & HIGHS != 0
+    (quote | backslash | control) & HIGHS
+}
+
+/// The most digits, both sides of the point, a decimal may have to be read here rather than
+/// by serde_json: its digits then make an integer below 2^53, exact as an `f64`.
+const SHORT_DECIMAL_DIGITS: usize = 15;
+
+/// Powers of ten up to the most digits of a short decimal's fraction, each exact as an `f64`.
+const POWERS_OF_TEN: [f64; SHORT_DECIMAL_DIGITS + 1] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+/// The number a short decimal without exponent stands for (`integer.fraction`), as serde_json
+/// makes it; `None` when it has too many digits, or when serde_json keeps a number's text
+/// (`arbitrary_precision`).
+///
+/// Its digits make an integer `m` below 2^53 and its fraction has `k` ≤ 15 digits, so `m` and
+/// 10^k are exact doubles and `m / 10^k` is the double nearest the decimal: what serde_json
+/// computes without `float_roundtrip` (the same division) and with it (the nearest double).
+fn short_decimal(integer: &[u8], fraction: &[u8], negative: bool) -> Option<Number> {
+    if integer.len() + fraction.len() > SHORT_DECIMAL_DIGITS || keeps_text() {
+        return None;
+    }
+    let digits = integer
+        .iter()
+        .chain(fraction)
+        .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+    // Below 2^53: exact.
+    #[allow(clippy::cast_precision_loss)]
+    let magnitude = digits as f64 / POWERS_OF_TEN.get(fraction.len())?;
+    Number::from_f64(if negative { -magnitude } else { magnitude })
+}
+
+/// Whether this build of serde_json keeps the text of a number (`arbitrary_precision`): then
+/// `1.50` is not the number `1.5` makes, and decimals are left to it.
+fn keeps_text() -> bool {
+    static KEEPS_TEXT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KEEPS_TEXT.get_or_init(|| {
+        serde_json::from_str::<Number>("1.50").map_or(true, |n| n.to_string() != "1.5")
+    })
 }
 
 /// The number the digits of a short integer stand for, as serde_json makes it; `None` for

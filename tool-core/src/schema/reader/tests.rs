@@ -175,3 +175,79 @@ fn s2_strings_are_scanned_eight_bytes_at_a_time_without_missing_a_byte() {
     agree("\"0123456\u{1f}89\"");
     agree(&format!("\"{}é{}\"", "x".repeat(13), "y".repeat(9)));
 }
+
+proptest::proptest! {
+    /// Several special bytes in one word, and bytes next to the special ones (whose marks a
+    /// borrow can set): the first special byte is found where a byte-by-byte scan finds it.
+    #[test]
+    fn s2_the_first_special_byte_of_a_word_is_found_exactly(
+        picks in proptest::collection::vec(0usize..16, 0..40),
+        from in 0usize..40,
+    ) {
+        const BYTES: [u8; 16] = [
+            b'"', b'#', b'!', b'\\', b']', b'[', 0, 1, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xff, b'a', b'z',
+        ];
+        let bytes: Vec<u8> = picks.iter().map(|&i| BYTES[i]).collect();
+        let from = from.min(bytes.len());
+        let naive = bytes[from..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            .map_or(bytes.len(), |at| from + at);
+        proptest::prop_assert_eq!(scalars::skip_plain(&bytes, from), naive);
+    }
+}
+
+/// The number the reader reads from `text`, and serde_json's.
+fn both_numbers(text: &str) -> (Option<serde_json::Number>, Option<serde_json::Number>) {
+    let mut reader = Reader::new(text);
+    let ours = reader.number().ok().filter(|_| reader.end().is_ok());
+    let theirs = serde_json::from_str::<serde_json::Number>(text).ok();
+    (ours, theirs)
+}
+
+proptest::proptest! {
+    /// Decimals short enough to be read here, and longer ones, with and without an exponent:
+    /// the same number as serde_json reads, sign of zero included.
+    #[test]
+    fn s2_decimals_are_the_numbers_serde_json_reads(
+        negative in proptest::bool::ANY,
+        integer in "(0|[1-9][0-9]{0,17})",
+        fraction in "[0-9]{1,18}",
+        exponent in proptest::option::of("[eE][+-]?[0-9]{1,3}"),
+    ) {
+        let text = format!(
+            "{}{integer}.{fraction}{}",
+            if negative { "-" } else { "" },
+            exponent.unwrap_or_default(),
+        );
+        let (ours, theirs) = both_numbers(&text);
+        proptest::prop_assert_eq!(&ours, &theirs, "{}", text);
+        let bits = |n: &Option<serde_json::Number>| n.as_ref().and_then(|n| n.as_f64()).map(f64::to_bits);
+        proptest::prop_assert_eq!(bits(&ours), bits(&theirs), "{}", text);
+    }
+}
+
+#[test]
+fn s2_edge_decimals_are_the_numbers_serde_json_reads() {
+    for text in [
+        "0.0",
+        "-0.0",
+        "2.5",
+        "0.1",
+        "0.3",
+        "-0.000000000000001",
+        "999999999999999.9",
+        "99999999999999.9",
+        "9007199254740.993",
+        "1.7976931348623157",
+        "123456789012345.6",
+        "0.123456789012345",
+        "0.1234567890123456",
+    ] {
+        let (ours, theirs) = both_numbers(text);
+        assert_eq!(ours, theirs, "{text}");
+        let bits =
+            |n: &Option<serde_json::Number>| n.as_ref().and_then(|n| n.as_f64()).map(f64::to_bits);
+        assert_eq!(bits(&ours), bits(&theirs), "{text}");
+    }
+}
