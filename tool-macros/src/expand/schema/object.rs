@@ -143,6 +143,23 @@ impl Codegen {
         }
     }
 
+    /// An object's fields as the members `object_json` takes, `(key, value),`, reading each
+    /// through `access`, in order.
+    pub(super) fn to_json_members(
+        &self,
+        object: &Object<'_>,
+        access: impl Fn(&Ident) -> TokenStream,
+    ) -> TokenStream {
+        let private = &self.private;
+        let members = object.fields.iter().map(|field| {
+            let key = &field.key;
+            let ty = &field.ty;
+            let value = access(&field.member);
+            quote!((#key, <#ty as #private::Schema>::to_json(#value)),)
+        });
+        quote!(#(#members)*)
+    }
+
     /// Renders an object's fields into `map`, reading each through `access`.
     pub(super) fn to_json_object(
         &self,

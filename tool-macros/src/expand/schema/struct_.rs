@@ -22,7 +22,6 @@ pub(super) fn methods<'a>(
         generator,
         properties,
         required,
-        map,
         ..
     } = &codegen.locals;
     let short = ast::unraw(ident);
@@ -30,7 +29,7 @@ pub(super) fn methods<'a>(
     let asserts = object.asserts();
     let schema = object.schema();
     let parse_methods = parse_methods(codegen, &object);
-    let to_json = codegen.to_json_object(&object, |member| quote!(&self.#member));
+    let to_json = codegen.to_json_members(&object, |member| quote!(&self.#member));
     quote! {
         fn schema(#generator: &mut #private::SchemaGen) -> #private::serde_json::Value {
             #asserts
@@ -46,9 +45,7 @@ pub(super) fn methods<'a>(
 
         fn to_json(&self) -> #private::serde_json::Value {
             #asserts
-            let mut #map = #private::serde_json::Map::new();
-            #to_json
-            #private::serde_json::Value::Object(#map)
+            #private::object_json([#to_json])
         }
     }
 }
