@@ -8,7 +8,7 @@ use syn::{Ident, LitStr, Type};
 use super::{Codegen, Locals, opt_str};
 use crate::ast::{self, Field};
 use crate::attr::DefaultValue;
-use crate::expand::{hidden, respan};
+use crate::expand::{Tokens, hidden, respan};
 
 /// The code of one field of an object.
 pub(super) struct FieldCode {
@@ -142,7 +142,7 @@ impl Codegen {
 /// A string literal as a value of `ty` (a default or an example), through
 /// `__private::FromStrLiteral`, located at the literal so that a field that is not a string
 /// is reported there.
-fn str_literal(private: &TokenStream, ty: &Type, literal: &LitStr) -> TokenStream {
+fn str_literal(private: &Tokens, ty: &Type, literal: &LitStr) -> TokenStream {
     respan(
         quote!(<#ty as #private::FromStrLiteral>::from_str_literal(#literal)),
         literal.span(),

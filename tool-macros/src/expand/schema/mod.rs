@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Generics, Ident};
 
-use super::hidden;
+use super::{Tokens, hidden};
 use crate::ast::{Body, Container};
 
 pub(super) use struct_::input_struct;
@@ -68,7 +68,7 @@ impl Locals {
 /// besides themselves, statics for constraints and associated fns for defaults.
 struct Codegen {
     /// `<crate>::__private`.
-    private: TokenStream,
+    private: Tokens,
     locals: Locals,
     statics: Vec<TokenStream>,
     defaults: Vec<TokenStream>,
@@ -79,7 +79,7 @@ struct Codegen {
 impl Codegen {
     fn new(krate: &TokenStream) -> Self {
         Self {
-            private: quote!(#krate::__private),
+            private: Tokens::private(krate),
             locals: Locals::new(),
             statics: Vec::new(),
             defaults: Vec::new(),

@@ -10,7 +10,7 @@ use tool_rules::Format;
 use super::Codegen;
 use crate::ast::Field;
 use crate::attr::{FieldAttrs, ItemAttrs, Keyed, Num, NumLit, key_of};
-use crate::expand::{hidden, respan};
+use crate::expand::{Tokens, hidden, respan};
 
 impl Codegen {
     /// The `static` holding a field's constraints, if it has any.
@@ -242,7 +242,7 @@ fn located_locals(span: Span) -> (Ident, Ident) {
 }
 
 /// A number of a constraint, as the runtime's `Num`.
-fn num_tokens(private: &TokenStream, number: NumLit) -> TokenStream {
+fn num_tokens(private: &Tokens, number: NumLit) -> TokenStream {
     match number.value {
         Num::Int(int) => {
             let literal = Literal::u128_unsuffixed(int.unsigned_abs());
