@@ -57,6 +57,14 @@ impl Tokens {
         Tokens(stream.into_iter().collect())
     }
 
+    /// `&ident`.
+    pub(crate) fn reference(ident: &Ident) -> Tokens {
+        Tokens(vec![
+            proc_macro2::Punct::new('&', proc_macro2::Spacing::Alone).into(),
+            ident.clone().into(),
+        ])
+    }
+
     /// `<krate>::__private`, the path of the support the generated code names.
     pub(crate) fn private(krate: &TokenStream) -> Tokens {
         Tokens::new(quote::quote!(#krate::__private))

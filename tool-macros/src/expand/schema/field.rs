@@ -21,12 +21,14 @@ pub(super) struct FieldCode {
     pub(super) slot: Ident,
     /// The parsed value.
     pub(super) parsed: Ident,
-    /// Its entry in the list of fields `read_members` reads into.
-    pub(super) read: TokenStream,
-    /// Parses its value from a decoded member.
-    pub(super) read_tree: TokenStream,
     /// Turns the slot into the field's value once every member was read.
     pub(super) finish: TokenStream,
+    /// The key as a JSON pointer segment.
+    segment: LitStr,
+    /// `&` the field's constraints.
+    rules_ref: Tokens,
+    /// The check its parsed value goes through.
+    check: Tokens,
 }
 
 impl Codegen {
@@ -42,7 +44,6 @@ impl Codegen {
             cx,
             properties,
             required,
-            value,
             ..
         } = &self.locals;
         let ty = &field.ty;
@@ -54,20 +55,18 @@ impl Codegen {
         );
         let description = opt_str(field.description.as_deref());
         let rules_ref = match &rules {
-            Some(ident) => quote!(&#ident),
-            None => quote!(&#private::Rules::NONE),
+            Some(ident) => Tokens::reference(ident),
+            None => self.shared.no_rules.clone(),
         };
+        let none = &self.shared.none;
         let (default_json, default_arg) = match &default {
             Some(name) => (
-                quote!(::core::option::Option::Some(
+                Tokens::new(quote!(::core::option::Option::Some(
                     <#ty as #private::Schema>::to_json(&Self::#name())
-                )),
-                quote!(::core::option::Option::Some(Self::#name as fn() -> #ty)),
+                ))),
+                Tokens::new(quote!(::core::option::Option::Some(Self::#name as fn() -> #ty))),
             ),
-            None => (
-                quote!(::core::option::Option::None),
-                quote!(::core::option::Option::None),
-            ),
+            None => (none.clone(), none.clone()),
         };
         let example_json = self.example_json(field);
         let slot = format_ident!("__slot_{}", number, span = Span::mixed_site());
@@ -80,17 +79,46 @@ impl Codegen {
                     #default_json, #example_json,
                 );
             },
-            read: quote! {
-                &mut #private::field::<#ty>(&mut #slot, #segment, #rules_ref, #check)
-                    as &mut dyn #private::ReadField
-            },
-            read_tree: quote!(#private::field_tree::<#ty>(#value, #segment, #cx, #rules_ref, #check)),
             finish: quote! {
                 let #parsed = #private::finish_field::<#ty>(#slot, #key, #cx, #default_arg);
             },
             slot,
             parsed,
+            segment,
+            rules_ref,
+            check,
         }
+    }
+
+    /// A field's entry in the list of fields `read_members` reads into.
+    pub(super) fn field_read(&self, field: &Field, code: &FieldCode) -> TokenStream {
+        let private = &self.private;
+        let FieldCode {
+            slot,
+            segment,
+            rules_ref,
+            check,
+            ..
+        } = code;
+        let ty = &field.ty;
+        quote! {
+            &mut #private::field::<#ty>(&mut #slot, #segment, #rules_ref, #check)
+                as &mut dyn #private::ReadField
+        }
+    }
+
+    /// Parses a field's value from a decoded member.
+    pub(super) fn field_read_tree(&self, field: &Field, code: &FieldCode) -> TokenStream {
+        let private = &self.private;
+        let Locals { cx, value, .. } = &self.locals;
+        let FieldCode {
+            segment,
+            rules_ref,
+            check,
+            ..
+        } = code;
+        let ty = &field.ty;
+        quote!(#private::field_tree::<#ty>(#value, #segment, #cx, #rules_ref, #check))
     }
 
     /// The associated fn giving a field's `default`, if it has one.
@@ -118,9 +146,9 @@ impl Codegen {
     }
 
     /// A field's `example`, as JSON, if it has one.
-    fn example_json(&self, field: &Field) -> TokenStream {
+    fn example_json(&self, field: &Field) -> Tokens {
         let Some(example) = &field.attrs.example else {
-            return quote!(::core::option::Option::None);
+            return self.shared.none.clone();
         };
         let private = &self.private;
         let ty = ast::option_inner(&field.ty).unwrap_or(&field.ty);
@@ -132,10 +160,10 @@ impl Codegen {
             }) => str_literal(private, ty, literal),
             expr => quote!(#expr),
         };
-        quote!(::core::option::Option::Some({
+        Tokens::new(quote!(::core::option::Option::Some({
             let #local: #ty = #value;
             <#ty as #private::Schema>::to_json(&#local)
-        }))
+        })))
     }
 }
 

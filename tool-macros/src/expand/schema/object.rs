@@ -114,7 +114,11 @@ impl Codegen {
         let private = &self.private;
         let Locals { cx, access, .. } = &self.locals;
         let keys = object.keys();
-        let reads = object.codes.iter().map(|code| &code.read);
+        let reads = object
+            .fields
+            .iter()
+            .zip(&object.codes)
+            .map(|(field, code)| self.field_read(field, code));
         quote! {
             #private::read_members(
                 #access, #cx, &[#(#keys),*], &[#(#allowed),*], &mut [#(#reads),*],
@@ -132,7 +136,11 @@ impl Codegen {
         let keys = object.keys();
         let indices = (0..object.codes.len()).map(Literal::usize_unsuffixed);
         let slots = object.codes.iter().map(|code| &code.slot);
-        let reads = object.codes.iter().map(|code| &code.read_tree);
+        let reads = object
+            .fields
+            .iter()
+            .zip(&object.codes)
+            .map(|(field, code)| self.field_read_tree(field, code));
         quote! {
             for (#key, #value) in #members {
                 match #private::field_index(&[#(#keys),*], &#key) {

@@ -118,7 +118,7 @@ impl Codegen {
     /// The check a field's value goes through once parsed: its constraints (each kind spanned
     /// at the first attribute of that kind, so that a constraint on a type it does not apply
     /// to is an error there) and its validator (spanned at its path).
-    pub(super) fn check(&self, field: &Field, rules: Option<&Ident>) -> TokenStream {
+    pub(super) fn check(&self, field: &Field, rules: Option<&Ident>) -> Tokens {
         let private = &self.private;
         let attrs = &field.attrs;
         let string_key = string_key(attrs);
@@ -152,16 +152,16 @@ impl Codegen {
             calls.push(quote_spanned!(span=> #run(#value, #path, #cx);));
         }
         if calls.is_empty() {
-            return quote!(#private::no_check);
+            return self.shared.no_check.clone();
         }
         let value = hidden("v");
         let cx = hidden("cx");
         let ty = &field.ty;
-        quote! {
+        Tokens::new(quote! {
             |#value: &#ty, #cx: &mut #private::ParseCx| {
                 #(#calls)*
             }
-        }
+        })
     }
 }
 
