@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, LitStr, Type};
 
-use super::{Codegen, Locals, opt_str};
+use super::{Codegen, opt_str};
 use crate::ast::{self, Field};
 use crate::attr::DefaultValue;
 use crate::expand::{Tokens, hidden, respan};
@@ -15,20 +15,26 @@ pub(super) struct FieldCode {
     /// The `let _ = <T as Schema>::…;` that reports a field type that is not `Schema` once,
     /// at the type.
     pub(super) assert: TokenStream,
-    /// Renders the property.
-    pub(super) schema: TokenStream,
     /// The slot of what the parse found for the field.
     pub(super) slot: Ident,
     /// The parsed value.
     pub(super) parsed: Ident,
-    /// Turns the slot into the field's value once every member was read.
-    pub(super) finish: TokenStream,
+    /// The key, as a literal.
+    pub(super) key: LitStr,
     /// The key as a JSON pointer segment.
-    segment: LitStr,
+    pub(super) segment: LitStr,
+    /// The description: `Some("…")` or `None`.
+    pub(super) description: TokenStream,
     /// `&` the field's constraints.
-    rules_ref: Tokens,
+    pub(super) rules_ref: Tokens,
     /// The check its parsed value goes through.
-    check: Tokens,
+    pub(super) check: Tokens,
+    /// The default, as JSON: `Some(…)` or `None`.
+    pub(super) default_json: Tokens,
+    /// The example, as JSON: `Some(…)` or `None`.
+    pub(super) example_json: Tokens,
+    /// The fn giving the default: `Some(…)` or `None`.
+    pub(super) default_arg: Tokens,
 }
 
 impl Codegen {
@@ -39,13 +45,6 @@ impl Codegen {
         let default = self.default_fn(field, number);
         let check = self.check(field, rules.as_ref());
         let private = &self.private;
-        let Locals {
-            generator,
-            cx,
-            properties,
-            required,
-            ..
-        } = &self.locals;
         let ty = &field.ty;
         let key = LitStr::new(&field.key, Span::call_site());
         // The key as a JSON pointer segment, escaped here rather than on every call.
@@ -69,56 +68,19 @@ impl Codegen {
             None => (none.clone(), none.clone()),
         };
         let example_json = self.example_json(field);
-        let slot = format_ident!("__slot_{}", number, span = Span::mixed_site());
-        let parsed = format_ident!("__field_{}", number, span = Span::mixed_site());
         FieldCode {
             assert: quote!(let _ = <#ty as #private::Schema>::to_json;),
-            schema: quote! {
-                #private::property::<#ty>(
-                    #generator, &mut #properties, &mut #required, #key, #description, #rules_ref,
-                    #default_json, #example_json,
-                );
-            },
-            finish: quote! {
-                let #parsed = #private::finish_field::<#ty>(#slot, #key, #cx, #default_arg);
-            },
-            slot,
-            parsed,
+            slot: format_ident!("__slot_{}", number, span = Span::mixed_site()),
+            parsed: format_ident!("__field_{}", number, span = Span::mixed_site()),
+            key,
             segment,
+            description,
             rules_ref,
             check,
+            default_json,
+            example_json,
+            default_arg,
         }
-    }
-
-    /// A field's entry in the list of fields `read_members` reads into.
-    pub(super) fn field_read(&self, field: &Field, code: &FieldCode) -> TokenStream {
-        let private = &self.private;
-        let FieldCode {
-            slot,
-            segment,
-            rules_ref,
-            check,
-            ..
-        } = code;
-        let ty = &field.ty;
-        quote! {
-            &mut #private::field::<#ty>(&mut #slot, #segment, #rules_ref, #check)
-                as &mut dyn #private::ReadField
-        }
-    }
-
-    /// Parses a field's value from a decoded member.
-    pub(super) fn field_read_tree(&self, field: &Field, code: &FieldCode) -> TokenStream {
-        let private = &self.private;
-        let Locals { cx, value, .. } = &self.locals;
-        let FieldCode {
-            segment,
-            rules_ref,
-            check,
-            ..
-        } = code;
-        let ty = &field.ty;
-        quote!(#private::field_tree::<#ty>(#value, #segment, #cx, #rules_ref, #check))
     }
 
     /// The associated fn giving a field's `default`, if it has one.

@@ -8,6 +8,7 @@ use syn::Ident;
 use super::object::{Object, Read};
 use super::{Codegen, Locals, opt_str};
 use crate::ast::{self, Field};
+use crate::expand::Tokens;
 
 /// The methods of `impl Schema` for the struct `ident` with `fields`.
 pub(super) fn methods<'a>(
@@ -27,9 +28,9 @@ pub(super) fn methods<'a>(
     let short = ast::unraw(ident);
     let description = opt_str(description);
     let asserts = object.asserts();
-    let schema = object.schema();
+    let schema = codegen.object_schema(&object);
     let parse_methods = parse_methods(codegen, &object);
-    let to_json = codegen.to_json_members(&object, |member| quote!(&self.#member));
+    let to_json = codegen.to_json_members(&object, &Tokens::new(quote!(&self.)));
     quote! {
         fn schema(#generator: &mut #private::SchemaGen) -> #private::serde_json::Value {
             #asserts
