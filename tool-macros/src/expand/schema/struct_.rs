@@ -46,7 +46,8 @@ pub(super) fn methods<'a>(
 
         fn to_json(&self) -> #private::serde_json::Value {
             #asserts
-            #private::object_json([#to_json])
+            // In a closure, which incremental builds compile apart from the user's code.
+            (|| #private::object_json([#to_json]))()
         }
     }
 }
