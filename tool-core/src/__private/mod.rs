@@ -3,12 +3,14 @@
 
 mod autoref;
 mod context;
+mod expand_support;
 mod handler;
 mod parse;
 mod render;
 
 pub use autoref::*;
 pub use context::*;
+pub use expand_support::*;
 pub use handler::*;
 pub use parse::*;
 pub use render::*;

@@ -12,6 +12,7 @@ mod schema;
 mod tool;
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::ToTokens;
 use syn::{DeriveInput, Ident, ItemFn};
 
 use crate::ast::{Container, ToolFn};
@@ -39,6 +40,40 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     match errors.finish() {
         Ok(()) => tool::expand(&tool),
         Err(error) => fallback::tool(&tool, error),
+    }
+}
+
+/// Tokens that the generated code repeats many times, such as the path `<crate>::__private`.
+///
+/// Kept as separate tokens, which `quote!` appends one by one, rather than as a
+/// `TokenStream`, which the compiler would be asked to join into the output at every use;
+/// the tokens emitted are the same.
+#[derive(Clone)]
+pub(crate) struct Tokens(Vec<TokenTree>);
+
+impl Tokens {
+    /// The tokens of `stream`.
+    pub(crate) fn new(stream: TokenStream) -> Tokens {
+        Tokens(stream.into_iter().collect())
+    }
+
+    /// `&ident`.
+    pub(crate) fn reference(ident: &Ident) -> Tokens {
+        Tokens(vec![
+            proc_macro2::Punct::new('&', proc_macro2::Spacing::Alone).into(),
+            ident.clone().into(),
+        ])
+    }
+
+    /// `<krate>::__private`, the path of the support the generated code names.
+    pub(crate) fn private(krate: &TokenStream) -> Tokens {
+        Tokens::new(quote::quote!(#krate::__private))
+    }
+}
+
+impl ToTokens for Tokens {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.extend(self.0.iter().cloned());
     }
 }
 

@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, Type};
 
-use super::{hidden, respan, schema};
+use super::{Tokens, hidden, respan, schema};
 use crate::ast::{self, ToolFn, ToolInput};
 use crate::attr::ApprovalArg;
 use crate::params::Arg;
@@ -14,7 +14,7 @@ use crate::params::Arg;
 /// The generated code of `#[tool]`.
 pub(super) fn expand(tool: &ToolFn) -> TokenStream {
     let krate = &tool.krate;
-    let private = quote!(#krate::__private);
+    let private = Tokens::private(krate);
     let func = &tool.func;
     let handle = tool.handle_ident();
     let description = tool.description.clone().unwrap_or_default();
@@ -104,7 +104,7 @@ fn control(tool: &ToolFn) -> TokenStream {
 }
 
 /// The builder calls of the tool's hints (O4).
-fn hints(tool: &ToolFn, private: &TokenStream) -> TokenStream {
+fn hints(tool: &ToolFn, private: &Tokens) -> TokenStream {
     let args = &tool.args;
     let flag = |hint: &Option<crate::attr::Keyed<crate::attr::Hint>>| match hint {
         Some(keyed) => {
@@ -148,7 +148,7 @@ fn hints(tool: &ToolFn, private: &TokenStream) -> TokenStream {
 
 /// The builder call that gives the tool the output schema of the fn's success type, when
 /// that type declares one (O1); nothing for a type that cannot be named (`impl Trait`).
-fn output_schema(tool: &ToolFn, private: &TokenStream) -> TokenStream {
+fn output_schema(tool: &ToolFn, private: &Tokens) -> TokenStream {
     let syn::ReturnType::Type(_, ty) = &tool.func.sig.output else {
         return TokenStream::new();
     };
@@ -230,7 +230,7 @@ impl Input {
 
 /// The closure the tool runs: takes the context and the parsed input, looks up the context
 /// values the fn takes (C1), calls the fn, and renders what it returns.
-fn handler(tool: &ToolFn, private: &TokenStream, input: &Input) -> TokenStream {
+fn handler(tool: &ToolFn, private: &Tokens, input: &Input) -> TokenStream {
     let func = &tool.func;
     let fn_ident = &func.sig.ident;
     let ctx = hidden("ctx");
@@ -296,7 +296,7 @@ fn handler(tool: &ToolFn, private: &TokenStream, input: &Input) -> TokenStream {
 /// The expressions that take each context value out of the call's context (C1), spanned at
 /// the parameter's type so that a type that cannot be one is reported there. A value the
 /// context lacks is a failure, which the availability check of the call rules out first.
-fn context_values(tool: &ToolFn, private: &TokenStream, ctx: &Ident) -> Vec<TokenStream> {
+fn context_values(tool: &ToolFn, private: &Tokens, ctx: &Ident) -> Vec<TokenStream> {
     tool.values
         .iter()
         .map(|value| {
@@ -341,7 +341,7 @@ fn success_type(ty: &Type) -> &Type {
 
 /// The availability policy `available = path` (A1): a `Policy` that calls it, sync or async,
 /// spanned at the path; and the builder call that installs it.
-fn policy(private: &TokenStream, path: &syn::Path) -> (TokenStream, TokenStream) {
+fn policy(private: &Tokens, path: &syn::Path) -> (TokenStream, TokenStream) {
     let policy = hidden("__ToolPolicy");
     let out = hidden("out");
     let tag = hidden("tag");
@@ -377,7 +377,7 @@ fn policy(private: &TokenStream, path: &syn::Path) -> (TokenStream, TokenStream)
 /// The approval predicate `approval = path` (H1): an `ApprovalPredicate` of the input type
 /// that calls it, sync or async, spanned at the path; and the builder call that installs it.
 fn approval_predicate(
-    private: &TokenStream,
+    private: &Tokens,
     path: &syn::Path,
     input_ty: &TokenStream,
 ) -> (TokenStream, TokenStream) {

@@ -161,7 +161,7 @@ fn variant_schemas(
     let schemas = variants.iter().zip(objects).map(|(variant, object)| {
         let name = &variant.name;
         let description = opt_str(variant.description.as_deref());
-        let statements = object.schema();
+        let statements = codegen.object_schema(object);
         quote! {{
             let mut #properties = #private::serde_json::Map::new();
             let mut #required = ::std::vec::Vec::new();

@@ -5,28 +5,36 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, LitStr, Type};
 
-use super::{Codegen, Locals, opt_str};
+use super::{Codegen, opt_str};
 use crate::ast::{self, Field};
 use crate::attr::DefaultValue;
-use crate::expand::{hidden, respan};
+use crate::expand::{Tokens, hidden, respan};
 
 /// The code of one field of an object.
 pub(super) struct FieldCode {
     /// The `let _ = <T as Schema>::…;` that reports a field type that is not `Schema` once,
     /// at the type.
     pub(super) assert: TokenStream,
-    /// Renders the property.
-    pub(super) schema: TokenStream,
     /// The slot of what the parse found for the field.
     pub(super) slot: Ident,
     /// The parsed value.
     pub(super) parsed: Ident,
-    /// Its entry in the list of fields `read_members` reads into.
-    pub(super) read: TokenStream,
-    /// Parses its value from a decoded member.
-    pub(super) read_tree: TokenStream,
-    /// Turns the slot into the field's value once every member was read.
-    pub(super) finish: TokenStream,
+    /// The key, as a literal.
+    pub(super) key: LitStr,
+    /// The key as a JSON pointer segment.
+    pub(super) segment: LitStr,
+    /// The description: `Some("…")` or `None`.
+    pub(super) description: TokenStream,
+    /// `&` the field's constraints.
+    pub(super) rules_ref: Tokens,
+    /// The check its parsed value goes through.
+    pub(super) check: Tokens,
+    /// The default, as JSON: `Some(…)` or `None`.
+    pub(super) default_json: Tokens,
+    /// The example, as JSON: `Some(…)` or `None`.
+    pub(super) example_json: Tokens,
+    /// The fn giving the default: `Some(…)` or `None`.
+    pub(super) default_arg: Tokens,
 }
 
 impl Codegen {
@@ -37,14 +45,6 @@ impl Codegen {
         let default = self.default_fn(field, number);
         let check = self.check(field, rules.as_ref());
         let private = &self.private;
-        let Locals {
-            generator,
-            cx,
-            properties,
-            required,
-            value,
-            ..
-        } = &self.locals;
         let ty = &field.ty;
         let key = LitStr::new(&field.key, Span::call_site());
         // The key as a JSON pointer segment, escaped here rather than on every call.
@@ -54,42 +54,32 @@ impl Codegen {
         );
         let description = opt_str(field.description.as_deref());
         let rules_ref = match &rules {
-            Some(ident) => quote!(&#ident),
-            None => quote!(&#private::Rules::NONE),
+            Some(ident) => Tokens::reference(ident),
+            None => self.shared.no_rules.clone(),
         };
+        let none = &self.shared.none;
         let (default_json, default_arg) = match &default {
             Some(name) => (
-                quote!(::core::option::Option::Some(
+                Tokens::new(quote!(::core::option::Option::Some(
                     <#ty as #private::Schema>::to_json(&Self::#name())
-                )),
-                quote!(::core::option::Option::Some(Self::#name as fn() -> #ty)),
+                ))),
+                Tokens::new(quote!(::core::option::Option::Some(Self::#name as fn() -> #ty))),
             ),
-            None => (
-                quote!(::core::option::Option::None),
-                quote!(::core::option::Option::None),
-            ),
+            None => (none.clone(), none.clone()),
         };
         let example_json = self.example_json(field);
-        let slot = format_ident!("__slot_{}", number, span = Span::mixed_site());
-        let parsed = format_ident!("__field_{}", number, span = Span::mixed_site());
         FieldCode {
             assert: quote!(let _ = <#ty as #private::Schema>::to_json;),
-            schema: quote! {
-                #private::property::<#ty>(
-                    #generator, &mut #properties, &mut #required, #key, #description, #rules_ref,
-                    #default_json, #example_json,
-                );
-            },
-            read: quote! {
-                &mut #private::field::<#ty>(&mut #slot, #segment, #rules_ref, #check)
-                    as &mut dyn #private::ReadField
-            },
-            read_tree: quote!(#private::field_tree::<#ty>(#value, #segment, #cx, #rules_ref, #check)),
-            finish: quote! {
-                let #parsed = #private::finish_field::<#ty>(#slot, #key, #cx, #default_arg);
-            },
-            slot,
-            parsed,
+            slot: format_ident!("__slot_{}", number, span = Span::mixed_site()),
+            parsed: format_ident!("__field_{}", number, span = Span::mixed_site()),
+            key,
+            segment,
+            description,
+            rules_ref,
+            check,
+            default_json,
+            example_json,
+            default_arg,
         }
     }
 
@@ -118,9 +108,9 @@ impl Codegen {
     }
 
     /// A field's `example`, as JSON, if it has one.
-    fn example_json(&self, field: &Field) -> TokenStream {
+    fn example_json(&self, field: &Field) -> Tokens {
         let Some(example) = &field.attrs.example else {
-            return quote!(::core::option::Option::None);
+            return self.shared.none.clone();
         };
         let private = &self.private;
         let ty = ast::option_inner(&field.ty).unwrap_or(&field.ty);
@@ -132,17 +122,17 @@ impl Codegen {
             }) => str_literal(private, ty, literal),
             expr => quote!(#expr),
         };
-        quote!(::core::option::Option::Some({
+        Tokens::new(quote!(::core::option::Option::Some({
             let #local: #ty = #value;
             <#ty as #private::Schema>::to_json(&#local)
-        }))
+        })))
     }
 }
 
 /// A string literal as a value of `ty` (a default or an example), through
 /// `__private::FromStrLiteral`, located at the literal so that a field that is not a string
 /// is reported there.
-fn str_literal(private: &TokenStream, ty: &Type, literal: &LitStr) -> TokenStream {
+fn str_literal(private: &Tokens, ty: &Type, literal: &LitStr) -> TokenStream {
     respan(
         quote!(<#ty as #private::FromStrLiteral>::from_str_literal(#literal)),
         literal.span(),

@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Generics, Ident};
 
-use super::hidden;
+use super::{Tokens, hidden};
 use crate::ast::{Body, Container};
 
 pub(super) use struct_::input_struct;
@@ -64,12 +64,33 @@ impl Locals {
     }
 }
 
+/// Tokens that the code of every field may repeat, made once per derive.
+struct Shared {
+    /// `::core::option::Option::None`.
+    none: Tokens,
+    /// `&<crate>::__private::Rules::NONE`, the constraints of a field without any.
+    no_rules: Tokens,
+    /// `<crate>::__private::no_check`, the check of a field without any.
+    no_check: Tokens,
+}
+
+impl Shared {
+    fn new(private: &Tokens) -> Self {
+        Self {
+            none: Tokens::new(quote!(::core::option::Option::None)),
+            no_rules: Tokens::new(quote!(&#private::Rules::NONE)),
+            no_check: Tokens::new(quote!(#private::no_check)),
+        }
+    }
+}
+
 /// The generation of one `impl Schema`: what its methods share, and the items they need
 /// besides themselves, statics for constraints and associated fns for defaults.
 struct Codegen {
     /// `<crate>::__private`.
-    private: TokenStream,
+    private: Tokens,
     locals: Locals,
+    shared: Shared,
     statics: Vec<TokenStream>,
     defaults: Vec<TokenStream>,
     /// The number of fields generated so far, which names their items.
@@ -78,8 +99,10 @@ struct Codegen {
 
 impl Codegen {
     fn new(krate: &TokenStream) -> Self {
+        let private = Tokens::private(krate);
         Self {
-            private: quote!(#krate::__private),
+            shared: Shared::new(&private),
+            private,
             locals: Locals::new(),
             statics: Vec::new(),
             defaults: Vec::new(),

@@ -3,12 +3,12 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
-use syn::Ident;
+use syn::{Ident, Type};
 
 use super::field::FieldCode;
 use super::{Codegen, Locals};
 use crate::ast::Field;
-use crate::expand::hidden;
+use crate::expand::{Tokens, hidden};
 
 /// The code of an object's fields, with the fields.
 pub(super) struct Object<'a> {
@@ -32,10 +32,9 @@ impl<'a> Object<'a> {
         quote!(#(#asserts)*)
     }
 
-    /// The statements rendering the properties into `properties`/`required`.
-    pub(super) fn schema(&self) -> TokenStream {
-        let statements = self.codes.iter().map(|code| &code.schema);
-        quote!(#(#statements)*)
+    /// The fields' types.
+    fn types(&self) -> impl Iterator<Item = &'a Type> + '_ {
+        self.fields.iter().map(|field| &field.ty)
     }
 
     /// The fields' Rust names.
@@ -54,6 +53,30 @@ impl Codegen {
         let fields: Vec<&Field> = fields.into_iter().collect();
         let codes = fields.iter().map(|field| self.field(field)).collect();
         Object { fields, codes }
+    }
+
+    /// The statements rendering an object's properties into `properties`/`required`.
+    pub(super) fn object_schema(&self, object: &Object<'_>) -> TokenStream {
+        let private = &self.private;
+        let Locals {
+            generator,
+            properties,
+            required,
+            ..
+        } = &self.locals;
+        let types = object.types();
+        let codes = &object.codes;
+        let keys = codes.iter().map(|code| &code.key);
+        let descriptions = codes.iter().map(|code| &code.description);
+        let rules = codes.iter().map(|code| &code.rules_ref);
+        let defaults = codes.iter().map(|code| &code.default_json);
+        let examples = codes.iter().map(|code| &code.example_json);
+        quote! {
+            #(#private::property::<#types>(
+                #generator, &mut #properties, &mut #required, #keys, #descriptions, #rules,
+                #defaults, #examples,
+            );)*
+        }
     }
 
     /// Parses the members of one object into `ctor { fields }`, in the order they were sent,
@@ -89,15 +112,18 @@ impl Codegen {
                 quote!(),
             ),
         };
-        let slots = object.codes.iter().map(|code| &code.slot);
-        let types = object.fields.iter().map(|field| &field.ty);
-        let finishes = object.codes.iter().map(|code| &code.finish);
+        let slots: Vec<&Ident> = object.codes.iter().map(|code| &code.slot).collect();
+        let types: Vec<&Type> = object.types().collect();
+        let keys = object.codes.iter().map(|code| &code.key);
+        let defaults = object.codes.iter().map(|code| &code.default_arg);
         let parsed: Vec<&Ident> = object.codes.iter().map(|code| &code.parsed).collect();
         let members = object.members();
         quote! {{
             #(let mut #slots: #private::Slot<#types> = #private::Slot::Absent;)*
             #dispatch
-            #(#finishes)*
+            #(
+                let #parsed = #private::finish_field::<#types>(#slots, #keys, #cx, #defaults);
+            )*
             // One match of every field at once: what is dropped on failure is one tuple.
             match (#(#parsed,)*) {
                 (#(::core::option::Option::Some(#parsed),)*) if #cx.error_count() == #before => {
@@ -114,10 +140,18 @@ impl Codegen {
         let private = &self.private;
         let Locals { cx, access, .. } = &self.locals;
         let keys = object.keys();
-        let reads = object.codes.iter().map(|code| &code.read);
+        let types = object.types();
+        let codes = &object.codes;
+        let slots = codes.iter().map(|code| &code.slot);
+        let segments = codes.iter().map(|code| &code.segment);
+        let rules = codes.iter().map(|code| &code.rules_ref);
+        let checks = codes.iter().map(|code| &code.check);
         quote! {
             #private::read_members(
-                #access, #cx, &[#(#keys),*], &[#(#allowed),*], &mut [#(#reads),*],
+                #access, #cx, &[#(#keys),*], &[#(#allowed),*], &mut [#(
+                    &mut #private::field::<#types>(&mut #slots, #segments, #rules, #checks)
+                        as &mut dyn #private::ReadField
+                ),*],
             )?;
         }
     }
@@ -131,16 +165,31 @@ impl Codegen {
         let key = hidden("key");
         let keys = object.keys();
         let indices = (0..object.codes.len()).map(Literal::usize_unsuffixed);
-        let slots = object.codes.iter().map(|code| &code.slot);
-        let reads = object.codes.iter().map(|code| &code.read_tree);
+        let types = object.types();
+        let codes = &object.codes;
+        let slots = codes.iter().map(|code| &code.slot);
+        let segments = codes.iter().map(|code| &code.segment);
+        let rules = codes.iter().map(|code| &code.rules_ref);
+        let checks = codes.iter().map(|code| &code.check);
         quote! {
             for (#key, #value) in #members {
                 match #private::field_index(&[#(#keys),*], &#key) {
-                    #(::core::option::Option::Some(#indices) => #slots = #reads,)*
+                    #(::core::option::Option::Some(#indices) => #slots =
+                        #private::field_tree::<#types>(#value, #segments, #cx, #rules, #checks),)*
                     _ => #private::unknown_field(&#key, &[#(#allowed),*], #cx),
                 }
             }
         }
+    }
+
+    /// An object's fields as the members `object_json` takes, `(key, value),`, reading each
+    /// through `access`, in order.
+    pub(super) fn to_json_members(&self, object: &Object<'_>, access: &Tokens) -> TokenStream {
+        let private = &self.private;
+        let keys = object.keys();
+        let types = object.types();
+        let members = object.members();
+        quote!(#((#keys, <#types as #private::Schema>::to_json(#access #members)),)*)
     }
 
     /// Renders an object's fields into `map`, reading each through `access`.

@@ -10,7 +10,7 @@ use tool_rules::Format;
 use super::Codegen;
 use crate::ast::Field;
 use crate::attr::{FieldAttrs, ItemAttrs, Keyed, Num, NumLit, key_of};
-use crate::expand::{hidden, respan};
+use crate::expand::{Tokens, hidden, respan};
 
 impl Codegen {
     /// The `static` holding a field's constraints, if it has any.
@@ -118,7 +118,7 @@ impl Codegen {
     /// The check a field's value goes through once parsed: its constraints (each kind spanned
     /// at the first attribute of that kind, so that a constraint on a type it does not apply
     /// to is an error there) and its validator (spanned at its path).
-    pub(super) fn check(&self, field: &Field, rules: Option<&Ident>) -> TokenStream {
+    pub(super) fn check(&self, field: &Field, rules: Option<&Ident>) -> Tokens {
         let private = &self.private;
         let attrs = &field.attrs;
         let string_key = string_key(attrs);
@@ -152,16 +152,16 @@ impl Codegen {
             calls.push(quote_spanned!(span=> #run(#value, #path, #cx);));
         }
         if calls.is_empty() {
-            return quote!(#private::no_check);
+            return self.shared.no_check.clone();
         }
         let value = hidden("v");
         let cx = hidden("cx");
         let ty = &field.ty;
-        quote! {
+        Tokens::new(quote! {
             |#value: &#ty, #cx: &mut #private::ParseCx| {
                 #(#calls)*
             }
-        }
+        })
     }
 }
 
@@ -242,7 +242,7 @@ fn located_locals(span: Span) -> (Ident, Ident) {
 }
 
 /// A number of a constraint, as the runtime's `Num`.
-fn num_tokens(private: &TokenStream, number: NumLit) -> TokenStream {
+fn num_tokens(private: &Tokens, number: NumLit) -> TokenStream {
     match number.value {
         Num::Int(int) => {
             let literal = Literal::u128_unsuffixed(int.unsigned_abs());

@@ -8,6 +8,7 @@ use syn::Ident;
 use super::object::{Object, Read};
 use super::{Codegen, Locals, opt_str};
 use crate::ast::{self, Field};
+use crate::expand::Tokens;
 
 /// The methods of `impl Schema` for the struct `ident` with `fields`.
 pub(super) fn methods<'a>(
@@ -22,15 +23,14 @@ pub(super) fn methods<'a>(
         generator,
         properties,
         required,
-        map,
         ..
     } = &codegen.locals;
     let short = ast::unraw(ident);
     let description = opt_str(description);
     let asserts = object.asserts();
-    let schema = object.schema();
+    let schema = codegen.object_schema(&object);
     let parse_methods = parse_methods(codegen, &object);
-    let to_json = codegen.to_json_object(&object, |member| quote!(&self.#member));
+    let to_json = codegen.to_json_members(&object, &Tokens::new(quote!(&self.)));
     quote! {
         fn schema(#generator: &mut #private::SchemaGen) -> #private::serde_json::Value {
             #asserts
@@ -46,9 +46,8 @@ pub(super) fn methods<'a>(
 
         fn to_json(&self) -> #private::serde_json::Value {
             #asserts
-            let mut #map = #private::serde_json::Map::new();
-            #to_json
-            #private::serde_json::Value::Object(#map)
+            // In a closure, which incremental builds compile apart from the user's code.
+            (|| #private::object_json([#to_json]))()
         }
     }
 }
