@@ -15,11 +15,13 @@ mod ledger;
 mod resume_options;
 mod seal;
 
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_core::Tool;
 
-use super::shared::ByName;
 use super::state::{ANSWER_NAME, Counts, RunState};
 use crate::model::{Message, ToolCall, ToolResult, Usage, check_transcript};
 use seal::Seal;
@@ -290,10 +292,10 @@ impl PausedRun {
     /// Checks the paused run against an agent's tools and key: its format, its seal, its
     /// tools (each held, with the same fingerprint) and that its parts fit together.
     /// Returns, for each tool the agent holds, whether the run advertised it.
-    pub(crate) fn verify(
+    pub(crate) fn verify<S: BuildHasher>(
         &self,
         tools: &[Tool],
-        by_name: &ByName,
+        by_name: &HashMap<String, usize, S>,
         key: Option<&[u8]>,
     ) -> Result<Vec<bool>, ResumeError> {
         if self.format != FORMAT || self.version != VERSION {
@@ -324,10 +326,10 @@ impl PausedRun {
     /// The parts fit: the transcript ends with the assistant message whose calls are exactly
     /// the answered and the pending ones, each pending call is of an advertised tool of the
     /// right kind, and the usage covers every turn.
-    fn check_parts(
+    fn check_parts<S: BuildHasher>(
         &self,
         tools: &[Tool],
-        by_name: &ByName,
+        by_name: &HashMap<String, usize, S>,
         advertised: &[bool],
     ) -> Result<(), ResumeError> {
         let inconsistent = |reason: &str| ResumeError::Inconsistent {
