@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use tool_core::Context;
 
-use super::cancel::unless_cancelled;
+use super::cancel::next_unless_cancelled;
 use super::event::{RunEvent, Sink};
 use crate::model::{
     FinishReason, ModelError, ModelEvent, ModelStream, ProtocolError, ToolCall, Usage,
@@ -68,7 +68,7 @@ pub(crate) async fn read_reply(
     let cancelled = ctx.cancelled();
     tokio::pin!(cancelled);
     loop {
-        let Some(item) = unless_cancelled(ctx, cancelled.as_mut(), stream.next()).await else {
+        let Some(item) = next_unless_cancelled(ctx, cancelled.as_mut(), stream.next()).await else {
             return Err(ReplyError::Cancelled);
         };
         match item {
@@ -138,7 +138,12 @@ impl Assembler {
                 if call.ended {
                     return Err(ProtocolError::CallAlreadyEnded { index });
                 }
-                call.arguments.push_str(&fragment);
+                if call.arguments.is_empty() {
+                    // The first fragment (often the whole arguments) is kept as it came.
+                    call.arguments = fragment;
+                } else {
+                    call.arguments.push_str(&fragment);
+                }
             }
             ModelEvent::ToolCallEnd { index } => self.call(index)?.ended = true,
             ModelEvent::Usage(usage) => self.usage.merge(usage),
@@ -243,6 +248,36 @@ mod tests {
         assert_eq!(reply.calls[1].arguments, "{\"x\":1}");
         assert_eq!(reply.usage, Usage::new(10, 5));
         assert_eq!(reply.finish, Some(FinishReason::ToolCalls));
+    }
+
+    /// However the arguments come split into fragments (empty ones included), the call's
+    /// arguments are their concatenation: the first fragment kept as it came, the others
+    /// appended, give what appending every fragment gives.
+    #[test]
+    fn every_split_of_the_arguments_joins_to_the_whole() {
+        let whole = "{\"a\":[1,2]}";
+        // Each bit of `cuts` says whether the text is cut before that character; a cut at 0
+        // makes an empty first fragment.
+        for cuts in 0u32..(1 << whole.len()) {
+            let mut fragments = Vec::new();
+            let mut from = 0;
+            for at in 0..whole.len() {
+                if cuts & (1 << at) != 0 {
+                    fragments.push(&whole[from..at]);
+                    from = at;
+                }
+            }
+            fragments.push(&whole[from..]);
+            let mut events = vec![start(0, "a")];
+            events.extend(fragments.iter().map(|f| args(0, f)));
+            let reply = assemble(events).unwrap();
+            assert_eq!(
+                reply.calls[0].arguments,
+                fragments.concat(),
+                "{fragments:?}"
+            );
+            assert_eq!(reply.calls[0].arguments, whole);
+        }
     }
 
     #[test]

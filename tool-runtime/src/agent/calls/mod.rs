@@ -148,6 +148,7 @@ pub(crate) async fn run_calls(
                 before.wait().await;
             }
             let outcome = one.run().instrument(span.clone()).await;
+            drop(one);
             spans::record_call(&span, &outcome, content);
             drop(step);
             outcome
@@ -470,73 +471,83 @@ impl<'a> One<'a> {
         }
     }
 
-    async fn run(self) -> Outcome {
-        let One {
-            ctx,
-            tool,
-            arguments,
-            limits,
-            slots,
-            approved,
-            hooks,
-        } = self;
+    /// Runs the call. It borrows `self`, which the caller keeps in place: the call's future
+    /// holds no second copy of it. The rare paths (waiting for a slot, a timeout) are boxed,
+    /// so that the usual call's future stays small.
+    async fn run(&self) -> Outcome {
         // A free slot is taken at once; otherwise the call waits for one, or for
         // cancellation.
-        let permit = match slots.try_acquire() {
-            Ok(permit) => Ok(permit),
+        let _permit = match self.slots.try_acquire() {
+            Ok(permit) => permit,
             Err(TryAcquireError::Closed) => return not_started(),
-            Err(TryAcquireError::NoPermits) => tokio::select! {
-                biased;
-                () = ctx.cancelled() => return not_started(),
-                permit = slots.acquire() => permit,
+            Err(TryAcquireError::NoPermits) => match Box::pin(self.wait_for_slot()).await {
+                Some(permit) => permit,
+                None => return not_started(),
             },
         };
-        let Ok(_permit) = permit else {
-            return not_started();
-        };
-        if ctx.is_cancelled() {
+        if self.ctx.is_cancelled() {
             return not_started();
         }
         // A5: a name the agent does not hold gets the same answer as a tool this run did not
         // advertise. An advertised tool goes through `invoke_with`, whose availability
         // re-check decides (A4: a capability revoked mid-run blocks the call).
-        let Some((tool, timeout)) = tool else {
+        let Some((tool, timeout)) = self.tool else {
             tracing::debug!("the model called a tool this run did not advertise");
             return Outcome::unavailable();
         };
-        let call = async {
-            // K1: the hooks wrap the handler (without hooks, a branch).
-            if approved {
-                hooks.invoke_approved(tool, &ctx, arguments, limits).await
-            } else {
-                hooks.invoke(tool, &ctx, arguments, limits).await
-            }
-        };
         let outcome = match timeout {
-            None => call.await,
-            Some(limit) => match tokio::time::timeout(limit, call).await {
-                Ok(outcome) => outcome,
-                Err(_) => {
-                    // The handler's future is dropped; cancel the call's token too, for
-                    // anything it started that watches it.
-                    ctx.cancellation().cancel();
-                    let error = Error::new(
-                        ErrorKind::Timeout,
-                        format!(
-                            "tool `{}` ran past its timeout of {limit:?} and was dropped",
-                            tool.name()
-                        ),
-                    );
-                    tracing::warn!(
-                        error = %error,
-                        "tool call timed out; the model is told only that it timed out"
-                    );
-                    Outcome::timed_out(error)
-                }
-            },
+            None => self.invoke(tool).await,
+            Some(limit) => Box::pin(self.timed(tool, limit)).await,
         };
         tracing::debug!(outcome = %outcome.kind(), "tool call ended");
         outcome
+    }
+
+    /// Waits for a slot, or for the call's cancellation (`None`).
+    async fn wait_for_slot(&self) -> Option<tokio::sync::SemaphorePermit<'a>> {
+        let slots = self.slots;
+        tokio::select! {
+            biased;
+            () = self.ctx.cancelled() => None,
+            permit = slots.acquire() => permit.ok(),
+        }
+    }
+
+    /// The call of `tool`, its hooks around its handler (K1; without hooks, a branch).
+    async fn invoke(&self, tool: &Tool) -> Outcome {
+        if self.approved {
+            (self.hooks)
+                .invoke_approved(tool, &self.ctx, self.arguments, self.limits)
+                .await
+        } else {
+            (self.hooks)
+                .invoke(tool, &self.ctx, self.arguments, self.limits)
+                .await
+        }
+    }
+
+    /// The call of `tool` under its timeout `limit`.
+    async fn timed(&self, tool: &Tool, limit: Duration) -> Outcome {
+        match tokio::time::timeout(limit, self.invoke(tool)).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                // The handler's future is dropped; cancel the call's token too, for
+                // anything it started that watches it.
+                self.ctx.cancellation().cancel();
+                let error = Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "tool `{}` ran past its timeout of {limit:?} and was dropped",
+                        tool.name()
+                    ),
+                );
+                tracing::warn!(
+                    error = %error,
+                    "tool call timed out; the model is told only that it timed out"
+                );
+                Outcome::timed_out(error)
+            }
+        }
     }
 }
 
