@@ -3,7 +3,7 @@
 //! once (a model's events, the calls of a turn ending one after the other).
 
 use std::future::Future;
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::task::Poll;
 
 use tool_core::Context;
@@ -12,49 +12,24 @@ use tool_core::Context;
 ///
 /// `cancelled` is `ctx.cancelled()`, made once by the caller and kept across its waits: its
 /// waiter is registered only when `future` is not ready at once, and from then on it is
-/// polled before `future` on every wake, as in `tokio::select! { biased; … }`.
+/// polled before `future` on every wake, as in `tokio::select! { biased; … }`. The token is
+/// checked when the future is made (await it at once); `future` need not be pinned (a
+/// stream's next item, or a `Pin<&mut _>` of a pinned one), so the wait keeps no state beyond
+/// its fields.
 ///
 /// # Cancel safety
 ///
 /// Cancel safe when `future` is: dropping the returned future drops `future`.
-pub(crate) async fn unless_cancelled<F: Future>(
-    ctx: &Context,
-    cancelled: Pin<&mut impl Future<Output = ()>>,
-    future: F,
-) -> Option<F::Output> {
-    if ctx.is_cancelled() {
-        return None;
-    }
-    unless_cancelled_unpin(false, cancelled, pin!(future)).await
-}
-
-/// As [`unless_cancelled`], for a future that need not be pinned (a stream's next item), with
-/// no state beyond its fields: the token is checked now, when the future is made (await it
-/// at once).
-///
-/// # Cancel safety
-///
-/// As [`unless_cancelled`].
-pub(crate) fn next_unless_cancelled<'a, C: Future<Output = ()>, F: Future + Unpin>(
+pub(crate) fn unless_cancelled<'a, C: Future<Output = ()>, F: Future + Unpin>(
     ctx: &Context,
     cancelled: Pin<&'a mut C>,
     future: F,
 ) -> UnlessCancelled<'a, C, F> {
-    unless_cancelled_unpin(ctx.is_cancelled(), cancelled, future)
-}
-
-/// The future that gives `future`'s output unless `cancelled` is ready first, or `None` at
-/// once when `already` (the token was seen cancelled).
-fn unless_cancelled_unpin<C: Future<Output = ()>, F: Future + Unpin>(
-    already: bool,
-    cancelled: Pin<&mut C>,
-    future: F,
-) -> UnlessCancelled<'_, C, F> {
     UnlessCancelled {
         cancelled,
         future,
         waiting: false,
-        already,
+        already: ctx.is_cancelled(),
     }
 }
 
@@ -99,7 +74,7 @@ mod tests {
         let cancelled = ctx.cancelled();
         tokio::pin!(cancelled);
         assert_eq!(
-            unless_cancelled(&ctx, cancelled.as_mut(), async { 7 }).await,
+            unless_cancelled(&ctx, cancelled.as_mut(), std::future::ready(7)).await,
             Some(7)
         );
         let waiting = unless_cancelled(&ctx, cancelled.as_mut(), std::future::pending::<()>());
@@ -110,37 +85,8 @@ mod tests {
         let (waited, ()) = tokio::join!(waiting, cancel);
         assert_eq!(waited, None);
         assert_eq!(
-            unless_cancelled(&ctx, cancelled.as_mut(), async { 7 }).await,
+            unless_cancelled(&ctx, cancelled.as_mut(), std::future::ready(7)).await,
             None
         );
-    }
-
-    /// `next_unless_cancelled` answers as `unless_cancelled` does: a ready future before and
-    /// after the cancellation, and a pending one cancelled while it waits.
-    #[tokio::test]
-    async fn the_unpinned_form_answers_as_the_general_one() {
-        let ctx = Context::new();
-        let cancelled = ctx.cancelled();
-        tokio::pin!(cancelled);
-        for cancel in [false, true] {
-            if cancel {
-                ctx.cancellation().cancel();
-            }
-            let general = unless_cancelled(&ctx, cancelled.as_mut(), std::future::ready(7)).await;
-            let unpinned =
-                next_unless_cancelled(&ctx, cancelled.as_mut(), std::future::ready(7)).await;
-            assert_eq!(general, unpinned);
-            assert_eq!(unpinned, (!cancel).then_some(7));
-        }
-        let ctx = Context::new();
-        let cancelled = ctx.cancelled();
-        tokio::pin!(cancelled);
-        let waiting = next_unless_cancelled(&ctx, cancelled.as_mut(), std::future::pending::<()>());
-        let cancel = async {
-            tokio::task::yield_now().await;
-            ctx.cancellation().cancel();
-        };
-        let (waited, ()) = tokio::join!(waiting, cancel);
-        assert_eq!(waited, None);
     }
 }

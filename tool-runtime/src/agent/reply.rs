@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use tool_core::Context;
 
-use super::cancel::next_unless_cancelled;
+use super::cancel::unless_cancelled;
 use super::event::{RunEvent, Sink};
 use crate::model::{
     FinishReason, ModelError, ModelEvent, ModelStream, ProtocolError, ToolCall, Usage,
@@ -68,7 +68,7 @@ pub(crate) async fn read_reply(
     let cancelled = ctx.cancelled();
     tokio::pin!(cancelled);
     loop {
-        let Some(item) = next_unless_cancelled(ctx, cancelled.as_mut(), stream.next()).await else {
+        let Some(item) = unless_cancelled(ctx, cancelled.as_mut(), stream.next()).await else {
             return Err(ReplyError::Cancelled);
         };
         match item {
