@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures_util::FutureExt;
 use futures_util::future::{self, Either};
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::{Semaphore, TryAcquireError};
 use tool_core::{Context, Error, ErrorKind, Hooks, Limits, Outcome, Tool};
 use tracing::Instrument;
@@ -173,15 +174,16 @@ async fn run_all<F: Future<Output = ()>>(
     call: impl Fn(usize) -> F,
     ends: &Ends<'_>,
 ) {
-    // The calls' futures in one allocation (up to `CHUNK` of them; more in chunks of
-    // `CHUNK`), each polled in the calls' order whenever the run's task is woken: no
-    // allocation, waker or queue node per call. Each call's end is handled as it ends (see
-    // `Ends::end`), before the next call is polled.
+    // Up to `CHUNK` calls (most turns), their futures in one allocation, each polled in the
+    // calls' order whenever the run's task is woken: no allocation, waker or queue node per
+    // call. Past it, polling every pending call on each wake would cost the square of the
+    // calls a model asked for, so a `FuturesUnordered` polls only the woken ones (a node per
+    // call). Either way each call's end is handled as it ends (see `Ends::end`).
     let running = if count <= CHUNK {
         Either::Left(future::join_all((0..count).map(&call)).map(drop))
     } else {
-        let chunk = |start: usize| future::join_all((start..count.min(start + CHUNK)).map(&call));
-        Either::Right(future::join_all((0..count).step_by(CHUNK).map(chunk)).map(drop))
+        let calls: FuturesUnordered<F> = (0..count).map(&call).collect();
+        Either::Right(calls.for_each(|()| future::ready(())))
     };
     tokio::pin!(running);
     // One wait for the caller's cancellation, for the whole batch.
@@ -206,8 +208,8 @@ async fn run_all<F: Future<Output = ()>>(
     }
 }
 
-/// How many call futures one allocation holds (`join_all` polls up to that many together,
-/// and puts more in a queue of its own with a node per future).
+/// The most calls whose futures share one allocation, all polled on every wake (`join_all`'s
+/// own limit for that form): a bounded cost per wake, whatever the model asks for.
 const CHUNK: usize = 30;
 
 /// What the calls of a batch left as they ended: each call's outcome, the first fatal one
