@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark harness of tool-runtime (issue 5): builds and runs everything, side by side
+# The benchmark harness of tool-runtime: builds and runs everything, side by side
 # with rmcp and rig, and prints one table of figures and ratios.
 #
 #   benches/run.sh                 # full run

@@ -122,7 +122,7 @@ struct EcmaPatterns {
     escapes: String,
 }
 
-// S2, issue 10 defect 3: a pattern means what it means in ECMA-262 (ASCII `\d` and `\w`), so
+// S2: a pattern means what it means in ECMA-262 (ASCII `\d` and `\w`), so
 // a handler never receives a string its schema forbids.
 #[test]
 fn s2_patterns_are_ecma_262() {

@@ -29,7 +29,7 @@ fn s2_s4_e4_generated_hostile_arguments_are_answered_never_panic_or_breach() {
     }
 }
 
-/// Issue 10, defect 2: the cost of a call grows linearly with its input. Quadratic cost on 16
+/// The cost of a call grows linearly with its input. Quadratic cost on 16
 /// times the input would make the time per byte 16 times larger; linear keeps it near 1.
 #[test]
 fn s2_parse_cost_is_linear_in_the_input() {

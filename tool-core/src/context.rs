@@ -8,9 +8,11 @@ use std::sync::{Arc, OnceLock};
 pub use tokio_util::sync::CancellationToken;
 use tokio_util::sync::WaitForCancellationFuture;
 
+use crate::call_id::{CallId, CallName};
 use crate::elicit::{ElicitAnswer, ElicitError, Elicited, Elicitor, elicitation_schema};
 use crate::progress::{Listener, Progress};
-use crate::schema::{Schema, parse_root};
+use crate::schema::{Schema, parse_arguments};
+use crate::violation::ParseCx;
 
 /// What the application gives a run, and what a call's handler and policy see: typed
 /// extensions (the principal, services), a cancellation signal, and inside a call its id,
@@ -39,9 +41,9 @@ pub struct Context {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallInfo {
     /// The call id the model gave.
-    pub id: Arc<str>,
+    pub id: CallId,
     /// The tool's name.
-    pub tool: Arc<str>,
+    pub tool: CallName,
 }
 
 /// Where a context's cancellation token is.
@@ -207,7 +209,7 @@ impl Context {
     /// exactly when this context is, so a call that never looks costs no node in the token
     /// tree.
     #[must_use]
-    pub fn for_call(&self, id: impl Into<Arc<str>>, tool: impl Into<Arc<str>>) -> Self {
+    pub fn for_call(&self, id: impl Into<CallId>, tool: impl Into<CallName>) -> Self {
         let call = CallState {
             info: CallInfo {
                 id: id.into(),
@@ -385,14 +387,16 @@ impl Context {
             ElicitAnswer::Accept(content) => {
                 let bytes =
                     serde_json::to_vec(&content).map_err(|e| ElicitError::Failed(e.to_string()))?;
-                let json =
-                    crate::json::decode(&bytes).map_err(|e| ElicitError::Failed(e.to_string()))?;
-                parse_root::<T>(json)
-                    .map(Elicited::Accepted)
-                    .map_err(|cx| ElicitError::Invalid {
+                // Read as a call's arguments are: once, by the reader.
+                let mut cx = ParseCx::new();
+                match parse_arguments::<T>(&bytes, &mut cx) {
+                    Ok(Some(value)) => Ok(Elicited::Accepted(value)),
+                    Ok(None) => Err(ElicitError::Invalid {
                         type_name,
                         violations: cx.violations().to_vec(),
-                    })
+                    }),
+                    Err(e) => Err(ElicitError::Failed(e.to_string())),
+                }
             }
         }
     }

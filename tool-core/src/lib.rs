@@ -1,15 +1,35 @@
-//! Core types of `tool-runtime`: [`Tool`], the [`Schema`] trait and its parser, [`Context`],
-//! availability [`Policy`], [`approval`] of calls, [`hook`]s around them (K1), errors, the call pipeline
-//! ([`Tool::invoke`]) and the link-time [`registry`].
+//! Core types of `tool-runtime`. Applications depend on `tool-runtime`, which re-exports
+//! everything here together with the `#[tool]` and `#[derive(Schema)]` macros.
 //!
-//! Applications depend on `tool-runtime`, which re-exports everything here together with the
-//! `#[tool]` and `#[derive(Schema)]` macros.
+//! | module | what it holds |
+//! |---|---|
+//! | [`schema`] | the [`Schema`] trait, its parser and the wording of violations (S1–S5) |
+//! | [`violation`] | the violations a parse collects, and the [`violation::ParseCx`] holding them |
+//! | [`json`] | the decoded [`json::Json`] tree the parser reads |
+//! | [`name`] | tool names (N1) |
+//! | [`context`] | the [`Context`] a run and each call carry |
+//! | [`policy`] | availability [`Policy`] (A1) |
+//! | [`approval`] | approval of calls (H1) |
+//! | [`hook`] | [`Hook`]s around each call (K1) |
+//! | [`elicit`], [`progress`] | asking the user, reporting progress, from inside a call |
+//! | [`error`], [`panic`](mod@panic), [`preview`] | errors, contained panics, short quotes of outside text |
+//! | [`contract`] | the behaviour contract, where every rule id these docs cite is defined |
+//!
+//! The call pipeline is [`Tool::invoke`]; tools declared with `#[tool]` are found in the
+//! link-time [`registry`].
 //!
 //! Descriptions, names and schemas are sent to the model provider (D3): keep secrets out of
 //! them.
 
+#![deny(unreachable_pub)]
+
 pub mod approval;
+pub mod call_id;
 pub mod context;
+// The contract's one text is `docs/contract.md`; the package holds it through a link, so that
+// the rule ids these docs cite resolve on the published docs as in the repository.
+#[doc = include_str!("../contract.md")]
+pub mod contract {}
 pub mod elicit;
 pub mod error;
 pub mod hook;
@@ -34,6 +54,7 @@ pub mod __private;
 pub use schemars;
 
 pub use approval::{Approval, ApprovalPredicate, NOT_APPROVED};
+pub use call_id::{CallId, CallName};
 pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
 pub use elicit::{ElicitAnswer, ElicitError, Elicited, Elicitor};
 pub use error::{BoxError, Error, ErrorKind, Panicked, Permanent, Relayed, RelayedKind, ToolError};

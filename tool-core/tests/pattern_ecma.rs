@@ -1,5 +1,5 @@
 //! `pattern` means what JSON Schema says it means: ECMA-262, as `new RegExp(pattern, "u")`
-//! (S2, issue 10 defect 3). A corpus of patterns and strings is evaluated by Node's `RegExp`
+//! (S2). A corpus of patterns and strings is evaluated by Node's `RegExp`
 //! (one `node` process for all of it) and by [`Pattern::compile`]; every answer must agree.
 //! Patterns Node rejects must be rejected here as syntax errors; patterns only a backtracking
 //! engine can run (lookaround, backreferences) must be rejected as unsupported.
@@ -296,7 +296,7 @@ fn disagreements(patterns: &[&str], strings: &[&str]) -> Vec<String> {
     found
 }
 
-/// S2, issue 10 defect 3: for every pattern and string of the corpus, the parser matches
+/// S2: for every pattern and string of the corpus, the parser matches
 /// exactly when Node's `RegExp` with the `u` flag does, and rejects what Node rejects (as a
 /// syntax error) or what cannot run in linear time (as unsupported).
 #[test]
@@ -339,7 +339,7 @@ fn patterns_match_as_ecma_262_does() {
     );
 }
 
-/// S2, issue 10 defect 3: the same comparison over patterns made at random (with a fixed
+/// S2: the same comparison over patterns made at random (with a fixed
 /// seed) from pieces of ECMA-262 syntax, valid or not, so that combinations nobody thought
 /// of are checked too. The strings hold no astral character, where V8 departs from the
 /// specification (see [`V8_DEVIATIONS`]); the corpus above covers those.

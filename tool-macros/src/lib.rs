@@ -10,6 +10,8 @@
 //!
 //! The examples below are compiled as tests of the `tool-tests` crate (`tests/ui/pass`).
 
+#![deny(unreachable_pub)]
+
 mod ast;
 mod attr;
 mod error;
@@ -88,8 +90,8 @@ use proc_macro::TokenStream;
 /// constraint its items do not take, or one of the list itself such as `min_items`) is a
 /// compile error at the attribute.
 ///
-#[doc = concat!("[S1–S5]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#3-schema-and-parsing")]
-#[doc = concat!("[S5]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#3-schema-and-parsing")]
+#[doc = concat!("[S1–S5]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#3-schema-and-parsing")]
+#[doc = concat!("[S5]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#3-schema-and-parsing")]
 #[proc_macro_derive(Schema, attributes(schema))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     expand::derive(&syn::parse_macro_input!(input as syn::DeriveInput)).into()
@@ -180,21 +182,21 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 ///
 /// Rule ids refer to the [contract] the runtime keeps.
 ///
-#[doc = concat!("[contract]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md")]
-#[doc = concat!("[N1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#1-names")]
-#[doc = concat!("[A1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#4-availability")]
-#[doc = concat!("[A4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#4-availability")]
-#[doc = concat!("[E2]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#5-results-and-failures")]
-#[doc = concat!("[R1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#7-the-run")]
-#[doc = concat!("[H1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
-#[doc = concat!("[H2]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
-#[doc = concat!("[H6]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
-#[doc = concat!("[L1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
-#[doc = concat!("[L4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
-#[doc = concat!("[O1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
-#[doc = concat!("[O4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#9-the-next-capabilities")]
-#[doc = concat!("[C1]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#12-contracts-a-build-proves")]
-#[doc = concat!("[C4]: ", env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/contract.md#12-contracts-a-build-proves")]
+#[doc = concat!("[contract]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html")]
+#[doc = concat!("[N1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#1-names")]
+#[doc = concat!("[A1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#4-availability")]
+#[doc = concat!("[A4]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#4-availability")]
+#[doc = concat!("[E2]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#5-results-and-failures")]
+#[doc = concat!("[R1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#7-the-run")]
+#[doc = concat!("[H1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
+#[doc = concat!("[H2]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
+#[doc = concat!("[H6]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
+#[doc = concat!("[L1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
+#[doc = concat!("[L4]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
+#[doc = concat!("[O1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
+#[doc = concat!("[O4]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
+#[doc = concat!("[C1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#12-contracts-a-build-proves")]
+#[doc = concat!("[C4]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#12-contracts-a-build-proves")]
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()

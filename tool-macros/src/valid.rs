@@ -347,7 +347,7 @@ fn strings(attrs: &FieldAttrs, errors: &mut Accumulator) {
 }
 
 /// Checks a `pattern` in the dialect the parser enforces it in: ECMA-262 (as JSON Schema
-/// says), translated for the linear-time engine (S2, issue 10). Returns the message to show.
+/// says), translated for the linear-time engine (S2). Returns the message to show.
 fn check_pattern(source: &str) -> Result<(), String> {
     // The translation tool-core enforces patterns with: checked here in the same dialect.
     let rust = pattern::translate(source).map_err(|problem| {

@@ -118,7 +118,7 @@ fn is_uuid(s: &str) -> bool {
 
 /// The value of an all-ASCII-digit field, `None` for anything else. Every date and time check
 /// below works on bytes, so a multibyte character in the model's text can never land a slice
-/// inside a character (issue 10, defect 1): it is simply not a digit.
+/// inside a character: it is simply not a digit.
 fn digits(b: &[u8]) -> Option<u32> {
     if b.is_empty() || b.len() > 9 || !b.iter().all(u8::is_ascii_digit) {
         return None;
@@ -212,7 +212,7 @@ mod tests {
         }
     }
 
-    /// Issue 10, defect 1: a multibyte character anywhere in a value (the model's text) is a
+    /// A multibyte character anywhere in a value (the model's text) is a
     /// format violation, never a panic from a slice inside a character. Every format is checked
     /// with a one-, two-, three- and four-byte character put at every position of a valid value,
     /// and in place of every character of it.

@@ -10,6 +10,7 @@
 //! This crate depends on `std` alone: `tool-macros` builds on it, and a proc-macro crate
 //! depends on parsing crates and pure rule code, never on the runtime.
 
+#![deny(unreachable_pub)]
 pub mod format;
 pub mod name;
 pub mod pattern;

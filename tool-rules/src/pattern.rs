@@ -6,7 +6,7 @@
 //! of the input only. The Rust `regex` crate reads the same text differently (its `\d` is every
 //! Unicode digit), so a pattern is never handed to it as written: it is parsed here with the
 //! ECMA-262 grammar (with the `u` flag) and rewritten into Rust syntax that matches exactly the
-//! same strings (S2, issue 10). A pattern whose ECMA meaning Rust cannot express in linear
+//! same strings (S2). A pattern whose ECMA meaning Rust cannot express in linear
 //! time (lookaround, backreferences) has no translation: it is rejected, never given another
 //! meaning.
 //!

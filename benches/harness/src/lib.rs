@@ -1,4 +1,4 @@
-//! The benchmark harness of tool-runtime (issue 5): one tool, declared the way a user of each
+//! The benchmark harness of tool-runtime: one tool, declared the way a user of each
 //! framework declares it, called from (tool name, argument bytes) to the model-facing string.
 //!
 //! Every framework gets the same input — a struct of six fields (two strings with length

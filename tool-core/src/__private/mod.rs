@@ -27,10 +27,10 @@ pub use crate::json::Json;
 pub use crate::policy::{BoxFuture, Policy};
 pub use crate::schema::members::{Keys, absent_field, field_index, unknown_field, unknown_variant};
 pub use crate::schema::read::{
-    FieldSlot, ReadField, field, field_read, open_object, read_members, variant_read,
+    FieldSlot, ReadField, Slot, field, field_read, field_tree, finish_field, open_object,
+    parse_decoded, read_members, variant_read,
 };
 pub use crate::schema::reader::{ReadError, Reader};
-pub use crate::schema::stream::{Slot, field_tree, finish_field, parse_decoded};
 pub use crate::schema::{
     ArrayRules, Format, Invalid, ItemRules, Num, NumberRules, Pattern, Rules, Schema, SchemaGen,
     StringRules, check_array, check_items, check_number, check_string, run_validator,
@@ -39,4 +39,3 @@ pub use crate::tool::Registration;
 pub use crate::tool::Site;
 pub use crate::tool::{Annotations, IntoTool, Tool};
 pub use crate::violation::{ParseCx, Rule};
-pub use serde::de::{Deserializer, MapAccess};

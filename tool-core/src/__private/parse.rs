@@ -3,8 +3,22 @@
 
 use crate::json::Json;
 use crate::schema::members::{field_index, unknown_variant};
-use crate::schema::{Invalid, run_validator};
+use crate::schema::reader::{ReadError, Reader};
+use crate::schema::{Invalid, Schema, run_validator};
 use crate::violation::{ParseCx, Rule};
+
+/// The reader of a derived struct's members, which its `Schema::parse_read` calls with
+/// `M = ()`. Generic over a marker only so that an incremental build compiles it apart from
+/// the user's own code (an instantiation), and recompiles none of it when a tool's body is
+/// edited. Only the derive implements it, and only the struct's own `parse_read` calls it.
+pub trait ReadBody: Schema {
+    /// Reads the struct from `reader`, by the rules of [`Schema::parse`].
+    ///
+    /// # Errors
+    ///
+    /// Returns the reader's error (syntax, duplicate key), which ends the whole parse.
+    fn read_body<M>(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError>;
+}
 
 /// Takes the members of an object the model sent, or records a type violation.
 pub fn object_members(value: Json, cx: &mut ParseCx) -> Option<Vec<(String, Json)>> {

@@ -10,7 +10,7 @@ use super::num::Num;
 
 /// Whether `n` is an integer multiple of `step`, decided exactly on the shortest decimals that
 /// the two numbers print as: what the model wrote and what the schema declared (`0.3` is a
-/// multiple of `0.1`; `1e-10` is not a multiple of `0.5`, issue 10, defect 4). A step of zero
+/// multiple of `0.1`; `1e-10` is not a multiple of `0.5`). A step of zero
 /// (which the macros reject) constrains nothing; a non-finite number is never a multiple.
 pub(crate) fn is_multiple(n: Num, step: Num) -> bool {
     if let (Num::Int(a), Num::Int(b)) = (n, step) {
@@ -131,7 +131,7 @@ fn pow_mod(base: u128, mut exp: u64, m: u128) -> u128 {
 
 /// Whether two of `items` are equal as JSON Schema defines equality: numbers by value (`1`,
 /// `1.0` and `1e0` are one number, so are `0.0` and `-0.0`), objects whatever their key
-/// order, arrays item by item (issue 10, defect 5). Linear in the items' size, by hashing a
+/// order, arrays item by item. Linear in the items' size, by hashing a
 /// canonical text of each.
 pub(crate) fn has_duplicate_items(items: impl ExactSizeIterator<Item = Value>) -> bool {
     let mut seen = HashSet::with_capacity(items.len());
@@ -222,7 +222,7 @@ mod tests {
         Num::Float(x)
     }
 
-    /// Issue 10, defect 4: a float `multipleOf` is decided exactly, not within an absolute
+    /// A float `multipleOf` is decided exactly, not within an absolute
     /// tolerance on the quotient.
     #[test]
     fn multiple_of_floats_is_exact_on_decimals() {
@@ -252,7 +252,7 @@ mod tests {
         }
     }
 
-    /// Issue 10, defect 5: equality of items is JSON equality, not equal text.
+    /// Equality of items is JSON equality, not equal text.
     #[test]
     fn unique_items_uses_json_equality() {
         let dup = |v: Value| match v {

@@ -5,12 +5,9 @@ use std::hash::BuildHasher;
 
 use serde_json::{Map, Value, json};
 
-use serde::de::Deserializer;
-
 use super::num::Num;
 use super::read::{array_read, option_read};
 use super::reader::{ReadError, Reader};
-use super::stream::{array_de, option_de};
 use super::{Schema, SchemaGen};
 use crate::json::Json;
 use crate::violation::{ParseCx, Rule};
@@ -245,13 +242,6 @@ impl<T: Schema> Schema for Option<T> {
         }
     }
 
-    fn parse_de<'de, D: Deserializer<'de>>(
-        decoder: D,
-        cx: &mut ParseCx,
-    ) -> Result<Option<Self>, D::Error> {
-        option_de(decoder, cx)
-    }
-
     fn parse_read(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError> {
         option_read(reader, cx)
     }
@@ -276,13 +266,6 @@ impl<T: Schema> Schema for Box<T> {
 
     fn parse(value: Json, cx: &mut ParseCx) -> Option<Self> {
         T::parse(value, cx).map(Box::new)
-    }
-
-    fn parse_de<'de, D: Deserializer<'de>>(
-        decoder: D,
-        cx: &mut ParseCx,
-    ) -> Result<Option<Self>, D::Error> {
-        Ok(T::parse_de(decoder, cx)?.map(Box::new))
     }
 
     fn parse_read(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError> {
@@ -328,13 +311,6 @@ impl<T: Schema> Schema for Vec<T> {
         }
         cx.swap_field_rules(outer);
         ok.then_some(out)
-    }
-
-    fn parse_de<'de, D: Deserializer<'de>>(
-        decoder: D,
-        cx: &mut ParseCx,
-    ) -> Result<Option<Self>, D::Error> {
-        array_de(decoder, cx)
     }
 
     fn parse_read(reader: &mut Reader<'_>, cx: &mut ParseCx) -> Result<Option<Self>, ReadError> {

@@ -188,7 +188,7 @@ impl<'de> Deserialize<'de> for Json {
 }
 
 /// Builds a [`Json`] from any decoder, rejecting duplicate keys.
-pub(crate) struct JsonVisitor;
+struct JsonVisitor;
 
 impl<'de> Visitor<'de> for JsonVisitor {
     type Value = Json;
@@ -267,7 +267,7 @@ pub(crate) fn first_duplicate(members: &[(String, Json)]) -> Option<&str> {
         }
         return None;
     }
-    // Hashed, so an object of many keys costs time linear in its size (issue 10, defect 2).
+    // Hashed, so an object of many keys costs time linear in its size.
     let mut keys = std::collections::HashSet::with_capacity(members.len());
     members
         .iter()

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use super::Schema;
+use super::broken::Broken;
 use crate::violation::{ParseCx, Rule};
 
 /// The index of `key` among `names` (the declared fields of an object, or the names of unit
@@ -27,7 +28,7 @@ pub struct Keys<'k> {
     /// their order sends next, compared first.
     pub(super) next: usize,
     /// The undeclared keys read so far, hashed so that a duplicate among thousands of them is
-    /// found in constant time: the parse stays linear in the input (issue 10, defect 2).
+    /// found in constant time: the parse stays linear in the input.
     pub(super) unknown: HashSet<String>,
 }
 
@@ -76,7 +77,7 @@ impl<'k> Keys<'k> {
 pub fn absent_field<T: Schema>(key: &str, cx: &mut ParseCx) -> Option<T> {
     let v = T::absent();
     if v.is_none() {
-        cx.violate_at(key, Rule::Required, "is required");
+        cx.broke_at(key, Broken::Required);
     }
     v
 }

@@ -6,6 +6,7 @@
 //! builds the typed value only when none was found; a call's arguments are parsed as they are
 //! decoded ([`parse_arguments`]), a value already decoded into a [`Json`] by [`parse_root`].
 
+mod broken;
 mod exact;
 #[cfg(feature = "schemars")]
 mod from_schemars;
@@ -20,12 +21,11 @@ mod pointer;
 pub(crate) mod read;
 pub(crate) mod reader;
 mod rules;
-pub(crate) mod stream;
 pub mod violation;
 
-use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
+pub use broken::{Broken, Quoted};
 #[cfg(feature = "schemars")]
 pub use from_schemars::{CheckError, MAX_DEPTH, Parameters, schemars_schema};
 pub(crate) use generator::root_not_object;
@@ -33,13 +33,13 @@ pub use generator::{SchemaError, SchemaGen, Unsupported, render_root};
 pub use nullable::{accepts_null, nullable};
 pub use num::Num;
 pub use pattern::{Pattern, PatternError};
+pub use read::parse_arguments;
 pub use rules::{ArrayRules, Invalid, ItemRules, NumberRules, Rules, StringRules};
 pub use rules::{check_array, check_items, check_number, check_string, run_validator};
 pub(crate) use rules::{push_quoted_list, quoted_list};
-pub use stream::parse_arguments;
 pub use tool_rules::format::Format;
 
-use crate::json::{Json, JsonVisitor};
+use crate::json::Json;
 use crate::violation::ParseCx;
 
 /// A type the model can send: it renders its JSON Schema and parses untrusted JSON into itself,
@@ -74,35 +74,8 @@ pub trait Schema: Sized {
     /// violation or failure in `cx`; it keeps going after the first to collect them all.
     fn parse(value: Json, cx: &mut ParseCx) -> Option<Self>;
 
-    /// Parses a value as it is decoded, by the rules of [`parse`](Schema::parse). The default
-    /// decodes the value into a [`Json`] and parses that; derived structs, `Vec`, `Option` and
-    /// `Box` read it in place. Implement [`parse`](Schema::parse), not this.
-    ///
-    /// # Errors
-    ///
-    /// Returns the decoder's error (syntax, duplicate key), which ends the whole parse.
-    #[doc(hidden)]
-    fn parse_de<'de, D: Deserializer<'de>>(
-        decoder: D,
-        cx: &mut ParseCx,
-    ) -> Result<Option<Self>, D::Error> {
-        let value = decoder.deserialize_any(JsonVisitor)?;
-        Ok(Self::parse(value, cx))
-    }
-
-    /// Parses the whole of `text` (a call's arguments, or a value written back as text) by the
-    /// rules of [`parse`](Schema::parse), through [`parse_read`](Schema::parse_read).
-    ///
-    /// # Errors
-    ///
-    /// Returns the decode error (syntax, trailing characters, duplicate key).
-    #[doc(hidden)]
-    fn parse_text(text: &str, cx: &mut ParseCx) -> Result<Option<Self>, crate::json::DecodeError> {
-        read::parse_text(text, cx)
-    }
-
     /// Parses a value from the [`Reader`](reader::Reader) by the rules of
-    /// [`parse`](Schema::parse): what [`parse_text`](Schema::parse_text) does. The default reads
+    /// [`parse`](Schema::parse): how a call's arguments are read. The default reads
     /// the value into a [`Json`] and parses that; derived structs and unit enums, `Vec`,
     /// `Option` and `Box` read it in place. Implement [`parse`](Schema::parse), not this.
     ///
@@ -115,37 +88,6 @@ pub trait Schema: Sized {
         cx: &mut ParseCx,
     ) -> Result<Option<Self>, reader::ReadError> {
         let value = reader.value()?;
-        Ok(Self::parse(value, cx))
-    }
-
-    /// What a derived struct's [`parse_read`](Schema::parse_read) calls with `M = ()`: its
-    /// members read from the reader. Generic over a marker only so that an incremental build
-    /// compiles it apart from the user's own code (an instantiation), and recompiles none of it
-    /// when a tool's body is edited. The default is [`parse_read`](Schema::parse_read).
-    ///
-    /// # Errors
-    ///
-    /// Returns the reader's error (syntax, duplicate key), which ends the whole parse.
-    #[doc(hidden)]
-    fn parse_read_body<M>(
-        reader: &mut reader::Reader<'_>,
-        cx: &mut ParseCx,
-    ) -> Result<Option<Self>, reader::ReadError> {
-        Self::parse_read(reader, cx)
-    }
-
-    /// Parses the members of an object as they are decoded: what a derived struct implements.
-    /// The default collects them into a [`Json`] and parses that.
-    ///
-    /// # Errors
-    ///
-    /// Returns the decoder's error (syntax, duplicate key), which ends the whole parse.
-    #[doc(hidden)]
-    fn parse_members<'de, A: MapAccess<'de>>(
-        map: A,
-        cx: &mut ParseCx,
-    ) -> Result<Option<Self>, A::Error> {
-        let value = JsonVisitor.visit_map(map)?;
         Ok(Self::parse(value, cx))
     }
 

@@ -1,5 +1,5 @@
 //! `pattern`: an ECMA-262 regular expression, as JSON Schema defines it, enforced with the
-//! linear-time `regex` engine through a translation that keeps its ECMA meaning (S2, issue 10).
+//! linear-time `regex` engine through a translation that keeps its ECMA meaning (S2).
 //!
 //! A schema advertises `pattern` to clients that check it like `new RegExp(pattern, "u")`:
 //! `\d`, `\w` and `\b` are ASCII, `\s` is ECMA-262's white space, `.` stops at line
@@ -134,7 +134,7 @@ mod tests {
         }
     }
 
-    /// S2, issue 10 defect 3: the parser enforces what the schema advertises, so ASCII `\d`
+    /// S2: the parser enforces what the schema advertises, so ASCII `\d`
     /// and `\w`, whatever the Rust `regex` crate means by them.
     #[test]
     fn issue_examples_reject_what_the_schema_forbids() {

@@ -7,15 +7,14 @@
 //! This code is compiled once in tool-core (or once per item type for `Vec<T>`); a derived
 //! struct's own code is one loop over its keys calling [`field_read`] for each.
 
-use super::members::{Keys, field_index, unknown_field, unknown_variant};
+use super::members::{Keys, absent_field, field_index, unknown_field, unknown_variant};
 use super::reader::{Read, ReadError, Reader};
-use super::stream::Slot;
 use super::{Rules, Schema};
-use crate::json::{DecodeError, Json};
+use crate::json::{DecodeError, Json, argument_text};
 use crate::violation::ParseCx;
 
-/// Parses the whole of `text` through `T`'s [`Schema::parse_read`]: what
-/// [`Schema::parse_text`] does.
+/// Parses the whole of `text` (a call's arguments, or a value written back as text) through
+/// `T`'s [`Schema::parse_read`].
 ///
 /// # Errors
 ///
@@ -33,6 +32,84 @@ pub(super) fn parse_text<T: Schema>(
         Err(error) => error,
     };
     Err(error.into_decode(text))
+}
+
+/// Parses a call's argument bytes into a `T` (S2), reading them once.
+///
+/// Blank input stands for `{}`. Returns `Ok(Some(value))` when the arguments fit, `Ok(None)`
+/// when `cx` holds at least one violation or failure, and an error when the bytes are not one
+/// JSON value or an object holds a key twice; violations recorded before such an error are
+/// meaningless and should be dropped with `cx`.
+///
+/// Violations come in the order the model sent the members, then a `required` violation for
+/// each missing field, in declaration order.
+///
+/// Constraints and custom validators (S5) run on each field as soon as it is parsed, so a
+/// validator may run before a syntax error later in the bytes ends the parse; the handler
+/// never runs on such input.
+///
+/// ```
+/// use tool_core::schema::parse_arguments;
+/// use tool_core::violation::ParseCx;
+///
+/// let mut cx = ParseCx::new();
+/// assert_eq!(parse_arguments::<Vec<u8>>(b"[1, 2]", &mut cx), Ok(Some(vec![1, 2])));
+///
+/// let mut cx = ParseCx::new();
+/// assert_eq!(parse_arguments::<Vec<u8>>(b"[1, 300, -1]", &mut cx), Ok(None));
+/// let paths: Vec<&str> = cx.violations().iter().map(|v| v.path.as_str()).collect();
+/// assert_eq!(paths, ["/1", "/2"]);
+///
+/// assert!(parse_arguments::<Vec<u8>>(b"[1, 2", &mut ParseCx::new()).is_err());
+/// ```
+///
+/// # Errors
+///
+/// Returns [`DecodeError::Syntax`] (nesting deeper than 128 levels included) or
+/// [`DecodeError::DuplicateKey`].
+pub fn parse_arguments<T: Schema>(
+    bytes: &[u8],
+    cx: &mut ParseCx,
+) -> Result<Option<T>, DecodeError> {
+    let text = argument_text(bytes)?;
+    let parsed = parse_text::<T>(text, cx)?;
+    if cx.is_clean() { Ok(parsed) } else { Ok(None) }
+}
+
+/// Parses a value decoded already by reading its text again with `T`'s [`Schema::parse_read`]:
+/// what a derived struct's [`Schema::parse`] does. A decoded struct is rare (a map's values,
+/// an enum's variant, a hand-written impl's field; a call's arguments and an elicited answer
+/// are read from their text), and writing it back costs one copy of it; parsing the tree
+/// directly would compile a second parser for every derived struct, which each edit of a
+/// tool's crate would rebuild. So the reader stays the one parser of a struct's members.
+pub fn parse_decoded<T: Schema>(value: Json, cx: &mut ParseCx) -> Option<T> {
+    let text = written_back(&value, cx)?;
+    match parse_text::<T>(&text, cx) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            decode_failed(error, cx);
+            None
+        }
+    }
+}
+
+/// Records that a decoded value written back as text did not read again: a failure, since
+/// the text of a decoded value is valid JSON without duplicate keys.
+#[cold]
+#[inline(never)]
+fn decode_failed(error: DecodeError, cx: &mut ParseCx) {
+    cx.fail(Box::new(error));
+}
+
+/// A decoded value written back as text, or `None` with the failure recorded.
+fn written_back(value: &Json, cx: &mut ParseCx) -> Option<String> {
+    match serde_json::to_string(value) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            cx.fail(Box::new(e));
+            None
+        }
+    }
 }
 
 /// Opens the object that must come next; anything else is read to its end and recorded as a
@@ -100,6 +177,37 @@ impl Keys<'_> {
         reader.value()?;
         self.unknown.insert(key);
         Ok(())
+    }
+}
+
+/// What the parse of one field has found so far.
+#[derive(Debug)]
+pub enum Slot<T> {
+    /// The model left the field out.
+    Absent,
+    /// The model sent `null` for a field whose type has no `null` (it stands for absent, S2).
+    Null,
+    /// The value broke a rule (recorded in the parse context).
+    Invalid,
+    /// The parsed, checked value.
+    Value(T),
+}
+
+/// The value of a field once every member was read: the value found, else the field's
+/// default, the type's absent value (`None` for `Option`), or a `required` violation.
+pub fn finish_field<T: Schema>(
+    slot: Slot<T>,
+    key: &str,
+    cx: &mut ParseCx,
+    default: Option<fn() -> T>,
+) -> Option<T> {
+    match slot {
+        Slot::Value(value) => Some(value),
+        Slot::Invalid => None,
+        Slot::Absent | Slot::Null => match default {
+            Some(make) => Some(make()),
+            None => absent_field::<T>(key, cx),
+        },
     }
 }
 
@@ -203,6 +311,22 @@ pub fn field_read<T: Schema>(
         return checked(segment, cx, rules, check, |cx| Ok(T::parse(Json::Null, cx)));
     }
     checked(segment, cx, rules, check, |cx| T::parse_read(reader, cx))
+}
+
+/// Parses the decoded value of a field (its key escaped as `segment`) and checks it with
+/// `check`: [`field_read`] for a value decoded already (an enum variant's fields).
+pub fn field_tree<T: Schema>(
+    value: Json,
+    segment: &'static str,
+    cx: &mut ParseCx,
+    rules: &'static Rules,
+    check: fn(&T, &mut ParseCx),
+) -> Slot<T> {
+    if value.is_null() && !T::ACCEPTS_NULL {
+        return Slot::Null;
+    }
+    // Nothing is read, so nothing fails to read.
+    checked(segment, cx, rules, check, |cx| Ok(T::parse(value, cx))).unwrap_or(Slot::Invalid)
 }
 
 /// Parses a field's value with `parse` at its path, under its rules, then checks it.
@@ -366,5 +490,69 @@ mod tests {
             let keys: Vec<&str> = picks.iter().map(|&i| KEYS[i]).collect();
             proptest::prop_assert_eq!(by_reader(&NAMES, &keys), by_name(&NAMES, &keys));
         }
+    }
+
+    fn parse<T: Schema>(text: &str) -> Result<Option<T>, DecodeError> {
+        parse_arguments::<T>(text.as_bytes(), &mut ParseCx::new())
+    }
+
+    #[test]
+    fn s2_arrays_and_options_stream() {
+        assert_eq!(parse::<Vec<u8>>("[1, 2, 3]"), Ok(Some(vec![1, 2, 3])));
+        assert_eq!(
+            parse::<Vec<Option<u8>>>("[null, 2]"),
+            Ok(Some(vec![None, Some(2)]))
+        );
+        assert_eq!(parse::<Option<Vec<u8>>>("null"), Ok(Some(None)));
+        let mut cx = ParseCx::new();
+        assert_eq!(
+            parse_arguments::<Vec<u8>>(b"[1, 300, -1, \"x\"]", &mut cx),
+            Ok(None)
+        );
+        let paths: Vec<&str> = cx.violations().iter().map(|v| v.path.as_str()).collect();
+        assert_eq!(paths, ["/1", "/2", "/3"]);
+    }
+
+    #[test]
+    fn s2_a_wrong_type_is_a_violation_and_the_value_is_still_checked() {
+        let mut cx = ParseCx::new();
+        assert_eq!(
+            parse_arguments::<Vec<u8>>(br#"{"a": 1}"#, &mut cx),
+            Ok(None)
+        );
+        assert_eq!(
+            cx.violations()[0].message,
+            "expected an array, found object"
+        );
+        // A duplicate key inside a value of the wrong type is still found.
+        assert!(matches!(
+            parse::<Vec<u8>>(r#"{"a": 1, "a": 2}"#),
+            Err(DecodeError::DuplicateKey(_))
+        ));
+    }
+
+    #[test]
+    fn s2_syntax_after_a_valid_prefix_is_an_error() {
+        assert!(matches!(
+            parse::<Vec<u8>>("[1, 2"),
+            Err(DecodeError::Syntax(_))
+        ));
+        assert!(matches!(
+            parse::<Vec<u8>>("[1] x"),
+            Err(DecodeError::Syntax(_))
+        ));
+        assert!(matches!(
+            parse::<Vec<u8>>("\u{0}"),
+            Err(DecodeError::Syntax(_))
+        ));
+    }
+
+    #[test]
+    fn s2_deep_nesting_is_an_error_not_an_overflow() {
+        let deep = "[".repeat(10_000) + &"]".repeat(10_000);
+        assert!(matches!(
+            parse::<Vec<serde_json::Value>>(&deep),
+            Err(DecodeError::Syntax(_))
+        ));
     }
 }

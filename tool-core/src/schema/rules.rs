@@ -4,10 +4,11 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::broken::{Broken, Quoted};
 use super::num::Num;
 use super::{Format, Pattern, Schema};
 use crate::error::BoxError;
-use crate::violation::{ParseCx, Rule, not_one_of, preview_str};
+use crate::violation::{ParseCx, Rule, not_one_of};
 
 /// The constraints declared on one field. Build it with struct update from [`Rules::NONE`].
 #[derive(Debug, Clone, Copy)]
@@ -374,14 +375,6 @@ impl<T: ArrayRules> ArrayRules for Box<T> {
     }
 }
 
-/// Records a violation whose message is `message` rendered: kept out of line, so that the
-/// checks a valid value passes stay small.
-#[cold]
-#[inline(never)]
-fn report(cx: &mut ParseCx, rule: Rule, message: std::fmt::Arguments<'_>) {
-    cx.violate(rule, message.to_string());
-}
-
 /// Enforces the string constraints of `rules` on a parsed value.
 pub fn check_string<T: StringRules + ?Sized>(value: &T, rules: &Rules, cx: &mut ParseCx) {
     let Some(s) = value.rule_str() else { return };
@@ -404,24 +397,10 @@ fn surely_within(bytes: usize, min: Option<usize>, max: Option<usize>) -> bool {
 fn check_chars(s: &str, rules: &Rules, cx: &mut ParseCx) {
     let len = s.chars().count();
     if let Some(min) = rules.min_len.filter(|&m| len < m) {
-        report(
-            cx,
-            Rule::MinLength,
-            format_args!(
-                "must be at least {min} {} long, found {len}",
-                plural(min, "character", "characters")
-            ),
-        );
+        cx.broke(Broken::MinLength { min, len });
     }
     if let Some(max) = rules.max_len.filter(|&m| len > m) {
-        report(
-            cx,
-            Rule::MaxLength,
-            format_args!(
-                "must be at most {max} {} long, found {len}",
-                plural(max, "character", "characters")
-            ),
-        );
+        cx.broke(Broken::MaxLength { max, len });
     }
 }
 
@@ -430,24 +409,18 @@ fn check_text(s: &str, rules: &Rules, cx: &mut ParseCx) {
     if let Some(pattern) = rules.pattern {
         match pattern.regex() {
             Ok(re) if re.is_match(s) => {}
-            Ok(_) => report(
-                cx,
-                Rule::Pattern,
-                format_args!(
-                    "must match the pattern {}, found {:?}",
-                    pattern.source(),
-                    preview_str(s)
-                ),
-            ),
+            Ok(_) => cx.broke(Broken::Pattern {
+                pattern: pattern.source(),
+                found: &Quoted(s),
+            }),
             Err(e) => cx.fail(Box::new(e.clone())),
         }
     }
     if let Some(format) = rules.format.filter(|f| !f.matches(s)) {
-        report(
-            cx,
-            Rule::Format,
-            format_args!("must be {}, found {:?}", format.describe(), preview_str(s)),
-        );
+        cx.broke(Broken::Format {
+            described: format.describe(),
+            found: &Quoted(s),
+        });
     }
     if !rules.one_of.is_empty() && !rules.one_of.contains(&s) {
         cx.violate(Rule::Enum, not_one_of(rules.one_of, s));
@@ -459,48 +432,43 @@ pub fn check_number<T: NumberRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
     use std::cmp::Ordering::{Equal, Greater, Less};
     let Some(n) = value.rule_num() else { return };
     if let Some(min) = rules.minimum.filter(|&m| n.cmp(m) == Some(Less)) {
-        report(
-            cx,
-            Rule::Minimum,
-            format_args!("must be at least {min}, found {n}"),
-        );
+        cx.broke(Broken::Minimum {
+            limit: &min,
+            found: &n,
+        });
     }
     if let Some(max) = rules.maximum.filter(|&m| n.cmp(m) == Some(Greater)) {
-        report(
-            cx,
-            Rule::Maximum,
-            format_args!("must be at most {max}, found {n}"),
-        );
+        cx.broke(Broken::Maximum {
+            limit: &max,
+            found: &n,
+        });
     }
     if let Some(min) = rules
         .exclusive_minimum
         .filter(|&m| matches!(n.cmp(m), Some(Less | Equal)))
     {
-        report(
-            cx,
-            Rule::ExclusiveMinimum,
-            format_args!("must be greater than {min}, found {n}"),
-        );
+        cx.broke(Broken::ExclusiveMinimum {
+            limit: &min,
+            found: &n,
+        });
     }
     if let Some(max) = rules
         .exclusive_maximum
         .filter(|&m| matches!(n.cmp(m), Some(Greater | Equal)))
     {
-        report(
-            cx,
-            Rule::ExclusiveMaximum,
-            format_args!("must be less than {max}, found {n}"),
-        );
+        cx.broke(Broken::ExclusiveMaximum {
+            limit: &max,
+            found: &n,
+        });
     }
     if let Some(step) = rules
         .multiple_of
         .filter(|&step| !super::exact::is_multiple(n, step))
     {
-        report(
-            cx,
-            Rule::MultipleOf,
-            format_args!("must be a multiple of {step}, found {n}"),
-        );
+        cx.broke(Broken::MultipleOf {
+            step: &step,
+            found: &n,
+        });
     }
 }
 
@@ -508,34 +476,14 @@ pub fn check_number<T: NumberRules + ?Sized>(value: &T, rules: &Rules, cx: &mut 
 pub fn check_array<T: ArrayRules + ?Sized>(value: &T, rules: &Rules, cx: &mut ParseCx) {
     let Some(len) = value.rule_len() else { return };
     if let Some(min) = rules.min_items.filter(|&m| len < m) {
-        report(
-            cx,
-            Rule::MinItems,
-            format_args!(
-                "must have at least {min} {}, found {len}",
-                plural(min, "item", "items")
-            ),
-        );
+        cx.broke(Broken::MinItems { min, len });
     }
     if let Some(max) = rules.max_items.filter(|&m| len > m) {
-        report(
-            cx,
-            Rule::MaxItems,
-            format_args!(
-                "must have at most {max} {}, found {len}",
-                plural(max, "item", "items")
-            ),
-        );
+        cx.broke(Broken::MaxItems { max, len });
     }
     if rules.unique_items && value.has_duplicates() {
-        cx.violate(Rule::UniqueItems, "must not hold the same item twice");
+        cx.broke(Broken::UniqueItems);
     }
-}
-
-/// The noun that follows a count: `one` for 1, `many` for any other count ("at least 1
-/// character", "at least 0 characters", "at least 2 characters").
-pub(crate) fn plural(count: usize, one: &'static str, many: &'static str) -> &'static str {
-    if count == 1 { one } else { many }
 }
 
 /// Enforces the constraints of `rules.items` on each item of a parsed list with `check`, at

@@ -344,17 +344,6 @@ impl ParseCx {
         self.leave();
     }
 
-    /// Records a type violation: `expected` was wanted, `found` was sent.
-    pub fn wrong_type(&mut self, expected: &str, found: &crate::json::Json) {
-        self.type_mismatch(expected, found.type_name());
-    }
-
-    /// Records a `type` violation at the current path: `expected` ("a string") and the JSON
-    /// type `found` ("object").
-    pub fn type_mismatch(&mut self, expected: &str, found: &str) {
-        self.violate(Rule::Type, format!("expected {expected}, found {found}"));
-    }
-
     /// Records an operational failure of a validator (S5): the parse fails, and the model is
     /// told only `the tool failed` (E2).
     pub fn fail(&mut self, error: BoxError) {

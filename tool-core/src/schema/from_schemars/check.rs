@@ -13,7 +13,7 @@ use serde_json::{Map, Number, Value};
 use super::compile::{Alternatives, Extra, Node, NodeId, Types, is_integral};
 use crate::__private::{bad_tag, unknown_field};
 use crate::json::Json;
-use crate::schema::{Num, check_number, check_string};
+use crate::schema::{Broken, Num, Quoted, check_number, check_string};
 use crate::violation::{ParseCx, Rule, preview_str};
 
 /// The most nested frames of one check: a value level, a `$ref` or an alternative each.
@@ -87,7 +87,7 @@ impl<'n> Checker<'n> {
             return self.check(next, value, cx, trial);
         }
         if node.nothing {
-            cx.violate(Rule::Custom, "is not allowed here");
+            cx.broke(Broken::NotAllowed);
             return;
         }
         if !node.types.admits(types_of(value)) {
@@ -106,13 +106,10 @@ impl<'n> Checker<'n> {
                 if let Some((source, regex)) = &node.pattern
                     && !regex.is_match(s)
                 {
-                    cx.violate(
-                        Rule::Pattern,
-                        format!(
-                            "must match the pattern {source}, found {:?}",
-                            preview_str(s)
-                        ),
-                    );
+                    cx.broke(Broken::Pattern {
+                        pattern: source,
+                        found: &Quoted(s),
+                    });
                 }
             }
             Json::Number(n) => self.number(node, n, cx),
@@ -142,23 +139,17 @@ impl<'n> Checker<'n> {
     fn array(&mut self, node: &Node, items: &[Json], cx: &mut ParseCx, trial: bool) {
         let len = items.len();
         if let Some(min) = node.rules.min_items.filter(|&m| len < m) {
-            cx.violate(
-                Rule::MinItems,
-                format!("must have at least {min} items, found {len}"),
-            );
+            cx.broke(Broken::MinItems { min, len });
         }
         if let Some(max) = node.rules.max_items.filter(|&m| len > m) {
-            cx.violate(
-                Rule::MaxItems,
-                format!("must have at most {max} items, found {len}"),
-            );
+            cx.broke(Broken::MaxItems { max, len });
         }
         if node.rules.unique_items
             && crate::schema::exact::has_duplicate_items(
                 items.iter().map(|i| i.clone().into_value()),
             )
         {
-            cx.violate(Rule::UniqueItems, "must not hold the same item twice");
+            cx.broke(Broken::UniqueItems);
         }
         for (at, item) in items.iter().enumerate() {
             if trial && !cx.is_clean() {
@@ -211,7 +202,7 @@ impl<'n> Checker<'n> {
                         || member_node(node, name).is_none_or(|id| self.target(id).accepts_null)
                 });
             if !given {
-                cx.violate_at(name, Rule::Required, "is required");
+                cx.broke_at(name, Broken::Required);
             }
         }
     }
@@ -451,10 +442,10 @@ fn integer(n: &Number) -> Number {
 fn wrong_type(types: Types, value: &Json, cx: &mut ParseCx) {
     let wanted = types.expected();
     match value {
-        Json::Number(n) if integer_only(types) => cx.violate(
-            Rule::Type,
-            format!("expected {wanted}, found {}", Num::of_json(n)),
-        ),
+        Json::Number(n) if integer_only(types) => cx.broke(Broken::Type {
+            expected: &wanted,
+            found: &Num::of_json(n),
+        }),
         other => cx.type_mismatch(&wanted, other.type_name()),
     }
 }

@@ -93,6 +93,8 @@ struct Codegen {
     shared: Shared,
     statics: Vec<TokenStream>,
     defaults: Vec<TokenStream>,
+    /// A struct's `ReadBody::read_body`, the reader of its members.
+    read_body: Option<TokenStream>,
     /// The number of fields generated so far, which names their items.
     counter: usize,
 }
@@ -106,6 +108,7 @@ impl Codegen {
             locals: Locals::new(),
             statics: Vec::new(),
             defaults: Vec::new(),
+            read_body: None,
             counter: 0,
         }
     }
@@ -143,6 +146,14 @@ impl Codegen {
                 }
             }
         });
+        let read_body_impl = self.read_body.as_ref().map(|read_body| {
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #private::ReadBody for #ident #ty_generics #where_clause {
+                    #read_body
+                }
+            }
+        });
         quote! {
             #[allow(non_upper_case_globals, clippy::all, clippy::pedantic)]
             const _: () = {
@@ -153,6 +164,8 @@ impl Codegen {
                     const STRUCTURED: bool = true;
                     #methods
                 }
+
+                #read_body_impl
 
                 #defaults_impl
             };

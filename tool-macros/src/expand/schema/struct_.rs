@@ -29,9 +29,9 @@ pub(super) fn methods<'a>(
     let description = opt_str(description);
     let asserts = object.asserts();
     let schema = codegen.object_schema(&object);
-    let parse_methods = parse_methods(codegen, &object);
+    let (parse_methods, read_body) = parse_methods(codegen, &object);
     let to_json = codegen.to_json_members(&object, &Tokens::new(quote!(&self.)));
-    quote! {
+    let methods = quote! {
         fn schema(#generator: &mut #private::SchemaGen) -> #private::serde_json::Value {
             #asserts
             #generator.named(::core::any::type_name::<Self>(), #short, |#generator| {
@@ -49,14 +49,16 @@ pub(super) fn methods<'a>(
             // In a closure, which incremental builds compile apart from the user's code.
             (|| #private::object_json([#to_json]))()
         }
-    }
+    };
+    codegen.read_body = Some(read_body);
+    methods
 }
 
-/// The parse methods of a struct: a decoded value is written back as text and read again, so
-/// that the only parser compiled per struct is `parse_read_body`, one call reading the members
-/// into the fields' slots (generic over a marker, so that incremental builds keep it apart
-/// from the user's code).
-fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> TokenStream {
+/// The parse methods of a struct, and its `ReadBody::read_body`: a decoded value is written
+/// back as text and read again, so that the only parser compiled per struct is `read_body`,
+/// one call reading the members into the fields' slots (generic over a marker, so that
+/// incremental builds keep it apart from the user's code).
+fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> (TokenStream, TokenStream) {
     let private = &codegen.private;
     let Locals {
         cx,
@@ -67,7 +69,7 @@ fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> TokenStream {
     } = &codegen.locals;
     let asserts = object.asserts();
     let parse = codegen.parse_object(object, &quote!(Self), None, Read::Reader);
-    quote! {
+    let methods = quote! {
         fn parse(#value: #private::Json, #cx: &mut #private::ParseCx) -> ::core::option::Option<Self> {
             #private::parse_decoded::<Self>(#value, #cx)
         }
@@ -76,10 +78,11 @@ fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> TokenStream {
             #access: &mut #private::Reader<'_>,
             #cx: &mut #private::ParseCx,
         ) -> ::core::result::Result<::core::option::Option<Self>, #private::ReadError> {
-            <Self as #private::Schema>::parse_read_body::<()>(#access, #cx)
+            <Self as #private::ReadBody>::read_body::<()>(#access, #cx)
         }
-
-        fn parse_read_body<__SchemaMarker>(
+    };
+    let read_body = quote! {
+        fn read_body<__SchemaMarker>(
             #access: &mut #private::Reader<'_>,
             #cx: &mut #private::ParseCx,
         ) -> ::core::result::Result<::core::option::Option<Self>, #private::ReadError> {
@@ -90,7 +93,8 @@ fn parse_methods(codegen: &Codegen, object: &Object<'_>) -> TokenStream {
             let #before = #cx.error_count();
             #parse
         }
-    }
+    };
+    (methods, read_body)
 }
 
 /// The hidden input struct `ident` of a tool with plain parameters, with its `Schema` impl.

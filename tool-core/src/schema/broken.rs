@@ -1,0 +1,368 @@
+//! [`Broken`]: the one wording of the violations of the schema's own rules. The derived
+//! parser, the check of a schemars input (C3) and the validator of a remote tool's schema
+//! (T1) all say a broken rule through it, so that one call reads to the model the same
+//! whichever of them checked it.
+
+use std::fmt::{self, Display};
+
+use super::violation::{ParseCx, Rule, preview_str};
+
+/// A rule a value broke, with what its message names: the limit the schema declares and
+/// what the model sent, each already written as the message shows it (a number as [`Num`]
+/// writes it, a string quoted and shortened, S3).
+///
+/// [`Num`]: super::Num
+///
+/// ```
+/// use tool_core::schema::Broken;
+/// use tool_core::violation::Rule;
+///
+/// let broken = Broken::MinLength { min: 1, len: 0 };
+/// assert_eq!(broken.rule(), Rule::MinLength);
+/// assert_eq!(broken.to_string(), "must be at least 1 character long, found 0");
+/// ```
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub enum Broken<'a> {
+    /// The value has another JSON type than `expected` ("an integer"); `found` names the
+    /// type it has ("string"), or the number it is.
+    Type {
+        /// What the schema wants, with its article.
+        expected: &'a str,
+        /// The type found, or the number.
+        found: &'a dyn Display,
+    },
+    /// A required member is missing (or `null` where `null` stands for absent, S2).
+    Required,
+    /// Nothing is allowed here (a `false` schema).
+    NotAllowed,
+    /// A string of `len` characters, fewer than `minLength`.
+    MinLength {
+        /// `minLength`.
+        min: usize,
+        /// The characters the string has.
+        len: usize,
+    },
+    /// A string of `len` characters, more than `maxLength`.
+    MaxLength {
+        /// `maxLength`.
+        max: usize,
+        /// The characters the string has.
+        len: usize,
+    },
+    /// A string that does not match `pattern`.
+    Pattern {
+        /// The pattern, as the schema writes it.
+        pattern: &'a str,
+        /// The string, quoted.
+        found: &'a dyn Display,
+    },
+    /// A string without its `format`, described ("a valid email address").
+    Format {
+        /// What the format is, in words.
+        described: &'a str,
+        /// The string, quoted.
+        found: &'a dyn Display,
+    },
+    /// A number below `minimum`.
+    Minimum {
+        /// `minimum`.
+        limit: &'a dyn Display,
+        /// The number.
+        found: &'a dyn Display,
+    },
+    /// A number above `maximum`.
+    Maximum {
+        /// `maximum`.
+        limit: &'a dyn Display,
+        /// The number.
+        found: &'a dyn Display,
+    },
+    /// A number not above `exclusiveMinimum`.
+    ExclusiveMinimum {
+        /// `exclusiveMinimum`.
+        limit: &'a dyn Display,
+        /// The number.
+        found: &'a dyn Display,
+    },
+    /// A number not below `exclusiveMaximum`.
+    ExclusiveMaximum {
+        /// `exclusiveMaximum`.
+        limit: &'a dyn Display,
+        /// The number.
+        found: &'a dyn Display,
+    },
+    /// A number that is not a multiple of `multipleOf`.
+    MultipleOf {
+        /// `multipleOf`.
+        step: &'a dyn Display,
+        /// The number.
+        found: &'a dyn Display,
+    },
+    /// An array of `len` items, fewer than `minItems`.
+    MinItems {
+        /// `minItems`.
+        min: usize,
+        /// The items the array has.
+        len: usize,
+    },
+    /// An array of `len` items, more than `maxItems`.
+    MaxItems {
+        /// `maxItems`.
+        max: usize,
+        /// The items the array has.
+        len: usize,
+    },
+    /// An array that holds an item twice (`uniqueItems`).
+    UniqueItems,
+}
+
+impl Broken<'_> {
+    /// The rule broken.
+    pub fn rule(&self) -> Rule {
+        match self {
+            Broken::Type { .. } => Rule::Type,
+            Broken::Required => Rule::Required,
+            Broken::NotAllowed => Rule::Custom,
+            Broken::MinLength { .. } => Rule::MinLength,
+            Broken::MaxLength { .. } => Rule::MaxLength,
+            Broken::Pattern { .. } => Rule::Pattern,
+            Broken::Format { .. } => Rule::Format,
+            Broken::Minimum { .. } => Rule::Minimum,
+            Broken::Maximum { .. } => Rule::Maximum,
+            Broken::ExclusiveMinimum { .. } => Rule::ExclusiveMinimum,
+            Broken::ExclusiveMaximum { .. } => Rule::ExclusiveMaximum,
+            Broken::MultipleOf { .. } => Rule::MultipleOf,
+            Broken::MinItems { .. } => Rule::MinItems,
+            Broken::MaxItems { .. } => Rule::MaxItems,
+            Broken::UniqueItems => Rule::UniqueItems,
+        }
+    }
+}
+
+/// The message a violation of this rule carries.
+impl Display for Broken<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Broken::Type { expected, found } => write!(f, "expected {expected}, found {found}"),
+            Broken::Required => f.write_str("is required"),
+            Broken::NotAllowed => f.write_str("is not allowed here"),
+            Broken::MinLength { min, len } => write!(
+                f,
+                "must be at least {min} {} long, found {len}",
+                plural(min, "character", "characters")
+            ),
+            Broken::MaxLength { max, len } => write!(
+                f,
+                "must be at most {max} {} long, found {len}",
+                plural(max, "character", "characters")
+            ),
+            Broken::Pattern { pattern, found } => {
+                write!(f, "must match the pattern {pattern}, found {found}")
+            }
+            Broken::Format { described, found } => write!(f, "must be {described}, found {found}"),
+            Broken::Minimum { limit, found } => {
+                write!(f, "must be at least {limit}, found {found}")
+            }
+            Broken::Maximum { limit, found } => write!(f, "must be at most {limit}, found {found}"),
+            Broken::ExclusiveMinimum { limit, found } => {
+                write!(f, "must be greater than {limit}, found {found}")
+            }
+            Broken::ExclusiveMaximum { limit, found } => {
+                write!(f, "must be less than {limit}, found {found}")
+            }
+            Broken::MultipleOf { step, found } => {
+                write!(f, "must be a multiple of {step}, found {found}")
+            }
+            Broken::MinItems { min, len } => write!(
+                f,
+                "must have at least {min} {}, found {len}",
+                plural(min, "item", "items")
+            ),
+            Broken::MaxItems { max, len } => write!(
+                f,
+                "must have at most {max} {}, found {len}",
+                plural(max, "item", "items")
+            ),
+            Broken::UniqueItems => f.write_str("must not hold the same item twice"),
+        }
+    }
+}
+
+impl fmt::Debug for Broken<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Broken({:?}: {self})", self.rule())
+    }
+}
+
+/// A string the model sent, as a violation quotes it: shortened (S3) and in double quotes.
+///
+/// ```
+/// use tool_core::schema::Quoted;
+///
+/// assert_eq!(Quoted("a\"b").to_string(), r#""a\"b""#);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Quoted<'a>(pub &'a str);
+
+impl Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", preview_str(self.0))
+    }
+}
+
+/// The noun that follows a count: `one` for 1, `many` for any other count ("at least 1
+/// character", "at least 0 characters", "at least 2 characters").
+pub(crate) fn plural(count: usize, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 { one } else { many }
+}
+
+impl ParseCx {
+    /// Records that the value at the current path broke a rule, in the rule's one wording.
+    #[cold]
+    #[inline(never)]
+    pub fn broke(&mut self, broken: Broken<'_>) {
+        self.violate(broken.rule(), broken.to_string());
+    }
+
+    /// Records that the member `key` of the object at the current path broke a rule (a
+    /// missing member: [`Broken::Required`]).
+    #[cold]
+    #[inline(never)]
+    pub fn broke_at(&mut self, key: &str, broken: Broken<'_>) {
+        self.violate_at(key, broken.rule(), broken.to_string());
+    }
+
+    /// Records a type violation: `expected` was wanted, `found` was sent.
+    pub fn wrong_type(&mut self, expected: &str, found: &crate::json::Json) {
+        self.type_mismatch(expected, found.type_name());
+    }
+
+    /// Records a `type` violation at the current path: `expected` ("a string") and the JSON
+    /// type `found` ("object").
+    pub fn type_mismatch(&mut self, expected: &str, found: &str) {
+        self.broke(Broken::Type {
+            expected,
+            found: &found,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Num;
+
+    /// T1: each rule's one wording, which the derived parser, the schemars check and the
+    /// remote validator all record; a count of one takes the singular.
+    #[test]
+    fn t1_each_broken_rule_has_one_wording() {
+        let (five, seven) = (Num::Int(5), Num::Float(7.5));
+        let cases: [(Broken<'_>, Rule, &str); 15] = [
+            (
+                Broken::Type {
+                    expected: "an integer",
+                    found: &"string",
+                },
+                Rule::Type,
+                "expected an integer, found string",
+            ),
+            (Broken::Required, Rule::Required, "is required"),
+            (Broken::NotAllowed, Rule::Custom, "is not allowed here"),
+            (
+                Broken::MinLength { min: 1, len: 0 },
+                Rule::MinLength,
+                "must be at least 1 character long, found 0",
+            ),
+            (
+                Broken::MaxLength { max: 2, len: 3 },
+                Rule::MaxLength,
+                "must be at most 2 characters long, found 3",
+            ),
+            (
+                Broken::Pattern {
+                    pattern: "^a$",
+                    found: &Quoted("b"),
+                },
+                Rule::Pattern,
+                "must match the pattern ^a$, found \"b\"",
+            ),
+            (
+                Broken::Format {
+                    described: "a valid email address",
+                    found: &Quoted("x"),
+                },
+                Rule::Format,
+                "must be a valid email address, found \"x\"",
+            ),
+            (
+                Broken::Minimum {
+                    limit: &five,
+                    found: &seven,
+                },
+                Rule::Minimum,
+                "must be at least 5, found 7.5",
+            ),
+            (
+                Broken::Maximum {
+                    limit: &five,
+                    found: &seven,
+                },
+                Rule::Maximum,
+                "must be at most 5, found 7.5",
+            ),
+            (
+                Broken::ExclusiveMinimum {
+                    limit: &five,
+                    found: &five,
+                },
+                Rule::ExclusiveMinimum,
+                "must be greater than 5, found 5",
+            ),
+            (
+                Broken::ExclusiveMaximum {
+                    limit: &five,
+                    found: &seven,
+                },
+                Rule::ExclusiveMaximum,
+                "must be less than 5, found 7.5",
+            ),
+            (
+                Broken::MultipleOf {
+                    step: &five,
+                    found: &seven,
+                },
+                Rule::MultipleOf,
+                "must be a multiple of 5, found 7.5",
+            ),
+            (
+                Broken::MinItems { min: 1, len: 0 },
+                Rule::MinItems,
+                "must have at least 1 item, found 0",
+            ),
+            (
+                Broken::MaxItems { max: 2, len: 3 },
+                Rule::MaxItems,
+                "must have at most 2 items, found 3",
+            ),
+            (
+                Broken::UniqueItems,
+                Rule::UniqueItems,
+                "must not hold the same item twice",
+            ),
+        ];
+        for (broken, rule, message) in cases {
+            assert_eq!(
+                (broken.rule(), broken.to_string().as_str()),
+                (rule, message)
+            );
+        }
+    }
+
+    /// S3: a quoted string is shortened, so a violation never carries the whole of a long one.
+    #[test]
+    fn s3_a_quoted_string_is_short() {
+        let long = "x".repeat(10_000);
+        assert!(Quoted(&long).to_string().chars().count() < 200);
+    }
+}
