@@ -24,6 +24,7 @@
 use tool_examples::maintenance::{
     LookupWindow, Principal, RestartService, Role, Windows, principal,
 };
+use tool_runtime::RunRequest;
 use tool_runtime::{
     Agent, Arguments, BoxError, Context, ErrorKind, Model, OfflineModel, RunEvent, Schema,
     ScriptedModel, ScriptedTurn,
@@ -243,7 +244,10 @@ async fn typed_answer() -> Result<(), BoxError> {
         .tool(LookupWindow)
         .build()?;
     let brief = agent
-        .run_typed::<MaintenanceBrief>(&ctx, "Brief me on svc-42's next window.", None)
+        .execute(
+            &ctx,
+            RunRequest::new("Brief me on svc-42's next window.").typed::<MaintenanceBrief>(),
+        )
         .await?;
     println!("answer (typed): {:?}", brief.value);
     println!("as the model sent it: {}", brief.output.text);

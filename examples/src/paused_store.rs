@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use tokio_postgres::{Client, NoTls};
+use tool_runtime::RunRequest;
 use tool_runtime::{
     Agent, BoxError, BoxFuture, ErrorKind, OfflineModel, PauseLedger, PausedRun, ResumeOptions,
     RunError, RunOutput,
@@ -442,11 +443,10 @@ pub async fn resume(
     let ctx = admin_context();
     let ledger: Arc<dyn PauseLedger> = Arc::clone(store) as Arc<dyn PauseLedger>;
     let resumed = agent
-        .resume_with(
+        .execute(
             &ctx,
-            paused,
-            decisions,
-            ResumeOptions::new().shared_ledger(ledger),
+            RunRequest::resume(paused, decisions)
+                .resume_options(ResumeOptions::new().shared_ledger(ledger)),
         )
         .await;
     if let Ok(answer) = &resumed {

@@ -25,6 +25,7 @@ use tool_examples::maintenance::RestartLog;
 use tool_examples::paused_store::{
     DATABASE_VARIABLE, KEY_VARIABLE, PgStore, agent, cli, pause, resume,
 };
+use tool_runtime::RunRequest;
 use tool_runtime::{Decisions, ErrorKind, PausedRun, ResumeError, ResumeOptions};
 
 use postgres_server::Postgres;
@@ -330,11 +331,10 @@ async fn state_read_back_from_jsonb_resumes_and_an_altered_one_is_refused(key: O
     let ctx = admin_context();
     let ledger: Arc<dyn tool_runtime::PauseLedger> = store.clone();
     let refused = agent
-        .resume_with(
+        .execute(
             &ctx,
-            altered,
-            Decisions::new().approve("offline-1-2"),
-            ResumeOptions::new().shared_ledger(Arc::clone(&ledger)),
+            RunRequest::resume(altered, Decisions::new().approve("offline-1-2"))
+                .resume_options(ResumeOptions::new().shared_ledger(Arc::clone(&ledger))),
         )
         .await
         .expect_err("H8: a change of meaning is refused");

@@ -92,6 +92,7 @@ pub use tool_core::{
 pub use tool_core::{
     CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, RECORDED_ERROR, TIMED_OUT, UNAVAILABLE,
 };
+pub use tool_core::{CallId, CallName};
 pub use tool_core::{ElicitAnswer, ElicitError, Elicited, Elicitor};
 pub use tool_core::{
     approval, context, error, hook, json, name, policy, progress, schema, violation,
@@ -145,6 +146,7 @@ pub use tool_runtime_macros::tool;
 // The agent: its handle and builder, the run loop, a turn's calls, the run's events, output
 // and errors.
 mod agent;
+mod call;
 // MCP: `server/` serves tools, `client/` uses the tools of MCP servers.
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -164,13 +166,13 @@ mod testing;
 pub mod surface;
 
 pub use agent::{
-    Agent, AgentBuilder, BoxFuture, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_MAX_TURNS, DEFAULT_RETRIES, Decision, Decisions, MemoryLedger, PauseLedger, PausedRun,
-    PendingCall, PendingKind, ResumeError, ResumeOptions, RunError, RunEvent, RunOptions,
-    RunOutput, RunStream, Typed, UsageLimits,
+    Agent, AgentBuilder, Answer, BoxFuture, BuildError, BuildProblem, CallRecord,
+    DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFAULT_RETRIES, Decision, Decisions, MemoryLedger,
+    PauseLedger, PausedRun, PendingCall, PendingKind, ResumeError, ResumeOptions, RunError,
+    RunEvent, RunOptions, RunOutput, RunRequest, RunStream, Typed, UsageLimits,
 };
 /// Durable runs (W1): the journal a run records its steps in
-/// ([`Agent::run_journaled`]), and a journal in memory.
+/// ([`RunRequest::journal`]), and a journal in memory.
 pub mod journal {
     pub use crate::agent::{Journal, JournalError, MemoryJournal, Retry, Step, StepKind};
 }
@@ -180,7 +182,10 @@ pub use model::{
     ToolSpec, UNKNOWN_PROVIDER, Usage,
 };
 pub use testing::generate;
-pub use testing::{Arguments, OfflineModel, RecordedRequest, ScriptedModel, ScriptedTurn};
+pub use testing::{
+    Arguments, ConversationModel, ConversationTurn, OfflineModel, RecordedRequest, ScriptedModel,
+    ScriptedTurn,
+};
 pub use tool_core::Panicked;
 
 /// The README's example, compiled and run as a doc test.

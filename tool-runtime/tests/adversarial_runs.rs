@@ -1,4 +1,4 @@
-//! Adversarial runs (issue 10): generated scripts for the scripted model, each turn a batch of
+//! Adversarial runs: generated scripts for the scripted model, each turn a batch of
 //! hostile calls (unknown and hidden names, bad JSON, wrong types, duplicate keys, huge
 //! arguments, errors that wrap secrets, panics, permanent failures, failing policies, a sibling
 //! that turns its cancellation into a failure of its own) or a final reply (whole, or cut off
@@ -1208,7 +1208,7 @@ fn config() -> Config {
     }
 }
 
-/// Issue 10: generated adversarial runs. No planted secret reaches what the model is sent
+/// Generated adversarial runs. No planted secret reaches what the model is sent
 /// (E2, E4, A6, P1, S5); every call ends with the kind and text the oracle expects (A4, A5,
 /// S2, E2); every run ends with the right kind (R3, P3); no panic escapes (E4).
 #[test]

@@ -10,6 +10,7 @@ mod support {
 use serde_json::json;
 use support::agent::texts;
 use support::approvals::{Admin, Fixture, admin, forge, mixed_pause, paused, resume_error};
+use tool_runtime::RunRequest;
 use tool_runtime::{
     Context, Decisions, OutcomeKind, PendingKind, ResumeError, RunEvent, ScriptedModel,
     ScriptedTurn, ToolError,
@@ -171,10 +172,12 @@ async fn h4_resume_stream_reports_the_decided_calls_then_the_answer() {
     let fixture = Fixture::new();
     let paused = mixed_pause(&fixture).await;
     let agent = fixture.agent(ScriptedModel::new([ScriptedTurn::reply("Done.")]), None);
-    let mut stream = agent.resume_stream(
+    let mut stream = agent.execute_stream(
         &admin(),
-        paused,
-        Decisions::new().approve("c2").result("c4", "shipped"),
+        RunRequest::resume(
+            paused,
+            Decisions::new().approve("c2").result("c4", "shipped"),
+        ),
     );
     let mut seen = Vec::new();
     while let Some(event) = stream.next().await {

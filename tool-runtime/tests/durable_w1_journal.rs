@@ -13,10 +13,11 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use support::agent::Args;
 use support::approvals::{CONTEXT_SECRET, Fixture, admin};
+use tool_runtime::RunRequest;
 use tool_runtime::journal::{Journal, JournalError, MemoryJournal, Step, StepKind};
 use tool_runtime::{
-    BoxFuture, Context, Decision, Decisions, ErrorKind, ResumeOptions, RunOutput, ScriptedModel,
-    ScriptedTurn, Tool,
+    BoxFuture, Context, Decision, Decisions, ErrorKind, RunOutput, ScriptedModel, ScriptedTurn,
+    Tool,
 };
 
 fn script() -> Vec<ScriptedTurn> {
@@ -64,7 +65,10 @@ async fn uncut() -> (RunOutput, MemoryJournal) {
     let journal = MemoryJournal::new("run-w1");
     let agent = fixture.agent(ScriptedModel::new(script()), None);
     let output = agent
-        .run_journaled(&admin(), &journal, "Restart dev-db", None)
+        .execute(
+            &admin(),
+            RunRequest::new("Restart dev-db").journal(&journal),
+        )
         .await
         .expect("the run ends with an answer");
     (output, journal)
@@ -108,7 +112,7 @@ async fn w1_a_run_cut_after_any_step_continues_from_its_journal_and_runs_nothing
         };
         let agent = first.agent(ScriptedModel::new(script()), None);
         let error = agent
-            .run_journaled(&admin(), &dies, "Restart dev-db", None)
+            .execute(&admin(), RunRequest::new("Restart dev-db").journal(&dies))
             .await
             .expect_err("the process dies");
         assert_eq!(error.kind(), ErrorKind::Journal, "cut {cut}: {error:#}");
@@ -120,7 +124,7 @@ async fn w1_a_run_cut_after_any_step_continues_from_its_journal_and_runs_nothing
         let agent = second.agent(model, None);
         let replay = journal.replay();
         let output = agent
-            .run_journaled(&admin(), &replay, "Restart dev-db", None)
+            .execute(&admin(), RunRequest::new("Restart dev-db").journal(&replay))
             .await
             .unwrap_or_else(|e| panic!("cut {cut}: the run goes on: {e:#}"));
         assert_eq!(output.text, straight.text, "cut {cut}");
@@ -187,7 +191,7 @@ async fn w2_a_call_cut_mid_way_runs_again_with_the_same_idempotency_key() {
         .expect("built");
     let cut = DiesAfterTheCall(journal.clone());
     let error = agent
-        .run_journaled(&Context::new(), &cut, "Pay", None)
+        .execute(&Context::new(), RunRequest::new("Pay").journal(&cut))
         .await
         .expect_err("the process dies after the call ran");
     assert_eq!(error.kind(), ErrorKind::Journal, "{error:#}");
@@ -196,7 +200,10 @@ async fn w2_a_call_cut_mid_way_runs_again_with_the_same_idempotency_key() {
         .build()
         .expect("built");
     let output = agent
-        .run_journaled(&Context::new(), &journal.replay(), "Pay", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("Pay").journal(&journal.replay()),
+        )
         .await
         .expect("the replay ends");
     assert_eq!(output.text, "paid");
@@ -222,7 +229,10 @@ async fn w3_a_paused_durable_run_resumes_in_its_journal_and_replays_whole() {
     let journal = MemoryJournal::new("run-w3");
     let agent = fixture.agent(ScriptedModel::new(turns()), None);
     let paused = agent
-        .run_journaled(&admin(), &journal, "Restart prod-db", None)
+        .execute(
+            &admin(),
+            RunRequest::new("Restart prod-db").journal(&journal),
+        )
         .await
         .expect_err("the run pauses")
         .into_paused()
@@ -230,7 +240,10 @@ async fn w3_a_paused_durable_run_resumes_in_its_journal_and_replays_whole() {
     assert_eq!(paused.run_id(), "run-w3");
     let approve = || Decisions::new().decide("c1", Decision::Approve);
     let output = agent
-        .resume_journaled(&admin(), &journal, paused, approve(), ResumeOptions::new())
+        .execute(
+            &admin(),
+            RunRequest::resume(paused, approve()).journal(&journal),
+        )
         .await
         .expect("the resumed run ends");
     assert_eq!(output.text, "restarted");
@@ -242,13 +255,19 @@ async fn w3_a_paused_durable_run_resumes_in_its_journal_and_replays_whole() {
     let agent = again.agent(ScriptedModel::new([]), None);
     let replay = journal.replay();
     let paused = agent
-        .run_journaled(&admin(), &replay, "Restart prod-db", None)
+        .execute(
+            &admin(),
+            RunRequest::new("Restart prod-db").journal(&replay),
+        )
         .await
         .expect_err("the same pause")
         .into_paused()
         .expect("a paused run");
     let output = agent
-        .resume_journaled(&admin(), &replay, paused, approve(), ResumeOptions::new())
+        .execute(
+            &admin(),
+            RunRequest::resume(paused, approve()).journal(&replay),
+        )
         .await
         .expect("the same end");
     assert_eq!(output.text, "restarted");
@@ -272,7 +291,12 @@ async fn w1_a_typed_answer_replays_from_the_journal() {
         .build()
         .expect("built");
     let typed = agent
-        .run_typed_journaled::<Verdict>(&Context::new(), &journal, "Done?", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("Done?")
+                .typed::<Verdict>()
+                .journal(&journal),
+        )
         .await
         .expect("a typed answer");
     assert!(typed.value.done);
@@ -280,7 +304,12 @@ async fn w1_a_typed_answer_replays_from_the_journal() {
         .build()
         .expect("built");
     let again = agent
-        .run_typed_journaled::<Verdict>(&Context::new(), &journal.replay(), "Done?", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("Done?")
+                .typed::<Verdict>()
+                .journal(&journal.replay()),
+        )
         .await
         .expect("the same answer, replayed");
     assert!(again.value.done);
@@ -318,7 +347,7 @@ async fn w1_l1_a_retry_budget_ends_a_journaled_run_as_it_ends_a_plain_one() {
     assert_eq!(plain.kind(), ErrorKind::RetriesExhausted);
     let journal = MemoryJournal::new("run-l1");
     let journaled = agent(turns())
-        .run_journaled(&Context::new(), &journal, "Go", None)
+        .execute(&Context::new(), RunRequest::new("Go").journal(&journal))
         .await
         .expect_err("the budget ends the journaled run");
     assert_eq!(
@@ -335,7 +364,10 @@ async fn w1_l1_a_retry_budget_ends_a_journaled_run_as_it_ends_a_plain_one() {
         journaled.calls()
     );
     let replayed = agent(Vec::new())
-        .run_journaled(&Context::new(), &journal.replay(), "Go", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("Go").journal(&journal.replay()),
+        )
         .await
         .expect_err("the replay ends the same way");
     assert_eq!(replayed.kind(), ErrorKind::RetriesExhausted);
@@ -355,7 +387,10 @@ async fn w2_a_call_id_reused_in_a_later_turn_gets_its_own_key() {
     .expect("built");
     let journal = MemoryJournal::new("run/x");
     agent
-        .run_journaled(&Context::new(), &journal, "Pay twice", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("Pay twice").journal(&journal),
+        )
         .await
         .expect("runs");
     let keys = keys.lock().expect("not poisoned").clone();

@@ -1,4 +1,4 @@
-//! Issue 10, hold up under hostile input: what a hostile client sends, as raw JSON-RPC bytes
+//! Holding up under hostile input: what a hostile client sends, as raw JSON-RPC bytes
 //! over stdio (a duplex pipe) and over streamable HTTP (a bare TCP socket), and what our
 //! server answers. A malformed `tools/call` (no `name`, `arguments` that is not an object) is
 //! `-32602 Invalid params`, never `-32601 Method not found`, and the session carries on.
@@ -160,7 +160,7 @@ impl RawStdio {
 }
 
 #[tokio::test]
-async fn issue_10_a_malformed_tools_call_over_stdio_is_invalid_params() {
+async fn a_malformed_tools_call_over_stdio_is_invalid_params() {
     let server = server();
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_io);
@@ -287,7 +287,7 @@ fn answer_to(messages: &[Value], id: i64) -> &Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_10_a_malformed_tools_call_over_http_is_invalid_params() {
+async fn a_malformed_tools_call_over_http_is_invalid_params() {
     let http = server()
         .bind_http("127.0.0.1:0", HttpOptions::default())
         .await

@@ -1,4 +1,4 @@
-//! Issue 10: load on MCP over streamable HTTP on 127.0.0.1. In the test suite it is a small
+//! Load on MCP over streamable HTTP on 127.0.0.1. In the test suite it is a small
 //! run (4 clients for 1 second each way) that checks every call under concurrent load is
 //! answered right; with `MCP_LOAD_SECS` set it is the measurement, and prints calls per second
 //! and latencies. Nothing here asserts a time.
@@ -34,7 +34,7 @@ fn setting(name: &str) -> Option<u64> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_10_concurrent_calls_over_http_are_all_answered_and_measured() {
+async fn concurrent_calls_over_http_are_all_answered_and_measured() {
     let (secs, clients) = match setting("MCP_LOAD_SECS") {
         Some(secs) => (
             secs.clamp(1, 30),

@@ -50,6 +50,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use support::spans::Spans;
+use tool_runtime::RunRequest;
 use tool_runtime::{
     Agent, AnswerFormat, Approval, BoxError, Context, Decisions, ErrorKind, FinishReason,
     MemoryLedger, Message, ModelError, OutcomeKind, PausedRun, PendingKind, RecordedRequest,
@@ -136,10 +137,10 @@ struct Config {
     flaky_retries: u32,
     max_turns: Option<usize>,
     options: RunOptions,
-    /// Whether the options are the run's (`run_with`) or the agent's (`AgentBuilder::options`).
+    /// Whether the options are the run's (`RunRequest::options`) or the agent's (`AgentBuilder::options`).
     options_on_agent: bool,
     answering: Answering,
-    /// Whether the runs are streamed (`run_stream`, `resume_stream`).
+    /// Whether the runs are streamed (`execute_stream`).
     stream: bool,
     /// Whether `window` is hidden when the run starts (A2): then the agents that resume it
     /// show it, and the run must still advertise what it advertised at its start (A8).
@@ -186,7 +187,7 @@ impl Default for Config {
 enum Answering {
     /// In free text (`run`).
     Plain,
-    /// A typed answer through the final-answer tool (`run_typed`, a model without native
+    /// A typed answer through the final-answer tool (`RunRequest::typed`, a model without native
     /// answers).
     Tool,
     /// A typed answer natively (`ScriptedModel::with_native_answers`).
@@ -774,8 +775,10 @@ async fn segment(
     if config.stream {
         let stream = match from {
             Begin::Fresh if on_agent => agent.run_stream(&ctx, INPUT),
-            Begin::Fresh => agent.run_stream_with(&ctx, INPUT, options),
-            Begin::Resume(paused, decisions) => agent.resume_stream(&ctx, *paused, decisions),
+            Begin::Fresh => agent.execute_stream(&ctx, RunRequest::new(INPUT).options(options)),
+            Begin::Resume(paused, decisions) => {
+                agent.execute_stream(&ctx, RunRequest::resume(*paused, decisions))
+            }
         };
         return drain(stream, seen, advertised).await;
     }
@@ -786,21 +789,38 @@ async fn segment(
     };
     let result = match (config.answering, from) {
         (Answering::Plain, Begin::Fresh) if on_agent => agent.run(&ctx, INPUT).await,
-        (Answering::Plain, Begin::Fresh) => agent.run_with(&ctx, INPUT, options).await,
+        (Answering::Plain, Begin::Fresh) => {
+            agent
+                .execute(&ctx, RunRequest::new(INPUT).options(options))
+                .await
+        }
         (Answering::Plain, Begin::Resume(paused, decisions)) => match config.resume_options {
             ResumeWith::Nothing => agent.resume(&ctx, *paused, decisions).await,
             _ => {
                 agent
-                    .resume_with(&ctx, *paused, decisions, resume_options)
+                    .execute(
+                        &ctx,
+                        RunRequest::resume(*paused, decisions).resume_options(resume_options),
+                    )
                     .await
             }
         },
         (_, Begin::Fresh) => agent
-            .run_typed::<Answer>(&ctx, INPUT, (!on_agent).then_some(options))
+            .execute(
+                &ctx,
+                RunRequest::new(INPUT)
+                    .options((!on_agent).then_some(options))
+                    .typed::<Answer>(),
+            )
             .await
             .map(|typed| typed.output),
         (_, Begin::Resume(paused, decisions)) => agent
-            .resume_typed::<Answer>(&ctx, *paused, decisions, resume_options)
+            .execute(
+                &ctx,
+                RunRequest::resume(*paused, decisions)
+                    .resume_options(resume_options)
+                    .typed::<Answer>(),
+            )
             .await
             .map(|typed| typed.output),
     };
@@ -1154,7 +1174,10 @@ async fn h7_a_request_limit_counts_the_requests_made_before_the_pause() {
     let log = Log::default();
     let first = ScriptedModel::new([gate("c1")]);
     let error = fixture(&config, first.clone(), &["c1"], &log)
-        .run_with(&Context::new(), INPUT, config.options.clone())
+        .execute(
+            &Context::new(),
+            RunRequest::new(INPUT).options(config.options.clone()),
+        )
         .await
         .unwrap_err();
     let second = ScriptedModel::new([echo("c2"), echo("c3"), ScriptedTurn::reply("done")]);
@@ -1284,7 +1307,10 @@ async fn h7_a_stopping_tool_that_succeeds_in_the_paused_turn_stops_the_resumed_r
             r#"{"target":"db"}"#,
         );
         let error = fixture(&config, ScriptedModel::new([turn]), &["c2"], &log)
-            .run_with(&Context::new(), INPUT, config.options.clone())
+            .execute(
+                &Context::new(),
+                RunRequest::new(INPUT).options(config.options.clone()),
+            )
             .await
             .unwrap_err();
         let model = ScriptedModel::new([ScriptedTurn::reply("never")]);
@@ -1314,7 +1340,10 @@ async fn h7_a_forced_tool_choice_is_not_sent_again_after_the_resume() {
         let log = Log::default();
         let first = ScriptedModel::new([gate("c1")]);
         let error = fixture(&config, first.clone(), &["c1"], &log)
-            .run_with(&Context::new(), INPUT, config.options.clone())
+            .execute(
+                &Context::new(),
+                RunRequest::new(INPUT).options(config.options.clone()),
+            )
             .await
             .unwrap_err();
         let second = ScriptedModel::new([echo("c2"), ScriptedTurn::reply("done")]);
@@ -1349,7 +1378,7 @@ async fn h7_a_typed_run_that_pauses_resumes_typed_and_only_typed() {
     let config = Config::default();
     let log = Log::default();
     let error = fixture(&config, ScriptedModel::new([gate("c1")]), &["c1"], &log)
-        .run_typed::<Answer>(&Context::new(), INPUT, None)
+        .execute(&Context::new(), RunRequest::new(INPUT).typed::<Answer>())
         .await
         .unwrap_err();
     let paused = through_json(error);
@@ -1375,11 +1404,10 @@ async fn h7_a_typed_run_that_pauses_resumes_typed_and_only_typed() {
         Some(&ResumeError::AnswerMismatch { wanted: true })
     );
     let other = agent
-        .resume_typed::<OtherAnswer>(
+        .execute(
             &Context::new(),
-            paused.clone(),
-            Decisions::new().approve("c1"),
-            ResumeOptions::new(),
+            RunRequest::resume(paused.clone(), Decisions::new().approve("c1"))
+                .typed::<OtherAnswer>(),
         )
         .await
         .unwrap_err();
@@ -1389,11 +1417,9 @@ async fn h7_a_typed_run_that_pauses_resumes_typed_and_only_typed() {
     );
     assert!(runs(&log).is_empty(), "nothing ran");
     let typed = agent
-        .resume_typed::<Answer>(
+        .execute(
             &Context::new(),
-            paused,
-            Decisions::new().approve("c1"),
-            ResumeOptions::new(),
+            RunRequest::resume(paused, Decisions::new().approve("c1")).typed::<Answer>(),
         )
         .await
         .unwrap();
@@ -1405,11 +1431,10 @@ async fn h7_a_typed_run_that_pauses_resumes_typed_and_only_typed() {
         .await
         .unwrap_err();
     let refused = fixture(&config, answer(), &["c1"], &log)
-        .resume_typed::<Answer>(
+        .execute(
             &Context::new(),
-            through_json(error),
-            Decisions::new().approve("c1"),
-            ResumeOptions::new(),
+            RunRequest::resume(through_json(error), Decisions::new().approve("c1"))
+                .typed::<Answer>(),
         )
         .await
         .unwrap_err();
@@ -1427,7 +1452,10 @@ async fn h7_resume_options_tighten_the_limits_and_never_loosen_them() {
     };
     let log = Log::default();
     let error = fixture(&config, ScriptedModel::new([gate("c1")]), &["c1"], &log)
-        .run_with(&Context::new(), INPUT, config.options.clone())
+        .execute(
+            &Context::new(),
+            RunRequest::new(INPUT).options(config.options.clone()),
+        )
         .await
         .unwrap_err();
     let paused = through_json(error);
@@ -1447,11 +1475,10 @@ async fn h7_resume_options_tighten_the_limits_and_never_loosen_them() {
             ScriptedTurn::reply("done"),
         ]);
         let error = fixture(&config, model.clone(), &["c1"], &log)
-            .resume_with(
+            .execute(
                 &Context::new(),
-                paused.clone(),
-                Decisions::new().approve("c1"),
-                ResumeOptions::new().limits(limits),
+                RunRequest::resume(paused.clone(), Decisions::new().approve("c1"))
+                    .resume_options(ResumeOptions::new().limits(limits)),
             )
             .await
             .unwrap_err();
@@ -1479,11 +1506,10 @@ async fn h7_h9_a_memory_ledger_refuses_the_second_resume_of_one_pause() {
     let agent = fixture(&config, model.clone(), &["c1"], &log);
     let ctx = Context::new();
     let resume = |paused: PausedRun| {
-        agent.resume_with(
+        agent.execute(
             &ctx,
-            paused,
-            Decisions::new().approve("c1"),
-            ResumeOptions::new().shared_ledger(Arc::clone(&ledger)),
+            RunRequest::resume(paused, Decisions::new().approve("c1"))
+                .resume_options(ResumeOptions::new().shared_ledger(Arc::clone(&ledger))),
         )
     };
     assert_eq!(resume(paused.clone()).await.unwrap().text, "done");
@@ -1548,7 +1574,7 @@ async fn h7_a_typed_answer_out_of_retries_through_the_final_answer_tool_names_it
     // Straight through.
     let log = Log::default();
     let error = fixture(&config, ScriptedModel::new([bad(1), bad(2)]), &[], &log)
-        .run_typed::<Answer>(&Context::new(), INPUT, None)
+        .execute(&Context::new(), RunRequest::new(INPUT).typed::<Answer>())
         .await
         .unwrap_err();
     assert_eq!(error.kind(), ErrorKind::RetriesExhausted, "{error:#}");
@@ -1560,15 +1586,14 @@ async fn h7_a_typed_answer_out_of_retries_through_the_final_answer_tool_names_it
     // With a pause in the turn of the first bad answer.
     let first = bad(1).call("c1", "gate", r#"{"target":"db"}"#);
     let error = fixture(&config, ScriptedModel::new([first]), &["c1"], &log)
-        .run_typed::<Answer>(&Context::new(), INPUT, None)
+        .execute(&Context::new(), RunRequest::new(INPUT).typed::<Answer>())
         .await
         .unwrap_err();
     let error = fixture(&config, ScriptedModel::new([bad(2)]), &["c1"], &log)
-        .resume_typed::<Answer>(
+        .execute(
             &Context::new(),
-            through_json(error),
-            Decisions::new().approve("c1"),
-            ResumeOptions::new(),
+            RunRequest::resume(through_json(error), Decisions::new().approve("c1"))
+                .typed::<Answer>(),
         )
         .await
         .unwrap_err();
@@ -1607,21 +1632,20 @@ async fn h7_a_turn_with_a_rejected_answer_that_ends_the_run_keeps_the_answers_re
     };
     let log = Log::default();
     let straight = fixture(&config, ScriptedModel::new([turn(false)]), &[], &log)
-        .run_typed::<Answer>(&Context::new(), INPUT, None)
+        .execute(&Context::new(), RunRequest::new(INPUT).typed::<Answer>())
         .await
         .unwrap_err();
     assert_eq!(straight.kind(), ErrorKind::RetriesExhausted, "{straight:#}");
     assert_eq!(ids(straight.transcript()), ["w1", "a1"]);
     let error = fixture(&config, ScriptedModel::new([turn(true)]), &["g1"], &log)
-        .run_typed::<Answer>(&Context::new(), INPUT, None)
+        .execute(&Context::new(), RunRequest::new(INPUT).typed::<Answer>())
         .await
         .unwrap_err();
     let resumed = fixture(&config, ScriptedModel::new([]), &["g1"], &log)
-        .resume_typed::<Answer>(
+        .execute(
             &Context::new(),
-            through_json(error),
-            Decisions::new().approve("g1"),
-            ResumeOptions::new(),
+            RunRequest::resume(through_json(error), Decisions::new().approve("g1"))
+                .typed::<Answer>(),
         )
         .await
         .unwrap_err();

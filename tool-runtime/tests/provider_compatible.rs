@@ -1,4 +1,4 @@
-//! Servers that speak OpenAI's APIs their own way (issue 10, V2): llama.cpp's Responses
+//! Servers that speak OpenAI's APIs their own way (V2): llama.cpp's Responses
 //! stream, which correlates function-call events by `item_id` alone, and `tool_choice`,
 //! which llama.cpp takes only as a string.
 
@@ -15,11 +15,11 @@ use tool_runtime::providers::RequestError;
 use tool_runtime::providers::openai::{OpenAiChat, OpenAiResponses, ToolChoice};
 use tool_runtime::{Context, ErrorKind, Model, ModelError, ModelEvent, ModelRequest};
 
-// Issue 10 (V2): llama.cpp's Responses stream gives a function call no `output_index` (nor
+// V2: llama.cpp's Responses stream gives a function call no `output_index` (nor
 // an item `id`) and sends its argument deltas with `item_id` set to the call's `call_id`:
 // the driver correlates them by that id, and both calls run with their whole arguments.
 #[tokio::test]
-async fn issue10_llama_cpp_responses_calls_are_correlated_by_item_id() {
+async fn llama_cpp_responses_calls_are_correlated_by_item_id() {
     let server = Server::start([
         Reply::sse(fixture("llamacpp_responses_calls.sse")),
         Reply::sse(responses_answer("svc-42 is down on Tuesday.")),
@@ -66,10 +66,10 @@ async fn issue10_llama_cpp_responses_calls_are_correlated_by_item_id() {
     );
 }
 
-// Issue 10 (V2): the same stream through the driver alone: each call starts once, gets its
+// V2: the same stream through the driver alone: each call starts once, gets its
 // fragments in order and ends once, whatever the chunking.
 #[tokio::test]
-async fn issue10_llama_cpp_responses_events_are_whole_in_any_split() {
+async fn llama_cpp_responses_events_are_whole_in_any_split() {
     let mut seen = Vec::new();
     for sizes in [&[usize::MAX][..], &[1], &[7, 3]] {
         let server =
@@ -125,12 +125,12 @@ fn tool_names(body: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-// Issue 10 (V2): llama.cpp reads `tool_choice` only as a string (`auto`, `none`,
+// V2: llama.cpp reads `tool_choice` only as a string (`auto`, `none`,
 // `required`) and takes OpenAI's object form for a named tool as `auto`, silently. On a
 // compatible server a named tool choice is therefore sent as `"required"` with only that
 // tool advertised, which forces the same call; the string forms go as they are.
 #[tokio::test]
-async fn issue10_a_named_tool_choice_works_on_a_compatible_server() {
+async fn a_named_tool_choice_works_on_a_compatible_server() {
     let server = Server::start([
         Reply::sse(chat_answer("a")),
         Reply::sse(chat_answer("b")),
@@ -169,9 +169,9 @@ async fn issue10_a_named_tool_choice_works_on_a_compatible_server() {
     assert_eq!(tool_names(&named), ["lookup-window"]);
 }
 
-// Issue 10 (V2): OpenAI itself keeps the object form and every tool.
+// V2: OpenAI itself keeps the object form and every tool.
 #[tokio::test]
-async fn issue10_a_named_tool_choice_keeps_the_object_form_for_openai() {
+async fn a_named_tool_choice_keeps_the_object_form_for_openai() {
     let server = Server::start([Reply::sse(chat_answer("a"))]).await;
     let model = OpenAiChat::builder()
         .api_key("sk-test-key")
@@ -191,11 +191,11 @@ async fn issue10_a_named_tool_choice_keeps_the_object_form_for_openai() {
     assert_eq!(tool_names(&body), ["lookup-window", "tag-service"]);
 }
 
-// Issue 10 (V2): a tool choice that names a tool the request does not advertise (a typo, or
+// V2: a tool choice that names a tool the request does not advertise (a typo, or
 // a tool unavailable to this context, A2) fails before any I/O with an error naming it,
 // rather than being dropped by the server.
 #[tokio::test]
-async fn issue10_a_tool_choice_naming_no_advertised_tool_fails_before_any_io() {
+async fn a_tool_choice_naming_no_advertised_tool_fails_before_any_io() {
     let server = Server::start([Reply::sse(chat_answer("never"))]).await;
     for model in [
         compatible_chat(&server, ToolChoice::Tool("lookup-windows".into())),

@@ -1,4 +1,4 @@
-//! What the drivers say when a provider misbehaves (issue 10, V2): a stream cut short names
+//! What the drivers say when a provider misbehaves (V2): a stream cut short names
 //! the truncation, a body that is not an event stream names its content type, no error in a
 //! cause chain repeats its cause, and an empty or silent 200 counts as "before the answer".
 
@@ -74,7 +74,7 @@ fn chain(error: &(dyn StdError + 'static)) -> Vec<String> {
     out
 }
 
-/// Issue 10: no error of a chain shows what a later one shows (`{:#}` would print it twice).
+/// No error of a chain shows what a later one shows (`{:#}` would print it twice).
 fn assert_no_repeats(segments: &[String]) {
     for (i, earlier) in segments.iter().enumerate() {
         for later in &segments[i + 1..] {
@@ -114,11 +114,11 @@ async fn run_on(driver: &str, server: &Server) -> Result<String, RunError> {
     }
 }
 
-// Issue 10 (V2): a stream that ends without its terminal event, cleanly or by a connection
+// V2: a stream that ends without its terminal event, cleanly or by a connection
 // closed mid-body, says so at the top of the error, for every driver; it is not "could not
 // reach the model provider".
 #[tokio::test]
-async fn issue10_a_stream_cut_mid_answer_names_the_truncation() {
+async fn a_stream_cut_mid_answer_names_the_truncation() {
     for (driver, cut) in cut_streams() {
         for end in [End::Complete, End::Close] {
             let server = Server::start([Reply::sse(cut.clone()).end(end)]).await;
@@ -143,11 +143,11 @@ async fn issue10_a_stream_cut_mid_answer_names_the_truncation() {
     }
 }
 
-// Issue 10 (V2): a 200 whose body is not an event stream (a proxy's HTML page, plain text)
+// V2: a 200 whose body is not an event stream (a proxy's HTML page, plain text)
 // is refused at once with the content type it had, not read as a stream that then seems
 // truncated; it is not retried.
 #[tokio::test]
-async fn issue10_a_body_that_is_not_an_event_stream_names_its_content_type() {
+async fn a_body_that_is_not_an_event_stream_names_its_content_type() {
     for content_type in ["text/html; charset=utf-8", "text/plain"] {
         let page = "<html><body>Please log in to the proxy</body></html>";
         let server = Server::start([
@@ -213,11 +213,11 @@ async fn model_failures() -> Vec<(&'static str, RunError)> {
     out
 }
 
-// Issue 10 (V2): walked like anyhow's `{:#}`, the chain below a run's model error never
+// V2: walked like anyhow's `{:#}`, the chain below a run's model error never
 // shows a message twice (each error either shows its cause or returns it from `source()`,
 // not both), and its first message says what happened.
 #[tokio::test]
-async fn issue10_no_model_error_repeats_its_cause_and_the_first_says_what_happened() {
+async fn no_model_error_repeats_its_cause_and_the_first_says_what_happened() {
     for (what, err) in model_failures().await {
         let Some(error) = err.model_error() else {
             panic!("{what}: expected a model error, got {err:?}");
@@ -235,10 +235,10 @@ async fn issue10_no_model_error_repeats_its_cause_and_the_first_says_what_happen
     }
 }
 
-// Issue 10 (V2): the same, from the run's error down. The run's own message names the model's
+// V2: the same, from the run's error down. The run's own message names the model's
 // failure, so the chain must not then repeat it.
 #[tokio::test]
-async fn issue10_no_run_error_of_kind_model_repeats_its_cause() {
+async fn no_run_error_of_kind_model_repeats_its_cause() {
     for (driver, cut) in cut_streams() {
         let server = Server::start([Reply::sse(cut)]).await;
         let err = run_on(driver, &server).await.expect_err("truncated");
@@ -252,11 +252,11 @@ async fn issue10_no_run_error_of_kind_model_repeats_its_cause() {
     assert_no_repeats(&chain(&err));
 }
 
-// Issue 10 (V2, retry policy): an empty 200 has handed nothing on, so it is "before the
+// V2 (retry policy): an empty 200 has handed nothing on, so it is "before the
 // answer" and retried like a connection failure; without retries, the error says the body
 // was empty.
 #[tokio::test]
-async fn issue10_an_empty_200_is_retried_as_before_the_answer() {
+async fn an_empty_200_is_retried_as_before_the_answer() {
     let server = Server::start([Reply::sse(""), Reply::sse(chat_answer("ok"))]).await;
     let text = run(chat(server.url(), 1))
         .await
@@ -280,10 +280,10 @@ async fn issue10_an_empty_200_is_retried_as_before_the_answer() {
     assert!(err.to_string().contains("empty"), "{err}");
 }
 
-// Issue 10 (V2, retry policy): a 200 whose body stays silent past the idle timeout before
+// V2 (retry policy): a 200 whose body stays silent past the idle timeout before
 // its first byte is retried too; the silent connection is closed.
 #[tokio::test]
-async fn issue10_a_silent_200_is_retried_after_the_idle_timeout() {
+async fn a_silent_200_is_retried_after_the_idle_timeout() {
     let server = Server::start([
         Reply::sse("").end(End::Hang),
         Reply::sse(fixture("openai_chat_answer.sse")),

@@ -11,6 +11,7 @@ mod support {
 use serde_json::{Value, json};
 use support::provider::scenario::{tag_service, test_agent};
 use support::provider::{Reply, Server, anthropic_answer, chat_answer, responses_answer};
+use tool_runtime::RunRequest;
 use tool_runtime::providers::anthropic::Anthropic;
 use tool_runtime::providers::openai::{OpenAiChat, OpenAiResponses};
 use tool_runtime::{Agent, Context, Model, RunOptions, ToolChoice};
@@ -19,7 +20,10 @@ use tool_runtime::{Agent, Context, Model, RunOptions, ToolChoice};
 /// request's `tool_choice` (`Null` when not sent) and the names of the tools it advertised.
 async fn choices(agent: &Agent, server: &Server, options: RunOptions) -> Vec<(Value, Vec<String>)> {
     agent
-        .run_with(&Context::new(), "Tag svc-42.", options)
+        .execute(
+            &Context::new(),
+            RunRequest::new("Tag svc-42.").options(options),
+        )
         .await
         .expect("the run answers");
     server
@@ -201,7 +205,10 @@ async fn o2_each_driver_asks_for_a_typed_answer_in_its_own_form() {
         let server = Server::start([answer(api, good)]).await;
         let agent = test_agent(model_for(api, &server).await, [tag_service()]);
         let typed = agent
-            .run_typed::<Tagged>(&Context::new(), "Tag svc-42.", None)
+            .execute(
+                &Context::new(),
+                RunRequest::new("Tag svc-42.").typed::<Tagged>(),
+            )
             .await;
         let body = server.requests()[0].json();
         // The whole first request, as each provider gets it (V1, O2).

@@ -188,7 +188,7 @@ async fn r3_max_turns_ends_the_run_with_kind_max_turns_and_keeps_the_transcript(
     assert_eq!(err.usage(), [Usage::new(10, 1), Usage::new(20, 2)]);
 }
 
-/// R3, issue 10: a final reply cut off at the output token limit is not an answer. The run
+/// R3: a final reply cut off at the output token limit is not an answer. The run
 /// ends with kind `Truncated`, keeping the partial text, the transcript and the usage; on the
 /// stream too.
 #[tokio::test]

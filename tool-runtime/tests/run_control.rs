@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use support::agent::{Args, tool};
+use tool_runtime::RunRequest;
 use tool_runtime::{
     Agent, Context, ErrorKind, OutcomeKind, Rule, RunOptions, Schema, ScriptedModel, ScriptedTurn,
     Tool, ToolChoice, ToolError, UsageLimits,
@@ -143,7 +144,7 @@ async fn l2_no_request_is_sent_past_a_limit_and_the_usage_so_far_is_kept() {
         .expect("builds");
     let options = RunOptions::new().limits(UsageLimits::new().requests(2));
     let error = agent
-        .run_with(&Context::new(), "go", options)
+        .execute(&Context::new(), RunRequest::new("go").options(options))
         .await
         .expect_err("the limit ends the run");
     assert_eq!(error.kind(), ErrorKind::UsageLimit);
@@ -158,7 +159,7 @@ async fn l2_no_request_is_sent_past_a_limit_and_the_usage_so_far_is_kept() {
         .expect("builds");
     let options = RunOptions::new().limits(UsageLimits::new().total_tokens(230));
     let error = agent
-        .run_with(&Context::new(), "go", options)
+        .execute(&Context::new(), RunRequest::new("go").options(options))
         .await
         .expect_err("ends");
     assert_eq!(error.kind(), ErrorKind::UsageLimit);
@@ -180,7 +181,7 @@ async fn l2_no_request_is_sent_past_a_limit_and_the_usage_so_far_is_kept() {
     let agent = Agent::builder(model).tool(counted).build().expect("builds");
     let options = RunOptions::new().limits(UsageLimits::new().tool_calls(2));
     let error = agent
-        .run_with(&Context::new(), "go", options)
+        .execute(&Context::new(), RunRequest::new("go").options(options))
         .await
         .expect_err("ends");
     assert_eq!(error.kind(), ErrorKind::UsageLimit);
@@ -207,10 +208,9 @@ async fn l3_a_forced_choice_applies_to_the_first_request_unless_asked_otherwise(
         .expect("builds");
     let named = ToolChoice::Tool("echo".into());
     agent
-        .run_with(
+        .execute(
             &Context::new(),
-            "go",
-            RunOptions::new().tool_choice(named.clone()),
+            RunRequest::new("go").options(RunOptions::new().tool_choice(named.clone())),
         )
         .await
         .expect("answers");
@@ -321,10 +321,9 @@ async fn l5_a_stopping_tools_success_is_the_runs_output() {
         .build()
         .expect("builds");
     let out = agent
-        .run_with(
+        .execute(
             &Context::new(),
-            "go",
-            RunOptions::new().stop_at("file-ticket"),
+            RunRequest::new("go").options(RunOptions::new().stop_at("file-ticket")),
         )
         .await
         .expect("answers");

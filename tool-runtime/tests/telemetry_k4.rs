@@ -17,6 +17,7 @@ use support::agent::{Args, tool};
 use support::otel::{Otel, attribute, count};
 use support::provider::{Reply, Server, chat_answer};
 use support::spans::Spans;
+use tool_runtime::RunRequest;
 use tool_runtime::providers::openai::OpenAiChat;
 use tool_runtime::{
     Agent, Context, Decisions, ErrorKind, FinishReason, ModelEvent, ScriptedModel, ScriptedTurn,
@@ -185,7 +186,7 @@ async fn k4_a_durable_runs_replay_links_to_the_span_of_its_first_attempt() {
     let agent = Agent::builder(script()).tool(lookup()).build().unwrap();
     let journal = MemoryJournal::new("run-k4-replay");
     agent
-        .run_journaled(&Context::new(), &journal, "go", None)
+        .execute(&Context::new(), RunRequest::new("go").journal(&journal))
         .await
         .expect("the first attempt answers");
     let ran = journal.ran();
@@ -193,7 +194,7 @@ async fn k4_a_durable_runs_replay_links_to_the_span_of_its_first_attempt() {
     // replays every step from the journal.
     let replay = journal.replay();
     agent
-        .run_journaled(&Context::new(), &replay, "go", None)
+        .execute(&Context::new(), RunRequest::new("go").journal(&replay))
         .await
         .expect("the replay answers");
     assert_eq!(replay.ran(), ran, "a replay takes no step again");

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use tool_runtime::RunRequest;
 use tool_runtime::{
     Agent, Context, ErrorKind, Message, OfflineModel, Rule, Schema, ScriptedModel, ScriptedTurn,
     ToolChoice,
@@ -38,7 +39,10 @@ async fn o2_without_native_output_the_answer_comes_through_a_final_answer_tool()
     ]));
     let agent = Agent::builder(Arc::clone(&model)).build().expect("builds");
     let typed = agent
-        .run_typed::<Downtime>(&Context::new(), "When is svc-42 down?", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("When is svc-42 down?").typed::<Downtime>(),
+        )
         .await
         .expect("a typed answer");
     assert_eq!(typed.value, expected());
@@ -65,7 +69,10 @@ async fn o2_with_native_output_the_format_goes_with_each_request_and_text_is_che
     );
     let agent = Agent::builder(Arc::clone(&model)).build().expect("builds");
     let typed = agent
-        .run_typed::<Downtime>(&Context::new(), "When is svc-42 down?", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("When is svc-42 down?").typed::<Downtime>(),
+        )
         .await
         .expect("a typed answer");
     assert_eq!(typed.value, expected());
@@ -98,7 +105,10 @@ async fn o2_l1_answers_that_keep_breaking_the_schema_end_the_run() {
     );
     let agent = Agent::builder(model).retries(1).build().expect("builds");
     let error = agent
-        .run_typed::<Downtime>(&Context::new(), "When?", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("When?").typed::<Downtime>(),
+        )
         .await
         .expect_err("the budget ends the run");
     assert_eq!(error.kind(), ErrorKind::RetriesExhausted);
@@ -113,7 +123,10 @@ async fn o2_l1_answers_that_keep_breaking_the_schema_end_the_run() {
     ]));
     let agent = Agent::builder(Arc::clone(&model)).build().expect("builds");
     let typed = agent
-        .run_typed::<Downtime>(&Context::new(), "When?", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("When?").typed::<Downtime>(),
+        )
         .await
         .expect("answers");
     assert_eq!(typed.value, expected());
@@ -128,7 +141,10 @@ async fn o2_l1_answers_that_keep_breaking_the_schema_end_the_run() {
 async fn o2_the_offline_model_answers_in_the_schema() {
     let agent = Agent::builder(OfflineModel::new()).build().expect("builds");
     let typed = agent
-        .run_typed::<Downtime>(&Context::new(), "When is svc-42 down?", None)
+        .execute(
+            &Context::new(),
+            RunRequest::new("When is svc-42 down?").typed::<Downtime>(),
+        )
         .await
         .expect("the offline model answers");
     assert!(typed.value.service_id.starts_with("svc-"));
@@ -165,7 +181,12 @@ async fn o2_l2_the_other_calls_of_a_rejected_answer_keep_the_call_limit() {
         .expect("builds");
     let options = RunOptions::new().limits(UsageLimits::new().tool_calls(1));
     let error = agent
-        .run_typed::<Downtime>(&Context::new(), "When is svc-42 down?", Some(options))
+        .execute(
+            &Context::new(),
+            RunRequest::new("When is svc-42 down?")
+                .options(options)
+                .typed::<Downtime>(),
+        )
         .await
         .expect_err("the limit ends the run");
     assert_eq!(error.kind(), ErrorKind::UsageLimit, "{error}");

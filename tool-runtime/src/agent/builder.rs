@@ -6,14 +6,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tool_core::hook::{Hook, Transport};
-use tool_core::{Hooks, IntoTool, Limits, Tool, index_by_name};
+use tool_core::{IntoTool, Limits, Tool};
 
-use super::Agent;
 use super::error::{BuildError, BuildProblem};
+use super::handle::Agent;
 use super::options::RunOptions;
 use super::output::CallRecord;
 use super::pause::PauseLedger;
 use super::shared::{OutcomeFn, Shared};
+use super::toolset::ToolSetBuilder;
 use crate::model::Model;
 
 /// The default [`AgentBuilder::max_concurrency`].
@@ -29,21 +30,25 @@ pub const DEFAULT_RETRIES: u32 = 3;
 pub struct AgentBuilder {
     model: Box<dyn Model>,
     name: Option<String>,
-    record_tool_content: bool,
     instructions: Option<String>,
-    tools: Vec<Tool>,
+    /// The tools, hooks, limits and state key, checked together at `build()` (U4).
+    set: ToolSetBuilder,
     max_concurrency: usize,
     max_turns: usize,
     call_timeout: Option<Duration>,
     tool_timeouts: Vec<(String, Duration)>,
-    limits: Limits,
-    state_key: Option<Arc<[u8]>>,
     ledger: Option<Arc<dyn PauseLedger>>,
     elicitor: Option<Arc<dyn tool_core::Elicitor>>,
     options: RunOptions,
     retries: u32,
-    hooks: Hooks,
     on_outcome: Option<OutcomeFn>,
+}
+
+impl Agent {
+    /// Starts an agent on `model`. See [`AgentBuilder`].
+    pub fn builder(model: impl Model) -> AgentBuilder {
+        AgentBuilder::new(Box::new(model))
+    }
 }
 
 impl AgentBuilder {
@@ -52,20 +57,16 @@ impl AgentBuilder {
             model,
             name: None,
             on_outcome: None,
-            record_tool_content: false,
             instructions: None,
-            tools: Vec::new(),
+            set: ToolSetBuilder::new(Transport::Agent),
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
             max_turns: DEFAULT_MAX_TURNS,
             call_timeout: None,
             tool_timeouts: Vec::new(),
-            limits: Limits::default(),
-            state_key: None,
             ledger: None,
             elicitor: None,
             options: RunOptions::default(),
             retries: DEFAULT_RETRIES,
-            hooks: Hooks::new(Transport::Agent),
         }
     }
 
@@ -83,7 +84,7 @@ impl AgentBuilder {
     /// personal or secret data, and whoever reads the traces sees them. The result recorded
     /// is the model's text, so an error redacted from the model (E2) stays out of the span.
     pub fn record_tool_content(mut self, record: bool) -> Self {
-        self.record_tool_content = record;
+        self.set.record_tool_content(record);
         self
     }
 
@@ -96,15 +97,14 @@ impl AgentBuilder {
     /// Adds a tool: a [`Tool`], or the handle `#[tool]` generates. Tools keep the order they
     /// are added in (the declaration order of discovery, A2).
     pub fn tool(mut self, tool: impl IntoTool) -> Self {
-        self.tools.push(tool.into_tool());
+        self.set.tool(tool);
         self
     }
 
     /// Adds tools: for example every registered tool (`registry()?`) or a named selection
     /// (`registered(["lookup-window"])?`) (R1).
     pub fn tools<T: IntoTool>(mut self, tools: impl IntoIterator<Item = T>) -> Self {
-        self.tools
-            .extend(tools.into_iter().map(IntoTool::into_tool));
+        self.set.tools(tools);
         self
     }
 
@@ -139,7 +139,7 @@ impl AgentBuilder {
 
     /// Sets the limits applied to each call's arguments (default: 1 MiB of arguments).
     pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+        self.set.limits(limits);
         self
     }
 
@@ -149,7 +149,7 @@ impl AgentBuilder {
     /// unkeyed edits, not someone who rewrites the file and its digest. Keep the key secret
     /// (at least 16 random bytes); the paused run itself is not encrypted.
     pub fn state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
-        self.state_key = Some(Arc::from(key.into()));
+        self.set.state_key(key.into());
         self
     }
 
@@ -174,7 +174,7 @@ impl AgentBuilder {
     }
 
     /// Sets the options of every run that [`Agent::run`] and [`Agent::run_stream`] start: tool
-    /// choice, usage limits, stopping tools (L2, L3, L5). [`Agent::run_with`] takes its own.
+    /// choice, usage limits, stopping tools (L2, L3, L5). A [`RunRequest`](crate::RunRequest) takes its own ([`RunRequest::options`](crate::RunRequest::options)).
     pub fn options(mut self, options: RunOptions) -> Self {
         self.options = options;
         self
@@ -197,7 +197,7 @@ impl AgentBuilder {
     /// the order they are added. See [`tool_core::hook`]; the same hook on an `McpServer`
     /// holds there too.
     pub fn hook(mut self, hook: impl Hook) -> Self {
-        self.hooks.push(hook);
+        self.set.hook(hook);
         self
     }
 
@@ -226,17 +226,9 @@ impl AgentBuilder {
     /// [`AgentBuilder::state_key`].
     pub fn build(self) -> Result<Agent, BuildError> {
         let mut problems = Vec::new();
-        let mut specs = Vec::with_capacity(self.tools.len());
-        let index = index_by_name(
-            self.tools
-                .iter()
-                .map(|t| (t.name(), t.site(), t.declaration_error())),
-        );
-        for (tool, problem) in self.tools.iter().zip(index.problems) {
-            if let Some(error) = problem {
-                problems.push(BuildProblem::Tool(error));
-                continue;
-            }
+        let (set, sound) = self.set.check(&mut problems);
+        let mut specs = Vec::with_capacity(set.tools.len());
+        for (tool, _) in set.tools.iter().zip(&sound).filter(|(_, sound)| **sound) {
             match self.model.tool_spec(tool) {
                 Ok(spec) => specs.push(spec),
                 Err(source) => problems.push(BuildProblem::SchemaUnsupported {
@@ -246,9 +238,9 @@ impl AgentBuilder {
                 }),
             }
         }
-        let mut timeouts = vec![self.call_timeout; self.tools.len()];
+        let mut timeouts = vec![self.call_timeout; set.tools.len()];
         for (name, timeout) in &self.tool_timeouts {
-            match index.by_name.get(name) {
+            match set.by_name.get(name) {
                 Some(&i) => timeouts[i] = Some(*timeout),
                 None => problems.push(BuildProblem::TimeoutForUnknownTool { name: name.clone() }),
             }
@@ -259,49 +251,37 @@ impl AgentBuilder {
         if self.max_turns == 0 {
             problems.push(BuildProblem::ZeroTurns);
         }
-        if self.state_key.as_ref().is_some_and(|key| key.is_empty()) {
-            problems.push(BuildProblem::EmptyStateKey);
-        }
         if !problems.is_empty() {
             return Err(BuildError::new(problems));
         }
-        let pauses = self.tools.iter().any(Tool::can_pause);
-        let budgets = self
-            .tools
+        let tools = &set.tools;
+        let pauses = tools.iter().any(Tool::can_pause);
+        let budgets = tools
             .iter()
             .map(|tool| tool.retries().unwrap_or(self.retries))
             .collect();
-        let names = self
-            .tools
-            .iter()
-            .map(|tool| tool.name().to_owned())
-            .collect();
-        let with_policy = (0..self.tools.len())
-            .filter(|&i| self.tools[i].has_policy())
+        let names = tools.iter().map(|tool| tool.name().to_owned()).collect();
+        let with_policy = (0..tools.len())
+            .filter(|&i| tools[i].has_policy())
             .collect();
         Ok(Agent::from_shared(Arc::new(Shared {
             model: self.model,
             name: self.name,
-            record_tool_content: self.record_tool_content,
             on_outcome: self.on_outcome,
             instructions: self.instructions,
-            tools: self.tools,
             specs,
             names,
             with_policy,
             timeouts,
-            by_name: index.by_name.into_iter().collect(),
             max_concurrency: self.max_concurrency,
             max_turns: self.max_turns,
-            limits: self.limits,
             pauses,
-            state_key: self.state_key,
             ledger: self.ledger,
             elicitor: self.elicitor,
             budgets,
             default_retries: self.retries,
             options: self.options,
-            hooks: self.hooks,
+            set,
         })))
     }
 }
@@ -310,10 +290,9 @@ impl fmt::Debug for AgentBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentBuilder")
             .field("name", &self.name)
-            .field("tools", &self.tools)
+            .field("tools", &self.set)
             .field("max_concurrency", &self.max_concurrency)
             .field("max_turns", &self.max_turns)
-            .field("hooks", &self.hooks)
             .finish_non_exhaustive()
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use futures_core::Stream;
-use tool_core::Progress;
+use tool_core::{CallId, CallName, Progress};
 
 use super::error::RunError;
 use super::output::{CallRecord, RunOutput};
@@ -48,9 +48,9 @@ pub enum RunEvent {
         /// The call's position in its turn, from 0.
         index: usize,
         /// The call id.
-        id: Arc<str>,
+        id: CallId,
         /// The tool's name, as the model wrote it.
-        tool: Arc<str>,
+        tool: CallName,
         /// What the handler reported.
         progress: Progress,
     },
@@ -70,7 +70,7 @@ pub enum RunEvent {
     Finished(RunOutput),
     /// The run paused: some calls wait for approval or for their results (H2, H5). The last
     /// event of a paused run; resume it with [`crate::Agent::resume`] or
-    /// [`crate::Agent::resume_stream`].
+    /// [`crate::Agent::execute_stream`] of a [`crate::RunRequest::resume`].
     Paused(Box<PausedRun>),
 }
 

@@ -16,39 +16,43 @@
 //! - `error`: why an agent cannot be built ([`BuildError`]) or a run ended without an answer
 //!   ([`RunError`]).
 
+mod batch;
 mod builder;
 mod calls;
 mod cancel;
+mod discovery;
+mod effects;
 mod env;
 mod error;
 mod event;
+mod handle;
 mod journal;
 mod options;
 mod output;
 mod pause;
 mod progress;
 mod reply;
+mod request;
 mod run_loop;
 mod shared;
 mod spans;
 mod state;
+pub(crate) mod toolset;
 #[cfg(feature = "mcp")]
 pub(crate) use state::new_id;
 mod typed;
 
-use std::fmt;
 use std::sync::Arc;
 
-use tool_core::{Context, Schema, Tool};
+use tool_core::{Context, Tool};
 
-use crate::model::{Input, Model, ToolSpec};
+use crate::model::{Input, ToolSpec};
 use event::Sink;
-use run_loop::{Answering, Start};
-use shared::Shared;
 
 pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFAULT_RETRIES};
 pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
+pub use handle::Agent;
 pub use journal::{Journal, JournalError, MemoryJournal, Retry, Step, StepKind};
 pub use options::{RunOptions, UsageLimits};
 pub use output::{CallRecord, RunOutput};
@@ -56,54 +60,10 @@ pub use pause::{
     BoxFuture, Decision, Decisions, MemoryLedger, PauseLedger, PausedRun, PendingCall, PendingKind,
     ResumeError, ResumeOptions,
 };
+pub use request::{Answer, RunRequest};
 pub use typed::Typed;
 
-/// A model with instructions and tools, ready to run. Cheap to clone; one agent may run many
-/// conversations at once.
-///
-/// ```
-/// use std::collections::BTreeMap;
-/// use tool_runtime::{Agent, Context, ScriptedModel, ScriptedTurn, Tool};
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// type Args = BTreeMap<String, serde_json::Value>;
-/// let echo = Tool::builder("echo", "Repeats its arguments.")
-///     .handler(|_ctx: Context, args: Args| async move { Ok::<_, std::convert::Infallible>(args) })
-///     .build();
-///
-/// let model = ScriptedModel::new([
-///     ScriptedTurn::new().call("call-1", "echo", r#"{"word":"hi"}"#),
-///     ScriptedTurn::reply("It said hi."),
-/// ]);
-/// let agent = Agent::builder(model.clone())
-///     .instructions("Use the tools.")
-///     .tool(echo)
-///     .build()?;
-///
-/// let out = agent.run(&Context::new(), "Say hi through echo").await?;
-/// assert_eq!(out.text, "It said hi.");
-/// assert_eq!(out.calls[0].text(), r#"{"word":"hi"}"#);
-/// // The model saw the tool's result in its second request.
-/// assert_eq!(model.requests()[1].tool_results()[0].text, r#"{"word":"hi"}"#);
-/// # Ok(())
-/// # }
-/// ```
-#[derive(Clone)]
-pub struct Agent {
-    shared: Arc<Shared>,
-}
-
 impl Agent {
-    /// Starts an agent on `model`. See [`AgentBuilder`].
-    pub fn builder(model: impl Model) -> AgentBuilder {
-        AgentBuilder::new(Box::new(model))
-    }
-
-    pub(crate) fn from_shared(shared: Arc<Shared>) -> Self {
-        Self { shared }
-    }
-
     /// Runs a conversation to its final answer.
     ///
     /// 1. Discovery (A2): every policy is evaluated once, in declaration order, before any
@@ -150,71 +110,84 @@ impl Agent {
     /// it, cancel `ctx` instead (P4): each call's context is cancelled, the run drops what is
     /// still in flight and returns kind `Cancelled`.
     pub async fn run(&self, ctx: &Context, input: impl Into<Input>) -> Result<RunOutput, RunError> {
-        self.drive(ctx, Start::Fresh(input.into(), None, None))
-            .await
+        self.execute(ctx, RunRequest::new(input)).await
     }
 
-    /// Runs the agent as [`Agent::run`] does, steered by `options` instead of the agent's own
-    /// ([`AgentBuilder::options`]): a tool choice (L3), usage limits (L2), tools the run stops
-    /// at (L5).
+    /// Runs `request` to its end: a new run or a resumed one, with its options, its typed
+    /// answer and its journal as the request says ([`RunRequest`]). [`Agent::run`] and
+    /// [`Agent::resume`] are this with a request of their input and nothing else.
+    ///
+    /// A typed answer ([`RunRequest::typed`], O2) must be a JSON object that fits `T`'s
+    /// schema. A model with native structured output ([`Model::native_answers`]: OpenAI's
+    /// `response_format` / `text.format`, the offline model) gets the schema with each
+    /// request and answers in it; any other gets a `final_answer` tool whose arguments are
+    /// the answer, and must call a tool each turn. The answer is parsed by `T`'s own parser
+    /// (S2); one that does not fit goes back to the model with its violations, under the retry
+    /// budget ([`AgentBuilder::retries`], L1). A paused run that wants a typed answer is
+    /// resumed with a request typed the same (the same schema, H7); its answer's failures in
+    /// a row count on from the pause.
+    ///
+    /// A durable run ([`RunRequest::journal`], W1) takes each step (discovery, each model
+    /// request, each tool call) through its journal, which records its result and, when the
+    /// run is taken again from the same journal after its process died, answers it without
+    /// running it. The run's id is the journal's ([`Journal::run_id`]), so each call's
+    /// idempotency key ([`tool_core::Context::idempotency_key`], W2) is the same on every
+    /// attempt. The calls of a turn run one at a time, in the model's order. A paused durable
+    /// run is resumed on the same journal. See [`crate::journal`].
     ///
     /// # Errors
     ///
-    /// As [`Agent::run`]; also `UsageLimit` when a limit would be crossed (L2; the error
-    /// keeps the usage so far) and `RetriesExhausted` when a tool fails more calls in a row
-    /// than its retry budget (L1; the error names the tool and keeps the last violations).
-    pub async fn run_with(
+    /// As [`Agent::run`] and [`Agent::resume`]; also:
+    /// - `UsageLimit` when a limit would be crossed (L2; the error keeps the usage so far);
+    /// - `RetriesExhausted` when a tool fails more calls in a row than its retry budget, or a
+    ///   typed answer did not fit more times in a row than the budget allows (L1; the error
+    ///   names the tool and keeps the last violations);
+    /// - `Declaration` when a typed answer's schema has no object root, or the request's
+    ///   options do not fit its start ([`RunRequest::options`] on a resume);
+    /// - `Resume` with [`ResumeError::AnswerMismatch`] when a resumed run wants another typed
+    ///   answer than the request's (or none);
+    /// - `Journal` when the journal cannot give a step's result.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`Agent::run`].
+    pub async fn execute<O: Answer>(
         &self,
         ctx: &Context,
-        input: impl Into<Input>,
-        options: RunOptions,
-    ) -> Result<RunOutput, RunError> {
-        self.drive(ctx, Start::Fresh(input.into(), Some(options), None))
-            .await
+        request: RunRequest<'_, O>,
+    ) -> Result<O, RunError> {
+        let journal = request.journal_ref();
+        let start = request.into_start(&*self.shared.model)?;
+        let span = spans::run(&self.shared);
+        let shared = Arc::clone(&self.shared);
+        let output = run_loop::run(shared, ctx.clone(), start, Sink::none(), span, journal).await?;
+        O::read(output)
     }
 
-    /// Runs the agent for a typed final answer `T` (O2): the model's answer must be a JSON
-    /// object that fits `T`'s schema. A model with native structured output
-    /// ([`Model::native_answers`]: OpenAI's `response_format` / `text.format`, the offline
-    /// model) gets the schema with each request and answers in it; any other gets a
-    /// `final_answer` tool whose arguments are the answer, and must call a tool each turn.
-    /// The answer is parsed by `T`'s own parser (S2); one that does not fit goes back to the
-    /// model with its violations, under the retry budget ([`AgentBuilder::retries`], L1).
+    /// Runs `request` as a stream of [`crate::RunEvent`]s (R4), as [`Agent::run_stream`]
+    /// does: text deltas, tool calls as requested, each call's outcome, turn ends with usage,
+    /// and the final output (or the run's error) last. A resumed run's stream starts with
+    /// [`RunEvent::Started`], then each decided call's [`RunEvent::CallFinished`]. A typed
+    /// answer is checked as [`Agent::execute`] checks it; the stream's output holds it as the
+    /// answer's JSON text. The journal of a streamed durable run lives as long as the stream
+    /// may (`'static`).
     ///
-    /// # Errors
-    ///
-    /// As [`Agent::run_with`]; `RetriesExhausted` when the answer did not fit more times in
-    /// a row than the budget allows (its last violations kept); `Declaration` when `T`'s
-    /// schema has no object root.
-    pub async fn run_typed<T: Schema + Send + 'static>(
+    /// The run starts when the stream is first polled; a request whose options do not fit
+    /// it, or whose answer cannot be asked of this agent's model, ends the stream at once
+    /// with that error.
+    pub fn execute_stream<O: Answer>(
         &self,
         ctx: &Context,
-        input: impl Into<Input>,
-        options: Option<RunOptions>,
-    ) -> Result<Typed<T>, RunError> {
-        let answering = Answering::of::<T>(&*self.shared.model)?;
-        let output = self
-            .drive(
-                ctx,
-                Start::Fresh(input.into(), options, Some(Box::new(answering))),
-            )
-            .await?;
-        Typed::read(output)
-    }
-
-    /// Runs the agent as a stream of events ([`Agent::run_stream`]), steered by `options`
-    /// ([`Agent::run_with`]).
-    pub fn run_stream_with(
-        &self,
-        ctx: &Context,
-        input: impl Into<Input>,
-        options: RunOptions,
+        request: RunRequest<'static, O>,
     ) -> RunStream {
         let shared = Arc::clone(&self.shared);
         let ctx = ctx.clone();
-        let start = Start::Fresh(input.into(), Some(options), None);
         let span = spans::run(&self.shared);
-        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span, None))
+        let journal = request.journal_ref();
+        let start = request.into_start(&*self.shared.model);
+        RunStream::new(move |sink| async move {
+            run_loop::run(shared, ctx, start?, sink, span, journal).await
+        })
     }
 
     /// Resumes a paused run with one decision per pending call (H3, H4, H5), in this process
@@ -234,7 +207,7 @@ impl Agent {
     /// (its usage limits counting what it used before the pause, the tools it stops at, its
     /// tool choice already spent), each tool's failures in a row, the tools it advertised
     /// when it started (A8), to an answer, another pause, or an error. A run that wants a
-    /// typed answer is resumed with [`Agent::resume_typed`].
+    /// typed answer is resumed with a typed [`RunRequest`] ([`Agent::execute`]).
     ///
     /// `ctx` is the resuming caller's: the paused run holds no context.
     ///
@@ -253,135 +226,8 @@ impl Agent {
         paused: PausedRun,
         decisions: Decisions,
     ) -> Result<RunOutput, RunError> {
-        self.resume_with(ctx, paused, decisions, ResumeOptions::new())
+        self.execute(ctx, RunRequest::resume(paused, decisions))
             .await
-    }
-
-    /// Resumes a paused run as [`Agent::resume`] does, with what `options` adds: tighter
-    /// usage limits (a limit only comes down, H7) or a ledger of its own (H9).
-    ///
-    /// # Errors
-    ///
-    /// As [`Agent::resume`].
-    pub async fn resume_with(
-        &self,
-        ctx: &Context,
-        paused: PausedRun,
-        decisions: Decisions,
-        options: ResumeOptions,
-    ) -> Result<RunOutput, RunError> {
-        self.drive(
-            ctx,
-            Start::Resume(Box::new(paused), decisions, options, None),
-        )
-        .await
-    }
-
-    /// Resumes a paused run that wants a typed final answer `T` (O2, [`Agent::run_typed`]):
-    /// `T` must be the answer type the run was started with (the same schema, H7), and the
-    /// answer's failures in a row count on from the pause.
-    ///
-    /// # Errors
-    ///
-    /// As [`Agent::resume`]; kind `Resume` with [`ResumeError::AnswerMismatch`] when the run
-    /// wants no typed answer or `T`'s schema is not the one it started with.
-    pub async fn resume_typed<T: Schema + Send + 'static>(
-        &self,
-        ctx: &Context,
-        paused: PausedRun,
-        decisions: Decisions,
-        options: ResumeOptions,
-    ) -> Result<Typed<T>, RunError> {
-        let answering = Answering::of::<T>(&*self.shared.model)?;
-        let output = self
-            .drive(
-                ctx,
-                Start::Resume(
-                    Box::new(paused),
-                    decisions,
-                    options,
-                    Some(Box::new(answering)),
-                ),
-            )
-            .await?;
-        Typed::read(output)
-    }
-
-    /// Resumes a paused run as a stream of events (R4): [`Agent::resume`]'s run, starting
-    /// with [`RunEvent::Started`], then each decided call's [`RunEvent::CallFinished`].
-    pub fn resume_stream(
-        &self,
-        ctx: &Context,
-        paused: PausedRun,
-        decisions: Decisions,
-    ) -> RunStream {
-        let shared = Arc::clone(&self.shared);
-        let ctx = ctx.clone();
-        let span = spans::run(&self.shared);
-        let start = Start::Resume(Box::new(paused), decisions, ResumeOptions::new(), None);
-        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span, None))
-    }
-
-    /// Runs the agent as [`Agent::run_with`] does, as a durable run (W1): each step (discovery,
-    /// each model request, each tool call) goes through `journal`, which records its result
-    /// and, when the run is taken again from the same journal after its process died,
-    /// answers it without running it. The run's id is the journal's
-    /// ([`Journal::run_id`]), so each call's idempotency key
-    /// ([`tool_core::Context::idempotency_key`], W2) is the same on every attempt. The calls of
-    /// a turn run one at a time, in the model's order. See [`crate::journal`].
-    ///
-    /// `options` of `None` follow the agent's. A pause ends the run as it does
-    /// [`Agent::run`]; resume it with [`Agent::resume_journaled`] on the same journal.
-    ///
-    /// # Errors
-    ///
-    /// As [`Agent::run_with`]; kind `Journal` when the journal cannot give a step's result.
-    pub async fn run_journaled(
-        &self,
-        ctx: &Context,
-        journal: &dyn Journal,
-        input: impl Into<Input>,
-        options: Option<RunOptions>,
-    ) -> Result<RunOutput, RunError> {
-        let start = Start::Fresh(input.into(), options, None);
-        self.drive_in(ctx, start, Some(journal)).await
-    }
-
-    /// Runs the agent for a typed final answer `T` as [`Agent::run_typed`] does, as a durable
-    /// run (W1) whose steps go through `journal` ([`Agent::run_journaled`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`Agent::run_typed`]; kind `Journal` when the journal cannot give a step's result.
-    pub async fn run_typed_journaled<T: Schema + Send + 'static>(
-        &self,
-        ctx: &Context,
-        journal: &dyn Journal,
-        input: impl Into<Input>,
-        options: Option<RunOptions>,
-    ) -> Result<Typed<T>, RunError> {
-        let answering = Answering::of::<T>(&*self.shared.model)?;
-        let start = Start::Fresh(input.into(), options, Some(Box::new(answering)));
-        Typed::read(self.drive_in(ctx, start, Some(journal)).await?)
-    }
-
-    /// Resumes a paused durable run as [`Agent::resume_with`] does, its steps going on in
-    /// `journal` (W1, W3): the decided calls and every turn after them are steps of the same
-    /// journal as the run's start.
-    ///
-    /// # Errors
-    ///
-    /// As [`Agent::resume`]; kind `Journal` when the journal cannot give a step's result.
-    pub async fn resume_journaled(
-        &self,
-        ctx: &Context,
-        journal: &dyn Journal,
-        paused: PausedRun,
-        decisions: Decisions,
-        options: ResumeOptions,
-    ) -> Result<RunOutput, RunError> {
-        let start = Start::Resume(Box::new(paused), decisions, options, None);
-        self.drive_in(ctx, start, Some(journal)).await
     }
 
     /// Checks a paused run against this agent without resuming it (H3): its format, its seal
@@ -395,9 +241,9 @@ impl Agent {
     pub fn verify(&self, paused: &PausedRun) -> Result<(), ResumeError> {
         paused
             .verify(
-                &self.shared.tools,
-                &self.shared.by_name,
-                self.shared.state_key.as_deref(),
+                &self.shared.set.tools,
+                &self.shared.set.by_name,
+                self.shared.set.state_key.as_deref(),
             )
             .map(|_| ())
     }
@@ -408,11 +254,7 @@ impl Agent {
     ///
     /// The run starts when the stream is first polled. See [`RunStream`].
     pub fn run_stream(&self, ctx: &Context, input: impl Into<Input>) -> RunStream {
-        let shared = Arc::clone(&self.shared);
-        let ctx = ctx.clone();
-        let start = Start::Fresh(input.into(), None, None);
-        let span = spans::run(&self.shared);
-        RunStream::new(move |sink| run_loop::run(shared, ctx, start, sink, span, None))
+        self.execute_stream(ctx, RunRequest::new(input))
     }
 
     /// The tools a run in `ctx` would advertise: discovery alone, with no model I/O, no
@@ -428,7 +270,7 @@ impl Agent {
     ///
     /// Dropping the future drops the policy check in progress.
     pub async fn advertised(&self, ctx: &Context) -> Result<Vec<ToolSpec>, RunError> {
-        let visible = run_loop::discover(&self.shared, ctx).await?;
+        let visible = discovery::discover(&self.shared, ctx).await?;
         Ok(self
             .shared
             .specs
@@ -441,7 +283,7 @@ impl Agent {
 
     /// The tools the agent holds, in declaration order.
     pub fn tools(&self) -> &[Tool] {
-        &self.shared.tools
+        &self.shared.set.tools
     }
 
     /// Every tool's spec as the model's driver rendered it at `build()`, in declaration order.
@@ -472,42 +314,5 @@ impl Agent {
     /// How many model requests a run may make.
     pub fn max_turns(&self) -> usize {
         self.shared.max_turns
-    }
-}
-
-impl Agent {
-    /// Runs `start` to its end in the caller's task, inside a run span of its own (K2).
-    async fn drive(&self, ctx: &Context, start: Start) -> Result<RunOutput, RunError> {
-        self.drive_in(ctx, start, None).await
-    }
-
-    /// Runs `start` as [`Agent::drive`] does, its steps journaled in `journal` if given (W1).
-    async fn drive_in(
-        &self,
-        ctx: &Context,
-        start: Start,
-        journal: Option<&dyn Journal>,
-    ) -> Result<RunOutput, RunError> {
-        let span = spans::run(&self.shared);
-        run_loop::run(
-            Arc::clone(&self.shared),
-            ctx.clone(),
-            start,
-            Sink::none(),
-            span,
-            journal,
-        )
-        .await
-    }
-}
-
-impl fmt::Debug for Agent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Agent")
-            .field("name", &self.shared.name)
-            .field("tools", &self.shared.specs)
-            .field("max_concurrency", &self.shared.max_concurrency)
-            .field("max_turns", &self.shared.max_turns)
-            .finish_non_exhaustive()
     }
 }

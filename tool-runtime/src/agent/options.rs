@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{ToolChoice, Usage};
 
-/// How one run is steered: pass it to [`Agent::run_with`](crate::Agent::run_with), or set
+/// How one run is steered: pass it to [`RunRequest::options`](crate::RunRequest::options), or set
 /// it for every run with [`AgentBuilder::options`](crate::AgentBuilder::options).
 ///
 /// ```
@@ -19,7 +19,7 @@ use crate::model::{ToolChoice, Usage};
 /// ```
 ///
 /// A run keeps its options when it pauses (H7): a paused run holds them, sealed, and its
-/// resume follows them ([`crate::Agent::resume_with`] may only tighten its limits).
+/// resume follows them ([`crate::RunRequest::resume_options`] may only tighten its limits).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RunOptions {

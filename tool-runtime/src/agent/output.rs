@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use tool_core::{Error, Outcome, OutcomeKind, Violation};
+use tool_core::{CallId, CallName, Error, Outcome, OutcomeKind, Violation};
 
 use crate::model::{Message, Usage};
 
@@ -53,9 +53,9 @@ pub struct CallRecord {
     /// The call's position in its turn, from 0 (the model's order).
     pub index: usize,
     /// The call id (shared with the call's).
-    pub id: Arc<str>,
+    pub id: CallId,
     /// The tool name the model used (untrusted: it may name no tool).
-    pub name: Arc<str>,
+    pub name: CallName,
     /// The raw arguments the model sent (untrusted: never logged).
     pub arguments: String,
     /// How the call ended, with the model-facing text and the unredacted error.

@@ -58,7 +58,7 @@ pub(crate) fn run(shared: &Shared) -> Span {
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
         "error.type" = Empty,
-        tool_runtime.tools = int(shared.tools.len()),
+        tool_runtime.tools = int(shared.set.tools.len()),
         tool_runtime.max_turns = int(shared.max_turns),
         tool_runtime.turns = Empty,
         tool_runtime.outcome = Empty,

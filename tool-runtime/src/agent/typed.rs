@@ -7,7 +7,7 @@ use tool_core::violation::ParseCx;
 use super::error::RunError;
 use super::output::RunOutput;
 
-/// The typed final answer of a run (O2, [`crate::Agent::run_typed`]), with the run's output
+/// The typed final answer of a run (O2, [`crate::RunRequest::typed`]), with the run's output
 /// (whose `text` is the answer's JSON).
 #[derive(Debug)]
 pub struct Typed<T> {

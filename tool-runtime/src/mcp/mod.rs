@@ -21,22 +21,12 @@
 //! [`Tool`]: tool_core::Tool
 //! [`Tool::invoke_with`]: tool_core::Tool::invoke_with
 
-// The two sides share nothing but `Tool` and the `_meta` key below: `server/` serves tools,
-// `client/` uses remote ones.
+// The two sides share nothing but `Tool` and the wire's keys in `meta`: `server/` serves
+// tools, `client/` uses remote ones.
 mod client;
 mod lines;
+mod meta;
 mod server;
-
-/// The `_meta` key of a `tools/call` result under which our server names the call's outcome
-/// kind (`success`, `unavailable`, `invalid_arguments`, `rejected`, `failed`, `timed_out`,
-/// `cancelled`, `fatal`, `denied`: the [`OutcomeKind`](tool_core::OutcomeKind) display names), so that
-/// the kind survives the transport between our server and our client (T2).
-const OUTCOME_META_KEY: &str = "tool-runtime/outcome";
-
-/// The `_meta` key of an `invalid_arguments` result under which our server lists the
-/// violations (`[{"path", "rule", "message"}]`, `rule` a [`Rule`](tool_core::Rule) keyword),
-/// so that our client reports the same violations as the server found (T1, T2).
-const VIOLATIONS_META_KEY: &str = "tool-runtime/violations";
 
 pub use client::{
     Handshake, JsonSchemaValidator, McpToolset, McpToolsetBuilder, RemoteCallError, SchemaLimits,
@@ -48,17 +38,3 @@ pub use server::{
     HttpOptions, HttpServer, McpCall, McpNaming, McpRequest, McpServer, McpServerBuilder,
     McpTransport, NO_ELICITATION, NO_ELICITATION_STATELESS, ServeError, TaskSupport,
 };
-
-/// The JSON type of `value`, with its article ("a string"), as the messages of both sides
-/// name it.
-pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}

@@ -2,10 +2,9 @@
 //! and the [`Input`] of a run.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use tool_core::{Image, Resource};
+use tool_core::{CallId, CallName, Image, Resource};
 
 use super::error::{ProtocolError, preview};
 
@@ -95,14 +94,14 @@ impl Message {
 
 /// A tool call the model asked for.
 ///
-/// The id and the name are shared (`Arc<str>`): the call's result, its record and its
-/// context hold the same strings, not copies.
+/// The id and the name are shared ([`CallId`], [`CallName`]): the call's result, its record
+/// and its context hold the same strings, not copies; both compare with `&str` and `String`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The call id the model gave; the result carries it back.
-    pub id: Arc<str>,
+    pub id: CallId,
     /// The name of the tool, as the model wrote it (untrusted).
-    pub name: Arc<str>,
+    pub name: CallName,
     /// The arguments, as the raw text the model sent (untrusted, possibly not JSON).
     pub arguments: String,
 }
@@ -110,8 +109,8 @@ pub struct ToolCall {
 impl ToolCall {
     /// A call of `name` with id `id` and raw `arguments`.
     pub fn new(
-        id: impl Into<Arc<str>>,
-        name: impl Into<Arc<str>>,
+        id: impl Into<CallId>,
+        name: impl Into<CallName>,
         arguments: impl Into<String>,
     ) -> Self {
         Self {
@@ -126,9 +125,9 @@ impl ToolCall {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolResult {
     /// The id of the call this answers (shared with the call's).
-    pub call_id: Arc<str>,
+    pub call_id: CallId,
     /// The tool name the call used (some providers want it back).
-    pub name: Arc<str>,
+    pub name: CallName,
     /// The model-facing text: the rendered result, or a failure's approved text (E1, E2).
     pub text: String,
     /// Whether the call failed (drivers pass this on where the provider has such a flag).
@@ -146,8 +145,8 @@ pub struct ToolResult {
 impl ToolResult {
     /// The result of call `call_id` of tool `name`.
     pub fn new(
-        call_id: impl Into<Arc<str>>,
-        name: impl Into<Arc<str>>,
+        call_id: impl Into<CallId>,
+        name: impl Into<CallName>,
         text: impl Into<String>,
         is_error: bool,
     ) -> Self {

@@ -650,7 +650,7 @@ mod tests {
         assert_eq!(secret.ok().as_deref(), Some("http://host:1/v1"));
     }
 
-    // Issue 10: only an event stream (or a body of no named type) is read as one.
+    // V2: only an event stream (or a body of no named type) is read as one.
     #[test]
     fn only_an_event_stream_is_read_as_one() {
         let with = |value: &'static str| {

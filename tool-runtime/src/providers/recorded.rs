@@ -300,10 +300,10 @@ fn v2_servers_that_omit_the_call_index_still_give_separate_calls() {
     assert_eq!(s.calls[&1].0, "call_b");
 }
 
-// Issue 10: llama.cpp's server gives a Responses function call no `output_index` (nor an
+// V2: llama.cpp's server gives a Responses function call no `output_index` (nor an
 // item `id`), and names it in its argument deltas by `item_id` = its `call_id`.
 #[test]
-fn issue10_responses_calls_without_output_index_are_placed_by_item_id() {
+fn v2_responses_calls_without_output_index_are_placed_by_item_id() {
     let (events, error) = whole(ResponsesEvents::default(), LLAMACPP_RESPONSES_CALLS);
     assert!(error.is_none(), "{error:?}");
     let s = summary(&events);
@@ -320,10 +320,10 @@ fn issue10_responses_calls_without_output_index_are_placed_by_item_id() {
     assert_eq!(s.finish, Some(FinishReason::ToolCalls));
 }
 
-// Issue 10: an argument delta that no started call claims is an error: dropping it would
+// V2: an argument delta that no started call claims is an error: dropping it would
 // change the call's arguments without a word.
 #[test]
-fn issue10_a_responses_argument_delta_of_no_started_call_is_an_error() {
+fn v2_a_responses_argument_delta_of_no_started_call_is_an_error() {
     let added = "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"item\":{\"type\":\"function_call\",\"call_id\":\"fc_a\",\"name\":\"t\",\"arguments\":\"\"}}\n\n";
     let stray = "event: response.function_call_arguments.delta\ndata: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fc_b\",\"delta\":\"{}\"}\n\n";
     let (_, error) = whole(ResponsesEvents::default(), &format!("{added}{stray}"));

@@ -558,7 +558,7 @@ mod tests {
         assert_eq!(v["short"], "exa");
     }
 
-    /// S2, issue 10 defect 3: strings are made from the pattern as ECMA-262 reads it, so
+    /// S2: strings are made from the pattern as ECMA-262 reads it, so
     /// they pass the parser: ASCII digits for `\d`, no line terminator for `.`.
     #[test]
     fn patterns_are_read_as_ecma_262() {

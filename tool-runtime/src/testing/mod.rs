@@ -2,6 +2,8 @@
 //!
 //! - `scripted`: [`ScriptedModel`](crate::ScriptedModel) replays replies written in advance
 //!   and records every request, for tests.
+//! - `conversation`: [`ConversationModel`](crate::ConversationModel) replies by the
+//!   conversation's turn, not by a counter, for runs that restart (W10).
 //! - `offline`: [`OfflineModel`](crate::OfflineModel) calls your tools with arguments
 //!   generated from their schemas, then sums up what came back.
 //! - `generate` (public as [`crate::generate`]): those arguments, valid or deliberately
@@ -9,12 +11,14 @@
 //!
 //! Both models stream each reply as a provider would, in real deltas ([`reply_events`]).
 
+mod conversation;
 pub mod generate;
 mod offline;
 mod scripted;
 
 use crate::model::{FinishReason, ModelEvent, ToolCall, Usage};
 
+pub use conversation::{ConversationModel, ConversationTurn};
 pub use offline::{Arguments, OfflineModel};
 pub use scripted::{RecordedRequest, ScriptedModel, ScriptedTurn};
 

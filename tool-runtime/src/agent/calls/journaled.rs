@@ -4,13 +4,12 @@
 //! the step records the call's outcome in its recorded form (W4). A replay answers each
 //! recorded call from the journal without running it.
 
-use std::sync::Arc;
-
 use tokio::sync::Semaphore;
 use tool_core::{Error, ErrorKind, Outcome};
 use tracing::Instrument;
 
-use super::{Batch, CallsEnd, One, record};
+use super::{One, record};
+use crate::agent::batch::{Batch, CallsEnd};
 use crate::agent::env::Env;
 use crate::agent::event::RunEvent;
 use crate::agent::journal::{Journal, JournalError, Step, StepKind, outcome_value};
@@ -21,7 +20,7 @@ use crate::model::ToolCall;
 /// Runs the calls of `batch` one at a time, each a step of `journal`: a call starts when the
 /// one before it has ended, so the journal's order is the model's on every replay. A fatal
 /// outcome ends the turn: the calls after it do not run (P2), and are answered as cancelled.
-pub(super) async fn run_calls(
+pub(crate) async fn run_calls(
     journal: &dyn Journal,
     env: Env<'_>,
     batch: Batch<'_>,
@@ -42,10 +41,10 @@ pub(super) async fn run_calls(
         }
         let outcome = if end == CallsEnd::Done {
             let call_ctx = turn_ctx
-                .for_call(Arc::clone(&call.id), Arc::clone(&call.name))
+                .for_call(call.id.clone(), call.name.clone())
                 .at_position(turn, position);
             let call_ctx = progress::listen(call_ctx, sink, turn, position, call);
-            let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
+            let tool = target.map(|i| (&shared.set.tools[i], shared.timeouts[i]));
             let one = One::new(
                 shared,
                 call_ctx,
@@ -54,7 +53,7 @@ pub(super) async fn run_calls(
                 slots,
                 batch.approved.is_some(),
             );
-            match step(journal, one, call, shared.record_tool_content).await {
+            match step(journal, one, call, shared.set.record_tool_content).await {
                 Ok(outcome) => outcome,
                 // The engine cancelled the run: this call and the rest of the turn end so.
                 Err(e) if e.is_cancelled() => {

@@ -5,6 +5,8 @@
 
 mod journaled;
 
+pub(crate) use journaled::run_calls as run_journaled;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,56 +22,29 @@ use tokio::sync::{Semaphore, TryAcquireError};
 use tool_core::{Context, Error, ErrorKind, Hooks, Limits, Outcome, Tool};
 use tracing::Instrument;
 
+use super::batch::{Batch, CallsEnd};
 use super::cancel::unless_cancelled;
 use super::env::Env;
 use super::event::{RunEvent, Sink};
 use super::output::CallRecord;
 use super::shared::Shared;
 use super::{progress, spans};
+use crate::call::{self, CallRequest, Entered, Facts, Pausing, Via};
 use crate::model::ToolCall;
-
-/// The calls to run: those of a model turn, or at resume the approved calls of the paused
-/// turn, with the position of each in that turn (H4).
-#[derive(Clone, Copy)]
-pub(crate) struct Batch<'a> {
-    calls: &'a [ToolCall],
-    approved: Option<&'a [usize]>,
-}
-
-impl<'a> Batch<'a> {
-    /// The calls of a model turn.
-    pub(crate) fn turn(calls: &'a [ToolCall]) -> Self {
-        Self {
-            calls,
-            approved: None,
-        }
-    }
-
-    /// Approved calls of a paused turn, at these positions in it.
-    pub(crate) fn approved(calls: &'a [ToolCall], positions: &'a [usize]) -> Self {
-        Self {
-            calls,
-            approved: Some(positions),
-        }
-    }
-
-    /// The position in its turn of the batch's call `index`.
-    fn position(&self, index: usize) -> usize {
-        match self.approved {
-            None => index,
-            Some(positions) => positions.get(index).copied().unwrap_or(index),
-        }
-    }
-}
 
 /// Each call's tool, by its index in the agent, when the call may run: A5, A8: a tool this
 /// run did not advertise is not callable in it, whatever its policy says now; its policy is
 /// not consulted. Each call's tool is looked up once.
-fn targets(shared: &Shared, calls: &[ToolCall], advertised: &[bool]) -> Vec<Option<usize>> {
+pub(crate) fn targets(
+    shared: &Shared,
+    calls: &[ToolCall],
+    advertised: &[bool],
+) -> Vec<Option<usize>> {
     calls
         .iter()
         .map(|call| {
             shared
+                .set
                 .by_name
                 .get(&*call.name)
                 .copied()
@@ -78,21 +53,8 @@ fn targets(shared: &Shared, calls: &[ToolCall], advertised: &[bool]) -> Vec<Opti
         .collect()
 }
 
-/// How the calls of a turn ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CallsEnd {
-    /// Every call ended; none was fatal.
-    Done,
-    /// The call at this position failed fatally first (P1, A6, E4); the others were
-    /// cancelled and joined.
-    Fatal(usize),
-    /// The caller's context was cancelled (P4); the calls in flight were dropped.
-    Cancelled,
-}
-
-/// Runs `calls`, returning their records in call order and how the turn ended. `advertised`
-/// says, for each tool the agent holds, whether this run advertised it: only those are
-/// callable in the run (A5, A8).
+/// Runs the calls of `batch` here and now, returning their records in call order and how the
+/// turn ended; `targets` holds each call's tool, when it may run (see [`targets`]).
 ///
 /// The calls run concurrently as futures of the run's own task (R2: concurrency, up to the
 /// agent's slots), each borrowing its call: no task, join handle or copy of the call's
@@ -106,39 +68,30 @@ pub(crate) enum CallsEnd {
 /// # Cancel safety
 ///
 /// Dropping the future drops the calls in flight.
-pub(crate) async fn run_calls(
+pub(crate) async fn run_live(
     env: Env<'_>,
     batch: Batch<'_>,
-    advertised: &[bool],
+    targets: &[Option<usize>],
     turn: usize,
     slots: &Semaphore,
 ) -> (Vec<CallRecord>, CallsEnd) {
     let Env {
-        shared,
-        ctx,
-        sink,
-        journal,
+        shared, ctx, sink, ..
     } = env;
-    let targets = targets(shared, batch.calls, advertised);
-    if let Some(journal) = journal {
-        let (records, end) = journaled::run_calls(journal, env, batch, &targets, turn, slots).await;
-        shared.observe(&records);
-        return (records, end);
-    }
     let Batch { calls, approved } = batch;
     let turn_ctx = ctx.child();
     // L4: with a sequential call in the batch, the calls run in steps (see `Steps`).
-    let steps = Steps::of(shared, &targets);
-    let content = shared.record_tool_content;
+    let steps = Steps::of(shared, targets);
+    let content = shared.set.record_tool_content;
     let ends = Ends::new(turn, batch, &turn_ctx, sink);
     let call = |index: usize| {
         let (call, target) = (&calls[index], targets[index]);
         let call_ctx = turn_ctx
-            .for_call(Arc::clone(&call.id), Arc::clone(&call.name))
+            .for_call(call.id.clone(), call.name.clone())
             .at_position(turn, batch.position(index));
         // K3: a handler's progress goes to the run's stream, if it has one.
         let call_ctx = progress::listen(call_ctx, sink, turn, index, call);
-        let tool = target.map(|i| (&shared.tools[i], shared.timeouts[i]));
+        let tool = target.map(|i| (&shared.set.tools[i], shared.timeouts[i]));
         let span = spans::call(call, tool.map(|(tool, _)| tool.description()), content);
         let step = steps.as_ref().map(|steps| steps.for_call(index));
         let one = One::new(shared, call_ctx, call, tool, slots, approved.is_some());
@@ -160,9 +113,7 @@ pub(crate) async fn run_calls(
     };
     run_all(ctx, calls.len(), call, &ends).await;
     let (outcomes, end) = ends.into_parts();
-    let records = records(turn, batch, outcomes, end);
-    shared.observe(&records);
-    (records, end)
+    (records(turn, batch, outcomes, end), end)
 }
 
 /// Runs the futures that `call` makes of the batch's `count` calls, each ending through
@@ -350,7 +301,7 @@ impl Steps {
     /// (the usual case: every call runs at once, as before).
     fn of(shared: &Shared, targets: &[Option<usize>]) -> Option<Steps> {
         let sequential =
-            |target: &Option<usize>| target.is_some_and(|i| shared.tools[i].is_sequential());
+            |target: &Option<usize>| target.is_some_and(|i| shared.set.tools[i].is_sequential());
         if !targets.iter().any(sequential) {
             return None;
         }
@@ -466,10 +417,10 @@ impl<'a> One<'a> {
             ctx,
             tool,
             arguments: call.arguments.as_bytes(),
-            limits: &shared.limits,
+            limits: &shared.set.limits,
             slots,
             approved,
-            hooks: &shared.hooks,
+            hooks: &shared.set.hooks,
         }
     }
 
@@ -515,16 +466,28 @@ impl<'a> One<'a> {
         }
     }
 
-    /// The call of `tool`, its hooks around its handler (K1; without hooks, a branch).
+    /// The call of `tool` through the one way into a call (U1): its hooks around its handler
+    /// (K1; without hooks, a branch), a call awaiting approval left so for the run to pause on
+    /// (H2).
     async fn invoke(&self, tool: &Tool) -> Outcome {
-        if self.approved {
-            (self.hooks)
-                .invoke_approved(tool, &self.ctx, self.arguments, self.limits)
-                .await
-        } else {
-            (self.hooks)
-                .invoke(tool, &self.ctx, self.arguments, self.limits)
-                .await
+        let request = CallRequest {
+            tool,
+            ctx: &self.ctx,
+            args: self.arguments,
+            hooks: self.hooks,
+            limits: self.limits,
+            approved: self.approved,
+            cancelled: None,
+            facts: Facts {
+                via: Via::Agent,
+                protocol: None,
+                task: false,
+                round: false,
+            },
+        };
+        match call::enter(&request, &Pausing).await {
+            Entered::Outcome(outcome) => outcome,
+            Entered::Held(never) => match never {},
         }
     }
 

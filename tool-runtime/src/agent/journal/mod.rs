@@ -2,7 +2,7 @@
 //! short at any point (its process killed) and started again from the journal replays what
 //! it already did instead of doing it again.
 //!
-//! A run given a journal ([`crate::Agent::run_journaled`]) takes these steps, in this order,
+//! A run given a journal ([`crate::RunRequest::journal`]) takes these steps, in this order,
 //! each through [`Journal::step`]:
 //!
 //! - discovery (A2): the names of the tools the run advertises, once per run;

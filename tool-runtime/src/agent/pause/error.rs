@@ -120,7 +120,7 @@ pub enum ResumeError {
 
 fn answer_mismatch(wanted: bool) -> &'static str {
     if wanted {
-        "the paused run wants a typed final answer: resume it with `Agent::resume_typed` and \
+        "the paused run wants a typed final answer: resume it with `RunRequest::resume(..).typed::<T>()` and \
          the answer type it was started with (the same schema)"
     } else {
         "the paused run wants no typed final answer: resume it with `Agent::resume`"

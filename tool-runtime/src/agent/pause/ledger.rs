@@ -2,14 +2,10 @@
 //! once (H9); [`MemoryLedger`], one that lives in this process.
 
 use std::collections::HashSet;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Mutex;
 
 use tool_core::BoxError;
-
-/// A boxed future that is `Send`, as [`PauseLedger::consume`] returns.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use tool_core::policy::BoxFuture;
 
 /// Where the pauses already resumed are recorded (H9). Give one to the resume
 /// ([`crate::AgentBuilder::ledger`], or [`crate::ResumeOptions::ledger`]): before anything of a

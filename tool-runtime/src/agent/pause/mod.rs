@@ -258,7 +258,7 @@ impl PausedRun {
     }
 
     /// Whether the run wants a typed final answer (O2): then resume it with
-    /// [`crate::Agent::resume_typed`], naming the same answer type.
+    /// a [`crate::RunRequest`] typed with the same answer type.
     pub fn wants_typed_answer(&self) -> bool {
         self.run.state.answer.is_some()
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::ledger::PauseLedger;
 use crate::agent::options::UsageLimits;
 
-/// What one resume adds to the paused run it continues ([`crate::Agent::resume_with`]).
+/// What one resume adds to the paused run it continues ([`crate::RunRequest::resume_options`]).
 ///
 /// A resumed run follows the options it was started with (H7): they are sealed in the paused
 /// run. A resume may *tighten* its usage limits (each limit becomes the smaller of the two,

@@ -6,7 +6,7 @@ use tool_core::{ErrorKind, OutcomeKind};
 
 use super::answer::ANSWER_NAME;
 use super::{NOT_RUN, Run, cancelled};
-use crate::agent::calls::CallsEnd;
+use crate::agent::batch::CallsEnd;
 use crate::agent::error::RunError;
 use crate::agent::output::CallRecord;
 use crate::agent::shared::Shared;
@@ -64,7 +64,7 @@ impl Run<'_> {
             }
         }
         let ends = self.calls[first..].iter().map(CallEnd::of);
-        let control = control(&mut self.state, self.shared, ends);
+        let control = control(&mut self.state, self.env.shared, ends);
         self.follow(control)
     }
 
@@ -163,7 +163,7 @@ pub(super) fn control<'e>(
                 }
             }
             Counts::Retry => {
-                let Some(&tool) = shared.by_name.get(end.name) else {
+                let Some(&tool) = shared.set.by_name.get(end.name) else {
                     continue;
                 };
                 let failures = state.failures.entry(end.name.to_owned()).or_insert(0);

@@ -1,11 +1,10 @@
 //! The end of a turn's reply as the run's answer (R1, O2): a reply without calls (the final
 //! answer, a typed answer to check, or a reply cut off), and a call of the final-answer tool.
 
-use tokio::sync::Semaphore;
-
 use super::answer::{ANSWER_NAME, Correction};
+use super::offer::Offer;
 use super::{NOT_RUN_ANSWERED, Run};
-use crate::agent::calls::{Batch, run_calls};
+use crate::agent::batch::Batch;
 use crate::agent::error::RunError;
 use crate::agent::event::RunEvent;
 use crate::agent::pause::Answered;
@@ -23,7 +22,7 @@ impl Run<'_> {
         turn_end: impl FnOnce() -> RunEvent,
     ) -> Result<Option<String>, RunError> {
         self.state.transcript.push(Message::assistant(text.clone()));
-        self.sink.emit(turn_end);
+        self.env.sink.emit(turn_end);
         if finish == Some(&FinishReason::Length) {
             // A reply cut at the output token limit is not an answer: the run ends with kind
             // `Truncated`, keeping the partial text (in the error and the transcript) and the
@@ -62,8 +61,7 @@ impl Run<'_> {
         turn: usize,
         calls: &[ToolCall],
         at: usize,
-        visible: &[bool],
-        slots: &Semaphore,
+        offer: &Offer<'_>,
         turn_end: impl FnOnce() -> RunEvent,
     ) -> Result<Option<String>, RunError> {
         let (Some(answering), Some(state)) = (&self.answering, &mut self.state.answer) else {
@@ -73,12 +71,12 @@ impl Run<'_> {
         let message = match answering.judge(&answer.arguments, Some(&answer.id), state) {
             Ok(()) => {
                 self.close_answered_turn(calls, Some(at));
-                self.sink.emit(turn_end);
+                self.env.sink.emit(turn_end);
                 return Ok(Some(answer.arguments.clone()));
             }
             Err(Correction::GiveUp(error)) => {
                 self.close_answered_turn(calls, None);
-                self.sink.emit(turn_end);
+                self.env.sink.emit(turn_end);
                 return Err(self.fail(*error));
             }
             Err(Correction::Retry(message)) => message,
@@ -92,7 +90,7 @@ impl Run<'_> {
             .usage_limits()
             .before_calls(self.state.calls_made, more)
         {
-            self.sink.emit(turn_end);
+            self.env.sink.emit(turn_end);
             return Err(self.refuse_calls(turn, &limit, calls, Some((at, &message))));
         }
         let others: Vec<ToolCall> = calls
@@ -101,8 +99,7 @@ impl Run<'_> {
             .filter(|(i, _)| *i != at)
             .map(|(_, call)| call.clone())
             .collect();
-        let (mut records, end) =
-            run_calls(self.env(), Batch::turn(&others), visible, turn, slots).await;
+        let (mut records, end) = self.run_calls(Batch::turn(&others), offer, turn).await;
         // The records name their positions in the model's turn, past the answer's call.
         for record in &mut records {
             if record.index >= at {
@@ -113,19 +110,19 @@ impl Run<'_> {
         // H2: calls of the same turn that wait pause the run, the answer's violations kept
         // as that call's result.
         if self.pauses_after(&records, end) {
-            self.sink.emit(turn_end);
+            self.env.sink.emit(turn_end);
             let answered = Answered {
                 index: at,
                 result: rejected,
                 counts: Counts::Neither,
                 violations: Vec::new(),
             };
-            return Err(self.pause(visible, records, Some(answered)));
+            return Err(self.pause(&offer.visible, records, Some(answered)));
         }
         // The answer's violations go at their place among the results (R2), before run
         // control may end the run with the transcript.
         let answered = self.answer_with(records, end, Some((at, rejected)));
-        self.sink.emit(turn_end);
+        self.env.sink.emit(turn_end);
         answered
     }
 

@@ -5,35 +5,36 @@
 mod answer;
 mod control;
 mod final_answer;
-mod journaled;
+mod offer;
 mod pausing;
 mod resume;
 
 pub(crate) use answer::{ANSWER_NAME, Answering};
 
+use offer::Offer;
 use resume::PausedTurn;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
-use tool_core::error::find_in_chain;
-use tool_core::{Context, ErrorKind, Panicked};
+use tool_core::{Context, ErrorKind};
 use tracing::Instrument;
 
-use super::calls::{Batch, run_calls};
-use super::env::Env;
+use super::batch::{Batch, CallsEnd};
+use super::calls::targets;
+use super::discovery::cancelled;
+use super::effects::{Journaled, Live};
+use super::env::{Effects, Env};
 use super::error::RunError;
 use super::event::{RunEvent, Sink};
 use super::journal::Journal;
 use super::options::RunOptions;
 use super::output::{CallRecord, RunOutput};
 use super::pause::{Decisions, PausedRun, ResumeOptions};
-use super::reply::{Reply, ReplyError, read_reply};
+use super::reply::{Reply, ReplyError};
 use super::shared::Shared;
 use super::spans;
 use super::state::{CallEnd, RunState};
-use crate::model::{Input, Message, ModelRequest, ToolChoice, ToolSpec, check_transcript};
+use crate::model::{Input, Message, ModelRequest, ToolChoice, check_transcript};
 
 /// What the model reads for a call that did not run because the run reached its limit on
 /// tool calls (L2).
@@ -69,6 +70,15 @@ pub(crate) async fn run(
     span: tracing::Span,
     journal: Option<&dyn Journal>,
 ) -> Result<RunOutput, RunError> {
+    // U2, W1: the one place where a run's effects are chosen.
+    let journaled;
+    let effects: &dyn Effects = match journal {
+        Some(journal) => {
+            journaled = Journaled(journal);
+            &journaled
+        }
+        None => &Live,
+    };
     let result = match start {
         Start::Fresh(input, options, answering) => {
             let answering = answering.map(|answering| *answering);
@@ -82,8 +92,8 @@ pub(crate) async fn run(
                     .map(|answering| answering.start(shared.default_retries)),
             );
             // W1: a durable run's id is its journal's, the same on every replay.
-            if let Some(journal) = journal {
-                journal.run_id().clone_into(&mut state.run_id);
+            if let Some(id) = effects.run_id() {
+                id.clone_into(&mut state.run_id);
             }
             spans::record_run_id(&span, &state.run_id);
             // W2: every call of the run knows the run's id.
@@ -92,7 +102,7 @@ pub(crate) async fn run(
                 shared: &shared,
                 ctx: &ctx,
                 sink: &sink,
-                journal,
+                effects,
             };
             let mut run = Run::new(env, state, answering);
             run.drive(checked).instrument(span.clone()).await
@@ -104,7 +114,7 @@ pub(crate) async fn run(
                 shared: &shared,
                 ctx: &ctx,
                 sink: &sink,
-                journal,
+                effects,
             };
             resume::resume(env, *paused, decisions, options, answering, &span)
                 .instrument(span.clone())
@@ -124,53 +134,6 @@ pub(crate) async fn run(
     result
 }
 
-/// Discovery (A2, A3): every policy once, in declaration order, before any model I/O.
-/// Returns, for each tool, whether it is advertised.
-///
-/// # Cancel safety
-///
-/// Returns kind `Cancelled` as soon as `ctx` is cancelled.
-pub(crate) async fn discover(shared: &Shared, ctx: &Context) -> Result<Vec<bool>, RunError> {
-    if ctx.is_cancelled() {
-        return Err(cancelled());
-    }
-    // A1: a tool without a policy is available; there is nothing to ask it. Only the tools
-    // with a policy are asked, in declaration order.
-    let mut visible = vec![true; shared.tools.len()];
-    for &at in &shared.with_policy {
-        let tool = &shared.tools[at];
-        let checked = tokio::select! {
-            biased;
-            () = ctx.cancelled() => return Err(cancelled()),
-            checked = tool.available(ctx) => checked,
-        };
-        match checked {
-            Ok(shown) => {
-                tracing::debug!(tool = tool.name(), available = shown, "discovery");
-                visible[at] = shown;
-            }
-            Err(cause) => {
-                let panicked = find_in_chain::<Panicked>(&*cause).is_some();
-                let (kind, what) = if panicked {
-                    (ErrorKind::Panic, "panicked")
-                } else {
-                    (ErrorKind::Availability, "failed")
-                };
-                return Err(RunError::with_source(
-                    kind,
-                    format!(
-                        "the availability policy of `{}` {what} at discovery; no model request was made",
-                        tool.name()
-                    ),
-                    cause,
-                )
-                .with_tool(tool.name()));
-            }
-        }
-    }
-    Ok(visible)
-}
-
 /// `ctx`, asking its handlers' questions through the agent's elicitor when it names none of
 /// its own (M3).
 fn with_elicitor(ctx: Context, shared: &Shared) -> Context {
@@ -180,17 +143,10 @@ fn with_elicitor(ctx: Context, shared: &Shared) -> Context {
     }
 }
 
-fn cancelled() -> RunError {
-    RunError::new(ErrorKind::Cancelled, "the run was cancelled by its caller")
-}
-
 /// One run: its state (H7), which a pause seals, beside what this process keeps of it.
 struct Run<'a> {
-    shared: &'a Shared,
-    ctx: &'a Context,
-    sink: &'a Sink,
-    /// Where a durable run records its steps (W1).
-    journal: Option<&'a dyn Journal>,
+    /// What the run borrows: the agent, the caller's context, the event sink, the effects.
+    env: Env<'a>,
     /// Everything that governs the run (H7).
     state: RunState,
     /// The records of the calls this process made (E3): never in a paused run.
@@ -205,24 +161,11 @@ struct Run<'a> {
 impl<'a> Run<'a> {
     fn new(env: Env<'a>, state: RunState, answering: Option<Answering>) -> Self {
         Self {
-            shared: env.shared,
-            ctx: env.ctx,
-            sink: env.sink,
-            journal: env.journal,
+            env,
             state,
             calls: Vec::new(),
             stopped_at: None,
             answering,
-        }
-    }
-
-    /// What the run borrows, for the calls it runs.
-    fn env(&self) -> Env<'a> {
-        Env {
-            shared: self.shared,
-            ctx: self.ctx,
-            sink: self.sink,
-            journal: self.journal,
         }
     }
 
@@ -234,7 +177,7 @@ impl<'a> Run<'a> {
         if let Err(e) = check_transcript(added) {
             return Err(self.fail(e.into()));
         }
-        let visible = match journaled::discover(self.env()).await {
+        let visible = match self.env.effects.discover(self.env).await {
             Ok(visible) => visible,
             Err(e) => return Err(self.fail(e)),
         };
@@ -248,39 +191,17 @@ impl<'a> Run<'a> {
         visible: Vec<bool>,
         paused: Option<PausedTurn>,
     ) -> Result<RunOutput, RunError> {
-        // A8: the advertised list is fixed here, for the whole run. A run that shows every
-        // tool shares the agent's list and names instead of copying them.
+        // A8: the advertised list is fixed here, for the whole run.
         let answer_tool = self.answering.as_ref().and_then(|a| a.tool.clone());
-        let every = !visible.contains(&false);
-        let (advertised, names): (Cow<'_, [ToolSpec]>, Arc<[String]>) =
-            if every && answer_tool.is_none() {
-                (
-                    Cow::Borrowed(&self.shared.specs),
-                    Arc::clone(&self.shared.names),
-                )
-            } else {
-                let mut advertised: Vec<ToolSpec> = self
-                    .shared
-                    .specs
-                    .iter()
-                    .zip(&visible)
-                    .filter(|(_, shown)| **shown)
-                    .map(|(spec, _)| spec.clone())
-                    .collect();
-                let names = advertised.iter().map(|s| s.name().to_owned()).collect();
-                // O2: the final-answer tool, offered beside the agent's tools.
-                advertised.extend(answer_tool);
-                (Cow::Owned(advertised), names)
-            };
-        self.sink.emit(|| RunEvent::Started {
-            advertised: Arc::clone(&names),
+        let offer = Offer::new(self.env.shared, visible, answer_tool);
+        self.env.sink.emit(|| RunEvent::Started {
+            advertised: Arc::clone(&offer.names),
         });
-        let slots = Semaphore::new(self.shared.max_concurrency);
         if let Some(paused) = paused {
             // A resumed run: the paused turn's decided calls first (H4, H5), then run control
             // over the whole turn, as if it had not paused (H7).
-            if let Some(text) = self.finish_paused_turn(paused, &visible, &slots).await? {
-                return Ok(self.output(text, names));
+            if let Some(text) = self.finish_paused_turn(paused, &offer).await? {
+                return Ok(self.output(text, offer.names));
             }
         }
         loop {
@@ -315,9 +236,8 @@ impl<'a> Run<'a> {
             if choice.is_none() && self.answering.as_ref().is_some_and(|a| !a.native()) {
                 choice = Some(ToolChoice::Required);
             }
-            let step = self.turn(turn, &advertised, &visible, &slots, choice.as_ref());
-            if let Some(text) = step.await? {
-                return Ok(self.output(text, names));
+            if let Some(text) = self.turn(turn, &offer, choice.as_ref()).await? {
+                return Ok(self.output(text, offer.names));
             }
         }
         let limit = self.state.max_turns;
@@ -345,7 +265,7 @@ impl<'a> Run<'a> {
     async fn request(
         &mut self,
         turn: usize,
-        advertised: &[ToolSpec],
+        offer: &Offer<'_>,
         choice: Option<&ToolChoice>,
     ) -> Result<Reply, RunError> {
         let native = self
@@ -353,28 +273,20 @@ impl<'a> Run<'a> {
             .as_ref()
             .filter(|answering| answering.native())
             .map(|answering| &answering.format);
-        let request = ModelRequest::new(&self.state.transcript, advertised)
-            .with_instructions(self.shared.instructions.as_deref())
+        let request = ModelRequest::new(&self.state.transcript, &offer.specs)
+            .with_instructions(self.env.shared.instructions.as_deref())
             .with_tool_choice(choice)
             .with_answer(native);
         // K2: the request has a `chat` span of its own; the calls are its siblings.
-        let chat = spans::chat(self.shared, turn);
+        let chat = spans::chat(self.env.shared, turn);
         let started = std::time::Instant::now();
-        let reply = match self.journal {
-            None => {
-                let stream = chat.in_scope(|| self.shared.model.stream(request));
-                read_reply(stream, self.ctx, self.sink, turn)
-                    .instrument(chat.clone())
-                    .await
-            }
-            // W1: the request and its whole reply are one step.
-            Some(journal) => {
-                journaled::request(journal, self.env(), request, turn, &chat)
-                    .instrument(chat.clone())
-                    .await
-            }
-        };
-        spans::record_reply(&chat, self.shared, &reply, started.elapsed());
+        let reply = self
+            .env
+            .effects
+            .request(self.env, request, turn, &chat)
+            .instrument(chat.clone())
+            .await;
+        spans::record_reply(&chat, self.env.shared, &reply, started.elapsed());
         let reply = match reply {
             Ok(reply) => reply,
             Err(ReplyError::Cancelled) => return Err(self.fail(cancelled())),
@@ -384,7 +296,7 @@ impl<'a> Run<'a> {
         };
         self.state.usage.push(reply.usage);
         for (index, call) in reply.calls.iter().enumerate() {
-            self.sink.emit(|| RunEvent::ToolCall {
+            self.env.sink.emit(|| RunEvent::ToolCall {
                 turn,
                 index,
                 call: call.clone(),
@@ -397,12 +309,10 @@ impl<'a> Run<'a> {
     async fn turn(
         &mut self,
         turn: usize,
-        advertised: &[ToolSpec],
-        visible: &[bool],
-        slots: &Semaphore,
+        offer: &Offer<'_>,
         choice: Option<&ToolChoice>,
     ) -> Result<Option<String>, RunError> {
-        let reply = self.request(turn, advertised, choice).await?;
+        let reply = self.request(turn, offer, choice).await?;
         let turn_end = || RunEvent::TurnEnd {
             turn,
             usage: reply.usage,
@@ -428,7 +338,7 @@ impl<'a> Run<'a> {
                 reply.calls.clone(),
             ));
             return self
-                .final_call(turn, &reply.calls, at, visible, slots, turn_end)
+                .final_call(turn, &reply.calls, at, offer, turn_end)
                 .await;
         }
 
@@ -444,11 +354,10 @@ impl<'a> Run<'a> {
             self.state
                 .transcript
                 .push(Message::assistant_with_calls(reply.text, reply.calls));
-            self.sink.emit(turn_end);
+            self.env.sink.emit(turn_end);
             return Err(self.refuse_calls(turn, &limit, &calls, None));
         }
-        let (records, end) =
-            run_calls(self.env(), Batch::turn(&reply.calls), visible, turn, slots).await;
+        let (records, end) = self.run_calls(Batch::turn(&reply.calls), offer, turn).await;
         // The assistant's message takes the calls, which ran from the reply; room for it and
         // the calls' results is made once.
         self.state.transcript.reserve(1 + reply.calls.len());
@@ -458,12 +367,30 @@ impl<'a> Run<'a> {
         // H2: the calls that needed no decision ran; the run pauses with the others. Only an
         // agent holding a tool that can pause looks.
         if self.pauses_after(&records, end) {
-            self.sink.emit(turn_end);
-            return Err(self.pause(visible, records, None));
+            self.env.sink.emit(turn_end);
+            return Err(self.pause(&offer.visible, records, None));
         }
         let answered = self.answer(records, end);
-        self.sink.emit(turn_end);
+        self.env.sink.emit(turn_end);
         answered
+    }
+
+    /// The calls of `batch`, through the run's effects (U2), each to its tool when the run
+    /// advertised it (A5, A8); every call's outcome is shown to the agent's observer (K1).
+    async fn run_calls(
+        &self,
+        batch: Batch<'_>,
+        offer: &Offer<'_>,
+        turn: usize,
+    ) -> (Vec<CallRecord>, CallsEnd) {
+        let targets = targets(self.env.shared, batch.calls(), &offer.visible);
+        let (records, end) = self
+            .env
+            .effects
+            .calls(self.env, batch, &targets, turn, &offer.slots)
+            .await;
+        self.env.shared.observe(&records);
+        (records, end)
     }
 
     /// `error`, with the transcript, calls and usage so far.

@@ -5,7 +5,7 @@ use tool_core::OutcomeKind;
 
 use super::Run;
 use super::control::result_of;
-use crate::agent::calls::CallsEnd;
+use crate::agent::batch::CallsEnd;
 use crate::agent::error::RunError;
 use crate::agent::output::CallRecord;
 use crate::agent::pause::{
@@ -17,7 +17,7 @@ impl Run<'_> {
     /// Whether a turn whose calls ended with `records` and `end` pauses (H2): they all ended,
     /// and some wait. Only an agent holding a tool that can pause looks.
     pub(super) fn pauses_after(&self, records: &[CallRecord], end: CallsEnd) -> bool {
-        self.shared.pauses
+        self.env.shared.pauses
             && end == CallsEnd::Done
             && records.iter().any(|record| record.outcome.is_pending())
     }
@@ -65,7 +65,9 @@ impl Run<'_> {
         }
         results.sort_by_key(|answered| answered.index);
         let tools = self
+            .env
             .shared
+            .set
             .tools
             .iter()
             .zip(visible)
@@ -91,7 +93,7 @@ impl Run<'_> {
             results,
             pending,
         };
-        let paused = PausedRun::seal(content, self.shared.state_key.as_deref());
+        let paused = PausedRun::seal(content, self.env.shared.set.state_key.as_deref());
         RunError::pause(paused, std::mem::take(&mut self.calls))
     }
 }

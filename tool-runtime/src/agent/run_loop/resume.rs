@@ -4,12 +4,14 @@
 //! (approved calls run through the pipeline again, denied ones and deferred results answered
 //! as decided), run control reads the whole turn, and the run goes on from its own state.
 
-use tokio::sync::Semaphore;
 use tool_core::{Error, ErrorKind, Outcome};
 
 use super::control::{control, fatal, result_of};
-use super::{Answering, CallEnd, Env, Run, cancelled};
-use crate::agent::calls::{Batch, CallsEnd, record, run_calls};
+use super::offer::Offer;
+use super::{Answering, CallEnd, Env, Run};
+use crate::agent::batch::{Batch, CallsEnd};
+use crate::agent::calls::record;
+use crate::agent::discovery::cancelled;
 use crate::agent::error::RunError;
 use crate::agent::event::RunEvent;
 use crate::agent::output::RunOutput;
@@ -52,7 +54,11 @@ pub(super) async fn resume(
 ) -> Result<RunOutput, RunError> {
     let shared = env.shared;
     let visible = paused
-        .verify(&shared.tools, &shared.by_name, shared.state_key.as_deref())
+        .verify(
+            &shared.set.tools,
+            &shared.set.by_name,
+            shared.set.state_key.as_deref(),
+        )
         .map_err(refused)?;
     // O2: the run's typed answer is named again, with the same schema.
     let wanted = paused.answer_state();
@@ -120,8 +126,7 @@ impl Run<'_> {
     pub(super) async fn finish_paused_turn(
         &mut self,
         paused: PausedTurn,
-        visible: &[bool],
-        slots: &Semaphore,
+        offer: &Offer<'_>,
     ) -> Result<Option<String>, RunError> {
         let PausedTurn {
             turn,
@@ -137,7 +142,7 @@ impl Run<'_> {
         } = self.decide(turn, &calls, decided);
         if end == CallsEnd::Done && !approved.is_empty() {
             let batch = Batch::approved(&approved, &positions);
-            let (records, ran) = run_calls(self.env(), batch, visible, turn, slots).await;
+            let (records, ran) = self.run_calls(batch, offer, turn).await;
             end = ran;
             for record in records {
                 if let Some(slot) = outcomes.get_mut(record.index) {
@@ -191,7 +196,7 @@ impl Run<'_> {
                 None => records.next().map(CallEnd::of),
             })
             .collect();
-        let control = control(&mut self.state, self.shared, ends.into_iter());
+        let control = control(&mut self.state, self.env.shared, ends.into_iter());
         self.follow(control)
     }
 
@@ -246,8 +251,8 @@ impl Run<'_> {
             }
             if let Some(call) = calls.get(index) {
                 let record = record(turn, index, call, outcome.clone());
-                self.shared.observe(std::slice::from_ref(&record));
-                self.sink.emit(|| RunEvent::CallFinished(record));
+                self.env.shared.observe(std::slice::from_ref(&record));
+                self.env.sink.emit(|| RunEvent::CallFinished(record));
             }
             if let Some(slot) = outcomes.get_mut(index) {
                 *slot = Some(outcome);

@@ -24,7 +24,7 @@ use super::error::RemoteCallError;
 use super::remote_input::{Answering, MAX_ROUNDS};
 use super::remote_schema::JsonSchemaValidator;
 use super::task_listing::TASK_SUPPORT_META;
-use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
+use crate::mcp::meta::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// The most pages of `tools/list` followed, and the most tools accepted from one server.
 const MAX_PAGES: usize = 64;

@@ -17,7 +17,7 @@ use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind as K};
 use serde_json::Value;
 use tool_core::__private::{unknown_field, unknown_variant};
-use tool_core::schema::{Format, Num};
+use tool_core::schema::{Broken, Format, Num, Quoted};
 use tool_core::violation::{ParseCx, Rule, preview_str};
 
 /// The longest piece of a schema's own text (an `enum`, a `const`) a violation quotes.
@@ -232,7 +232,7 @@ fn say_error(error: &ValidationError<'_>, root: &Value, schema: &Value, cx: &mut
             let key = property
                 .as_str()
                 .map_or_else(|| property.to_string(), preview_str);
-            cx.violate_at(&key, Rule::Required, "is required");
+            cx.broke_at(&key, Broken::Required);
         }
         K::AdditionalProperties { unexpected } | K::UnevaluatedProperties { unexpected } => {
             let declared = declared_properties(schema, error.schema_path().as_str());
@@ -284,7 +284,7 @@ fn say_type(expected: &[String], instance: &Value, path: &str, root: &Value, cx:
         && let Some((parent, _)) = path.rsplit_once('/')
         && root.pointer(parent).is_some_and(Value::is_object)
     {
-        cx.violate(Rule::Required, "is required");
+        cx.broke(Broken::Required);
         return;
     }
     // `null` is what an absent value is sent as: the parser names the other types only.
@@ -300,10 +300,10 @@ fn say_type(expected: &[String], instance: &Value, path: &str, root: &Value, cx:
         .join(" or ");
     let integer_only = named.contains(&"integer") && !named.contains(&"number");
     match instance {
-        Value::Number(n) if integer_only => cx.violate(
-            Rule::Type,
-            format!("expected {wanted}, found {}", Num::of_json(n)),
-        ),
+        Value::Number(n) if integer_only => cx.broke(Broken::Type {
+            expected: &wanted,
+            found: &Num::of_json(n),
+        }),
         other => cx.type_mismatch(&wanted, type_name(other)),
     }
 }
@@ -372,13 +372,18 @@ fn noun(is_one: bool, one: &'static str, many: &'static str) -> &'static str {
     if is_one { one } else { many }
 }
 
+/// The rule and the message of a broken rule, in the words the parser says it with.
+fn said(broken: Broken<'_>) -> (Rule, String) {
+    (broken.rule(), broken.to_string())
+}
+
 /// The rule and the message of an error that concerns the value at its path itself.
 fn describe(kind: &K, instance: &Value) -> (Rule, String) {
     describe_text(kind, instance)
         .or_else(|| describe_number(kind, instance))
         .or_else(|| describe_count(kind, instance))
         .unwrap_or_else(|| match kind {
-            K::FalseSchema => (Rule::Custom, "is not allowed here".into()),
+            K::FalseSchema => said(Broken::NotAllowed),
             other => (
                 Rule::Custom,
                 format!("does not satisfy the schema's `{}` rule", other.keyword()),
@@ -389,36 +394,29 @@ fn describe(kind: &K, instance: &Value) -> (Rule, String) {
 /// The rules of a string's length, pattern and format.
 fn describe_text(kind: &K, instance: &Value) -> Option<(Rule, String)> {
     match kind {
-        K::MinLength { limit } => Some((
-            Rule::MinLength,
-            format!(
-                "must be at least {limit} {} long, found {}",
-                noun(*limit == 1, "character", "characters"),
-                char_len(instance)
+        K::MinLength { limit } => Some(said(Broken::MinLength {
+            min: usize::try_from(*limit).unwrap_or(usize::MAX),
+            len: char_len(instance),
+        })),
+        K::MaxLength { limit } => Some(said(Broken::MaxLength {
+            max: usize::try_from(*limit).unwrap_or(usize::MAX),
+            len: char_len(instance),
+        })),
+        K::Pattern { pattern } => Some(said(Broken::Pattern {
+            pattern,
+            found: &found(instance),
+        })),
+        K::Format { format } => Some(match Format::from_name(format) {
+            Some(known) => said(Broken::Format {
+                described: known.describe(),
+                found: &found(instance),
+            }),
+            // A format the parser does not know: the remote validator's own.
+            None => (
+                Rule::Format,
+                format!("must be a valid {format}, found {}", found(instance)),
             ),
-        )),
-        K::MaxLength { limit } => Some((
-            Rule::MaxLength,
-            format!(
-                "must be at most {limit} {} long, found {}",
-                noun(*limit == 1, "character", "characters"),
-                char_len(instance)
-            ),
-        )),
-        K::Pattern { pattern } => Some((
-            Rule::Pattern,
-            format!(
-                "must match the pattern {pattern}, found {}",
-                found(instance)
-            ),
-        )),
-        K::Format { format } => Some((
-            Rule::Format,
-            match Format::from_name(format) {
-                Some(known) => format!("must be {}, found {}", known.describe(), found(instance)),
-                None => format!("must be a valid {format}, found {}", found(instance)),
-            },
-        )),
+        }),
         _ => None,
     }
 }
@@ -427,34 +425,26 @@ fn describe_text(kind: &K, instance: &Value) -> Option<(Rule, String)> {
 fn describe_number(kind: &K, instance: &Value) -> Option<(Rule, String)> {
     let n = |limit: &Value| limit.as_number().map_or_else(|| limit.to_string(), num);
     match kind {
-        K::Minimum { limit } => Some((
-            Rule::Minimum,
-            format!("must be at least {}, found {}", n(limit), found(instance)),
-        )),
-        K::Maximum { limit } => Some((
-            Rule::Maximum,
-            format!("must be at most {}, found {}", n(limit), found(instance)),
-        )),
-        K::ExclusiveMinimum { limit } => Some((
-            Rule::ExclusiveMinimum,
-            format!(
-                "must be greater than {}, found {}",
-                n(limit),
-                found(instance)
-            ),
-        )),
-        K::ExclusiveMaximum { limit } => Some((
-            Rule::ExclusiveMaximum,
-            format!("must be less than {}, found {}", n(limit), found(instance)),
-        )),
-        K::MultipleOf { multiple_of } => Some((
-            Rule::MultipleOf,
-            format!(
-                "must be a multiple of {}, found {}",
-                Num::Float(*multiple_of),
-                found(instance)
-            ),
-        )),
+        K::Minimum { limit } => Some(said(Broken::Minimum {
+            limit: &n(limit),
+            found: &found(instance),
+        })),
+        K::Maximum { limit } => Some(said(Broken::Maximum {
+            limit: &n(limit),
+            found: &found(instance),
+        })),
+        K::ExclusiveMinimum { limit } => Some(said(Broken::ExclusiveMinimum {
+            limit: &n(limit),
+            found: &found(instance),
+        })),
+        K::ExclusiveMaximum { limit } => Some(said(Broken::ExclusiveMaximum {
+            limit: &n(limit),
+            found: &found(instance),
+        })),
+        K::MultipleOf { multiple_of } => Some(said(Broken::MultipleOf {
+            step: &Num::Float(*multiple_of),
+            found: &found(instance),
+        })),
         _ => None,
     }
 }
@@ -462,26 +452,15 @@ fn describe_number(kind: &K, instance: &Value) -> Option<(Rule, String)> {
 /// The rules of how many items or properties a value has.
 fn describe_count(kind: &K, instance: &Value) -> Option<(Rule, String)> {
     match kind {
-        K::MinItems { limit } => Some((
-            Rule::MinItems,
-            format!(
-                "must have at least {limit} {}, found {}",
-                noun(*limit == 1, "item", "items"),
-                item_count(instance)
-            ),
-        )),
-        K::MaxItems { limit } => Some((
-            Rule::MaxItems,
-            format!(
-                "must have at most {limit} {}, found {}",
-                noun(*limit == 1, "item", "items"),
-                item_count(instance)
-            ),
-        )),
-        K::UniqueItems => Some((
-            Rule::UniqueItems,
-            "must not hold the same item twice".into(),
-        )),
+        K::MinItems { limit } => Some(said(Broken::MinItems {
+            min: usize::try_from(*limit).unwrap_or(usize::MAX),
+            len: item_count(instance),
+        })),
+        K::MaxItems { limit } => Some(said(Broken::MaxItems {
+            max: usize::try_from(*limit).unwrap_or(usize::MAX),
+            len: item_count(instance),
+        })),
+        K::UniqueItems => Some(said(Broken::UniqueItems)),
         K::MinProperties { limit } => Some((
             Rule::Custom,
             format!(
@@ -515,7 +494,7 @@ fn num(n: &serde_json::Number) -> String {
 /// A short quote of the model's value (S3), as the parser quotes it.
 fn found(value: &Value) -> String {
     match value {
-        Value::String(s) => format!("{:?}", preview_str(s)),
+        Value::String(s) => Quoted(s).to_string(),
         Value::Number(n) => preview_str(&num(n)),
         Value::Bool(b) => b.to_string(),
         other => type_name(other).to_owned(),

@@ -12,9 +12,11 @@ use rmcp::model::{
     Implementation, JsonObject, ServerCapabilities, ServerConfig, Tool as McpTool, ToolAnnotations,
 };
 use tool_core::hook::{Hook, Transport};
-use tool_core::{BoxError, Context, Hooks, IntoTool, Limits, Tool, index_by_name};
+use tool_core::{BoxError, Context, IntoTool, Limits, Tool};
 
-use super::McpServer;
+use crate::agent::toolset::ToolSetBuilder;
+
+use super::handle::McpServer;
 use super::naming::{self, McpNaming};
 use super::request::{McpCall, McpRequest};
 use super::request_state::{self, RequestStates};
@@ -25,39 +27,37 @@ use crate::agent::{BuildError, BuildProblem};
 /// Builds an [`McpServer`]; start with [`McpServer::builder`].
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct McpServerBuilder {
-    tools: Vec<Tool>,
+    /// The tools, hooks, limits and state key, checked together at `build()` (U4).
+    set: ToolSetBuilder,
     context: Option<ContextFn>,
     name: String,
     version: String,
     instructions: Option<String>,
-    limits: Limits,
     on_outcome: Option<OutcomeFn>,
-    record_tool_content: bool,
-    hooks: Hooks,
-    state_key: Option<Vec<u8>>,
     approval_expiry: Duration,
     naming: McpNaming,
     task_support: Vec<(String, TaskSupport)>,
 }
 
-/// A state key shorter than this is accepted, with a warning at build.
-const RECOMMENDED_KEY_LEN: usize = 32;
+impl McpServer {
+    /// Starts a server. See [`McpServerBuilder`].
+    #[must_use = "a builder does nothing until `build` is called"]
+    pub fn builder() -> McpServerBuilder {
+        McpServerBuilder::new()
+    }
+}
 
 impl McpServerBuilder {
     /// An empty server: no tools, an empty context for every request, this crate's name and
     /// version.
     pub(super) fn new() -> Self {
         Self {
-            tools: Vec::new(),
+            set: ToolSetBuilder::new(Transport::Mcp),
             context: None,
             name: "tool-runtime".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
-            limits: Limits::default(),
             on_outcome: None,
-            record_tool_content: false,
-            hooks: Hooks::new(Transport::Mcp),
-            state_key: None,
             approval_expiry: request_state::DEFAULT_EXPIRY,
             naming: McpNaming::Declared,
             task_support: Vec::new(),
@@ -79,15 +79,14 @@ impl McpServerBuilder {
     /// Adds a tool: a [`Tool`], or the handle `#[tool]` generates. Tools keep the order they
     /// are added in (the order of `tools/list` and of its policy checks).
     pub fn tool(mut self, tool: impl IntoTool) -> Self {
-        self.tools.push(tool.into_tool());
+        self.set.tool(tool);
         self
     }
 
     /// Adds tools: every registered tool (`registry()?`), a named selection
     /// (`registered([...])?`), or any other list.
     pub fn tools<T: IntoTool>(mut self, tools: impl IntoIterator<Item = T>) -> Self {
-        self.tools
-            .extend(tools.into_iter().map(IntoTool::into_tool));
+        self.set.tools(tools);
         self
     }
 
@@ -132,7 +131,7 @@ impl McpServerBuilder {
 
     /// Sets the limits applied to each call's arguments (default: 1 MiB of arguments).
     pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+        self.set.limits(limits);
         self
     }
 
@@ -149,7 +148,7 @@ impl McpServerBuilder {
     /// whoever reads the traces sees them. The result recorded is the client's text, so an
     /// error redacted from the client (E2) stays out of the span.
     pub fn record_tool_content(mut self, record: bool) -> Self {
-        self.record_tool_content = record;
+        self.set.record_tool_content(record);
         self
     }
 
@@ -162,7 +161,7 @@ impl McpServerBuilder {
     /// the error is logged (and given to [`McpServerBuilder::on_outcome`]) and the server
     /// goes on. See [`tool_core::hook`].
     pub fn hook(mut self, hook: impl Hook) -> Self {
-        self.hooks.push(hook);
+        self.set.hook(hook);
         self
     }
 
@@ -184,7 +183,7 @@ impl McpServerBuilder {
     /// checked against the clock of the replica that takes the answer). The state is signed,
     /// not encrypted: it holds a nonce and an expiry, nothing of the call.
     pub fn state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
-        self.state_key = Some(key.into());
+        self.set.state_key(key.into());
         self
     }
 
@@ -233,37 +232,24 @@ impl McpServerBuilder {
     /// does not hold ([`BuildProblem::TaskSupportForUnknownTool`], M5).
     pub fn build(self) -> Result<McpServer, BuildError> {
         let mut problems = Vec::new();
-        let mut listed = Vec::with_capacity(self.tools.len());
-        let index = index_by_name(
-            self.tools
-                .iter()
-                .map(|t| (t.name(), t.site(), t.declaration_error())),
-        );
-        for (tool, problem) in self.tools.iter().zip(index.problems) {
-            match problem {
-                Some(error) => problems.push(BuildProblem::Tool(error)),
-                None if tool.is_deferred() => problems.push(BuildProblem::DeferredOverMcp {
+        let (set, sound) = self.set.check(&mut problems);
+        let mut listed = Vec::with_capacity(set.tools.len());
+        for (tool, _) in set.tools.iter().zip(&sound).filter(|(_, sound)| **sound) {
+            if tool.is_deferred() {
+                problems.push(BuildProblem::DeferredOverMcp {
                     name: tool.name().to_owned(),
                     site: tool.site(),
-                }),
-                None => listed.push(list_entry(tool, &self.naming)),
+                });
+            } else {
+                listed.push(list_entry(tool, &self.naming));
             }
         }
-        let by_name = published_names(&self.tools, &self.naming, &mut problems);
-        let tasks = task_supports(&self.tools, &self.naming, self.task_support, &mut problems);
-        match self.state_key.as_deref() {
-            Some([]) => problems.push(BuildProblem::EmptyStateKey),
-            Some(key) if key.len() < RECOMMENDED_KEY_LEN => tracing::warn!(
-                length = key.len(),
-                "the MCP server's state key is shorter than the {RECOMMENDED_KEY_LEN} random \
-                 bytes recommended"
-            ),
-            _ => {}
-        }
+        let by_name = published_names(&set.tools, &self.naming, &mut problems);
+        let tasks = task_supports(&set.tools, &self.naming, self.task_support, &mut problems);
         if !problems.is_empty() {
             return Err(BuildError::new(problems));
         }
-        let request_states = RequestStates::new(self.state_key.as_deref(), self.approval_expiry);
+        let request_states = RequestStates::new(set.state_key.as_deref(), self.approval_expiry);
         let capabilities = ServerCapabilities::builder().enable_tools();
         // M5: the Tasks extension of 2026-07-28 is declared when some tool takes tasks.
         let capabilities = if tasks.enabled() {
@@ -277,16 +263,13 @@ impl McpServerBuilder {
         let context = self.context;
         Ok(McpServer {
             shared: Arc::new(Shared {
-                tools: self.tools,
                 listed,
                 by_name,
                 context,
                 info,
-                limits: self.limits,
                 on_outcome: self.on_outcome,
-                record_tool_content: self.record_tool_content,
-                hooks: self.hooks,
                 request_states,
+                set,
                 tasks: Arc::new(tasks),
             }),
         })
@@ -297,9 +280,7 @@ impl fmt::Debug for McpServerBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpServerBuilder")
             .field("name", &self.name)
-            .field("tools", &self.tools)
-            .field("hooks", &self.hooks)
-            .field("state_key", &self.state_key.as_ref().map(|_| "…"))
+            .field("tools", &self.set)
             .field("approval_expiry", &self.approval_expiry)
             .finish_non_exhaustive()
     }

@@ -1,4 +1,5 @@
-//! The answer to a request rmcp could not parse (issue 10: hold up under hostile input).
+//! The answer to a request rmcp could not parse: a hostile or broken client gets a
+//! JSON-RPC error that says what was wrong, and the server goes on serving.
 //!
 //! rmcp reads each client request into a typed enum whose last variant, `CustomRequest`, takes
 //! any method and params. A `tools/call` whose params do not fit `CallToolRequestParams` (no
@@ -14,7 +15,7 @@ use rmcp::model::ErrorCode;
 use serde_json::Value;
 use tool_core::violation::preview_str;
 
-use crate::mcp::json_kind;
+use crate::mcp::meta::json_kind;
 
 /// The JSON-RPC error answering `method` with `params`, a request rmcp could not read as any
 /// request it knows.
@@ -76,7 +77,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_10_each_malformed_tools_call_says_what_is_wrong() {
+    fn each_malformed_tools_call_says_what_is_wrong() {
         assert_eq!(
             custom_request_error("tools/call", None).code,
             ErrorCode::INVALID_PARAMS
@@ -92,7 +93,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_10_an_unknown_method_is_not_found_and_quoted_short() {
+    fn an_unknown_method_is_not_found_and_quoted_short() {
         let long = "x".repeat(10_000);
         let error = custom_request_error(&long, None);
         assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);

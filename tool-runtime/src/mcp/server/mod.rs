@@ -6,7 +6,11 @@
 //!   entries, the context function).
 //! - `request`: what the application's functions are given: [`McpRequest`] (what the
 //!   transport authenticated) and [`McpCall`] (one call answered).
-//! - `handler`: the MCP requests of a session, `tools/list` and `tools/call`.
+//! - `session`: what serving one session holds, and a request's context.
+//! - `handler`: the MCP requests of a session on rmcp's typed seam, `tools/list` and
+//!   `tools/call`.
+//! - `tools_call`: the one way a `tools/call` enters, however it came (U1).
+//! - `seam`: the MCP side of a call (approval by elicitation, input rounds).
 //! - `result`: the MCP result of a call's outcome.
 //! - `approval`: a call awaiting approval, asked of the client's user by elicitation (H6).
 //! - `request_state`: the sealed `requestState` of an approval question (H10).
@@ -20,8 +24,10 @@
 
 mod approval;
 mod builder;
+mod compat;
 mod elicit;
 mod error;
+mod handle;
 mod handler;
 mod http_server;
 mod malformed;
@@ -31,11 +37,13 @@ mod request;
 mod request_state;
 mod result;
 mod rounds;
+mod seam;
+mod session;
 mod shared;
 mod spans;
 mod tasks;
+mod tools_call;
 
-use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -45,109 +53,29 @@ use tokio::net::ToSocketAddrs;
 use tool_core::Tool;
 
 use handler::Handler;
-use shared::Shared;
+use session::Session;
 
 pub use approval::{NO_ELICITATION, NO_ELICITATION_STATELESS};
 pub use builder::McpServerBuilder;
 #[cfg(all(feature = "openai", feature = "anthropic"))]
 pub(crate) use builder::list_entry;
 pub use error::ServeError;
+pub use handle::McpServer;
 pub use http_server::{HttpOptions, HttpServer};
 pub use naming::McpNaming;
 pub use request::{McpCall, McpRequest, McpTransport};
 pub use tasks::TaskSupport;
 
-/// Tools served over the Model Context Protocol, over stdio or streamable HTTP.
-///
-/// One declaration serves both transports with the same guarantees: every `tools/call` runs
-/// through [`Tool::invoke_with`], like a call of the agent loop, so availability is checked
-/// again (A4), arguments are validated (S2, R5) and failures are redacted (E2, E3); a hidden
-/// tool and an unknown name get the same `tool unavailable` (A5).
-///
-/// - `tools/list` evaluates each policy for the request's [`Context`], in declaration order,
-///   and lists the available tools with their name, description and input schema (the neutral
-///   schema, object root). A tool has no output schema today (E1), so none is listed.
-/// - `tools/call` answers with text content (E1), plus `structuredContent` when the text is
-///   a JSON object. Violations, [`ToolError`](tool_core::ToolError) text and
-///   `the tool failed` come back as results with `isError: true`, so the client's model can
-///   correct itself. A permanent failure, a panic or a policy error is logged (`tracing`) and
-///   answered `the tool failed`; the server goes on (E4).
-/// - `notifications/cancelled` cancels the call's [`Context`] (a child of the request's).
-/// - A call of a tool that requires approval (H1) asks the client's user by elicitation when
-///   the client declared that capability (H6): an `elicitation/create` request while the
-///   call waits (protocols up to 2025-11-25), or an `input_required` result the client
-///   answers by calling again (2026-07-28 on). Accepted, the call runs (availability and
-///   validation checked again, the predicate not asked again); declined or cancelled, it
-///   answers `the call was not approved`; a client without the capability gets
-///   [`NO_ELICITATION`]; a stateless HTTP server answers a client on a protocol before
-///   2026-07-28 [`NO_ELICITATION_STATELESS`] (no session could bring its answer back). A call
-///   that was not approved never runs. A deferred tool (H5) cannot be served: it has no
-///   handler here.
-/// - The `requestState` of an `input_required` question is sealed with the server's key
-///   (H10, [`McpServerBuilder::state_key`]), bound to the tool, the arguments and the
-///   question, and expires ([`McpServerBuilder::approval_expiry`]): a forged, altered,
-///   expired or replayed state, or one brought back for another call or by a client that
-///   declared no elicitation, is answered `the call was not approved`, and nothing runs.
-///   Replicas behind a balancer share a configured key.
-/// - Hooks ([`McpServerBuilder::hook`], K1) run around each call as on an agent: a denial
-///   answers with the hook's message (kind `denied`), a hook that ends the run or panics
-///   answers `the tool failed` (logged, and given to `on_outcome`), and the server goes on.
-/// - A `tools/call` with a progress token (`_meta.progressToken`) gets the handler's
-///   progress ([`Context::progress`]) as `notifications/progress`, all sent before the
-///   result (K3).
-/// - Each call has a `tools/call {tool}` span (kind server), with the attributes of the
-///   OpenTelemetry semantic conventions for MCP (K2); see
-///   [`McpServerBuilder::record_tool_content`] to record arguments and results.
-///
-/// Each request's [`Context`] comes from the application's context function
-/// ([`McpServerBuilder::context`]), given only what the transport authenticated
-/// ([`McpRequest`]). The model's or client's arguments never reach it.
-///
-/// ```no_run
-/// use tool_runtime::mcp::{McpRequest, McpServer};
-/// use tool_runtime::{Context, Tool};
-///
-/// # #[derive(Clone)] struct Principal(String);
-/// # fn verify(_token: &str) -> Option<Principal> { None }
-/// # async fn serve(lookup_window: Tool) -> Result<(), Box<dyn std::error::Error>> {
-/// let server = McpServer::builder()
-///     .name("maintenance")
-///     .tool(lookup_window)
-///     .context(|req: McpRequest| async move {
-///         let principal = req.bearer_token().and_then(verify).ok_or("unauthenticated")?;
-///         Ok::<_, &str>(Context::new().with(principal))
-///     })
-///     .build()?;
-/// let http = server.bind_http("127.0.0.1:8080", Default::default()).await?;
-/// println!("serving on {}", http.url());
-/// http.wait().await?;
-/// # Ok(())
-/// # }
-/// ```
-///
-/// [`Context`]: tool_core::Context
-/// [`Context::progress`]: tool_core::Context::progress
-#[derive(Clone)]
-pub struct McpServer {
-    shared: Arc<Shared>,
-}
-
 impl McpServer {
-    /// Starts a server. See [`McpServerBuilder`].
-    #[must_use = "a builder does nothing until `build` is called"]
-    pub fn builder() -> McpServerBuilder {
-        McpServerBuilder::new()
-    }
-
     /// The tools served, in declaration order.
     pub fn tools(&self) -> &[Tool] {
-        &self.shared.tools
+        &self.shared.set.tools
     }
 
     /// Each tool served with its `tools/list` entry, in declaration order (C2).
     #[cfg(all(feature = "openai", feature = "anthropic"))]
     pub(crate) fn listed(&self) -> impl Iterator<Item = (&Tool, &rmcp::model::Tool)> {
-        self.shared.tools.iter().zip(&self.shared.listed)
+        self.shared.set.tools.iter().zip(&self.shared.listed)
     }
 
     /// Serves one client over this process's standard input and output until the client
@@ -192,7 +120,8 @@ impl McpServer {
         // M5: each message through the task rewriting, both ways.
         let stop = tool_core::CancellationToken::new();
         let tasks = Arc::clone(&self.shared.tasks);
-        let (sdk_in, sdk_out, pumps) = tasks::io::pipes(tasks, reader, writer, stop.clone());
+        let (sdk_in, sdk_out, pumps) =
+            compat::tasks::io::pipes(tasks, reader, writer, stop.clone());
         let serving = async {
             let served = self.serve_session(sdk_in, sdk_out).await;
             stop.cancel();
@@ -207,7 +136,7 @@ impl McpServer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let handler = Handler::new(Arc::clone(&self.shared), McpTransport::Stdio);
+        let handler = Handler::new(Session::new(Arc::clone(&self.shared), McpTransport::Stdio));
         let running = handler
             .serve((reader, writer))
             .await
@@ -244,14 +173,5 @@ impl McpServer {
             local,
             options,
         ))
-    }
-}
-
-impl fmt::Debug for McpServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("McpServer")
-            .field("name", &self.shared.info.server_info.name)
-            .field("tools", &self.shared.tools)
-            .finish_non_exhaustive()
     }
 }

@@ -8,7 +8,7 @@ use rmcp::model::{
 use serde_json::{Value, json};
 use tool_core::{Image, Outcome, OutcomeKind, OutputSchema, Resource};
 
-use crate::mcp::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
+use crate::mcp::meta::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// An image or audio clip as MCP content (O3, M4); other binary content as an embedded
 /// resource of its own (a `data:` URI).

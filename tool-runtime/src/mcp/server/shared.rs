@@ -7,7 +7,9 @@ use std::sync::Arc;
 use rmcp::model::{ServerConfig, Tool as McpTool};
 use tool_core::panic::CatchUnwind;
 use tool_core::policy::BoxFuture;
-use tool_core::{BoxError, Context, Hooks, Limits, Tool};
+use tool_core::{BoxError, Context};
+
+use crate::agent::toolset::ToolSet;
 
 use super::request::{McpCall, McpRequest};
 use super::request_state::RequestStates;
@@ -22,20 +24,16 @@ pub(crate) type OutcomeFn = Arc<dyn Fn(&McpCall<'_>) + Send + Sync>;
 
 /// What every session of a server shares.
 pub(crate) struct Shared {
-    /// The tools, in declaration order.
-    pub(crate) tools: Vec<Tool>,
+    /// The tools, their declared names, hooks, limits and state key, checked at `build()`
+    /// (U4).
+    pub(crate) set: ToolSet,
     /// Each tool as `tools/list` shows it (same order as `tools`), rendered at `build()`.
     pub(crate) listed: Vec<McpTool>,
     pub(crate) by_name: HashMap<String, usize>,
     /// The context function; without one every request gets an empty [`Context`].
     pub(crate) context: Option<ContextFn>,
     pub(crate) info: ServerConfig,
-    pub(crate) limits: Limits,
     pub(crate) on_outcome: Option<OutcomeFn>,
-    /// Whether each call's span records its arguments and result (K2, opt-in).
-    pub(crate) record_tool_content: bool,
-    /// The hooks around every call that reaches the handler (K1).
-    pub(crate) hooks: Hooks,
     /// Seals the `requestState` of approval questions and checks the ones brought back
     /// (H10).
     pub(crate) request_states: RequestStates,

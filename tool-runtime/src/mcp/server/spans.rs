@@ -140,8 +140,8 @@ impl Timer {
         cx: &Seen<'_>,
         transport: McpTransport,
     ) -> Self {
-        let tool =
-            (shared.by_name.get(request.name.as_ref())).map(|&i| shared.tools[i].name().to_owned());
+        let tool = (shared.by_name.get(request.name.as_ref()))
+            .map(|&i| shared.set.tools[i].name().to_owned());
         Self {
             started: Instant::now(),
             tool,

@@ -30,6 +30,62 @@
 //! under [`StrictMode::Auto`], with a `tracing` warning, and is a declaration error under
 //! [`StrictMode::Require`].
 
+/// What the two OpenAI drivers share once their body is written: `build` on their builder
+/// (the API's path) and the [`Model`](crate::model::Model) impl over their [`Driver`] and
+/// their stream's event mapper. The doc comment given says how the API takes a typed answer.
+macro_rules! api_driver {
+    ($(#[$answers:meta])* $api:ident at $path:literal, events $events:ident) => {
+        impl OpenAiBuilder<$api> {
+            /// Builds the driver.
+            ///
+            /// # Errors
+            ///
+            /// Returns a [`ConfigError`]: no API key (for OpenAI itself), no model (for a
+            /// compatible server), a base URL that is not `http(s)`, a header that cannot be
+            /// sent.
+            pub fn build(self) -> Result<$api, ConfigError> {
+                Ok($api {
+                    driver: self.settle($path)?,
+                })
+            }
+        }
+
+        impl Model for $api {
+            fn tool_spec(&self, tool: &Tool) -> Result<ToolSpec, SchemaUnsupported> {
+                self.driver.tool_spec(tool, &WIRE)
+            }
+
+            fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+                model_stream(
+                    self.driver.endpoint.clone(),
+                    self.body(&request),
+                    $events::default(),
+                )
+            }
+
+            /// `openai`, for a compatible server too: the OpenTelemetry conventions name the
+            /// provider by the API the client speaks when the server behind it is not known
+            /// (K2).
+            fn provider_name(&self) -> &str {
+                "openai"
+            }
+
+            $(#[$answers])*
+            fn native_answers(&self) -> bool {
+                !self.driver.options.compatible
+            }
+
+            fn model_name(&self) -> &str {
+                &self.driver.model
+            }
+
+            fn server(&self) -> Option<(&str, u16)> {
+                self.driver.endpoint.server()
+            }
+        }
+    };
+}
+
 pub(crate) mod chat;
 pub(crate) mod responses;
 mod strict;

@@ -95,52 +95,12 @@ impl OpenAiBuilder<OpenAiResponses> {
         self.options.store = Some(store);
         self
     }
-
-    /// Builds the driver.
-    ///
-    /// # Errors
-    ///
-    /// Returns a [`ConfigError`]: no API key (for OpenAI itself), no model (for a compatible
-    /// server), a base URL that is not `http(s)`, a header that cannot be sent.
-    pub fn build(self) -> Result<OpenAiResponses, ConfigError> {
-        Ok(OpenAiResponses {
-            driver: self.settle("/responses")?,
-        })
-    }
 }
 
-impl Model for OpenAiResponses {
-    fn tool_spec(&self, tool: &Tool) -> Result<ToolSpec, SchemaUnsupported> {
-        self.driver.tool_spec(tool, &WIRE)
-    }
-
-    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
-        model_stream(
-            self.driver.endpoint.clone(),
-            self.body(&request),
-            ResponsesEvents::default(),
-        )
-    }
-
-    /// `openai`, for a compatible server too: the OpenTelemetry conventions name the
-    /// provider by the API the client speaks when the server behind it is not known (K2).
-    fn provider_name(&self) -> &str {
-        "openai"
-    }
-
+api_driver! {
     /// OpenAI takes a typed answer as `text.format` (O2); a compatible server is not
     /// assumed to, and gets the final-answer tool.
-    fn native_answers(&self) -> bool {
-        !self.driver.options.compatible
-    }
-
-    fn model_name(&self) -> &str {
-        &self.driver.model
-    }
-
-    fn server(&self) -> Option<(&str, u16)> {
-        self.driver.endpoint.server()
-    }
+    OpenAiResponses at "/responses", events ResponsesEvents
 }
 
 /// A tool as Responses takes it: `strict` always explicit, since its default is `true`.

@@ -23,8 +23,8 @@ use super::origin::Origins;
 use super::principal::{KeyFn, Owner};
 use super::refusal::Refusal;
 use super::sessions::{Bound, Ledger, admit};
-use crate::mcp::server::handler::Authenticated;
 use crate::mcp::server::request::McpRequest;
+use crate::mcp::server::session::Authenticated;
 use crate::mcp::server::shared::Shared;
 
 /// The most a refused client is told to wait (`Retry-After`), whatever the idle timeout: a

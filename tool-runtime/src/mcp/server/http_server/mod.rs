@@ -1,11 +1,11 @@
 //! The streamable HTTP transport of [`McpServer`](super::McpServer): rmcp's service mounted
 //! on an axum router, behind a guard that checks each request before it is served and
 //! answers a refusal with `Connection: close`. Every accepted socket gets `TCP_NODELAY`
-//! ([`accepting`]).
+//! ([`accepting`]). A stateless server with JSON answers answers a plain `tools/call` without
+//! rmcp's framing (`compat::direct_call`), and a server with tasks rewrites the 2025-11-25
+//! task messages (`compat::tasks`): both mounted here, both behind that seam.
 //!
 //! - `options`: [`HttpOptions`].
-//! - `direct_call`: a plain `tools/call` to a stateless server with JSON answers, answered
-//!   without rmcp's framing, as rmcp's service would answer it.
 //! - `guard`: what a request goes through first: its `Host` and `Origin` (T4), the context
 //!   function, the session bounds (T5).
 //! - `host`: the `Host`s a server answers to (T4).
@@ -14,7 +14,6 @@
 //! - `sessions`: rmcp's session manager with the sessions counted (T5).
 //! - `refusal`: the answers to refused requests, and `Connection: close` on them (T4).
 
-mod direct_call;
 mod guard;
 mod host;
 mod options;
@@ -34,11 +33,12 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tool_core::CancellationToken;
 
+use super::compat::{self, DirectCalls};
 use super::error::ServeError;
 use super::handler::Handler;
 use super::request::McpTransport;
+use super::session::Session;
 use super::shared::Shared;
-use direct_call::DirectCalls;
 use guard::{Guard, SessionBounds};
 use host::Hosts;
 use origin::Origins;
@@ -154,42 +154,20 @@ pub(crate) fn spawn(
         }),
     });
     let stateless = options.stateless;
-    let shared_tasks = Arc::clone(&shared.tasks);
-    let config_max_body = config.max_request_body_bytes;
-    // With tasks (M5), calls are rewritten on their way to rmcp: none is answered directly.
-    let direct_calls = (options.stateless
-        && options.json_answers
-        && options.direct_calls
-        && !shared_tasks.enabled())
-    .then(|| {
-        let handler = Handler::new(Arc::clone(&shared), McpTransport::Http).with_sessions(false);
-        Arc::new(DirectCalls::new(
-            handler,
-            config_max_body,
-            shutdown.child_token(),
-        ))
-    });
+    let max_body = config.max_request_body_bytes;
+    let fast = options.stateless && options.json_answers && options.direct_calls;
+    let (compat, direct_calls) = compat::Mount::new(&shared, fast, max_body, &shutdown);
     let service = StreamableHttpService::new(
-        move || Ok(Handler::new(Arc::clone(&shared), McpTransport::Http).with_sessions(!stateless)),
+        move || {
+            let session = Session::new(Arc::clone(&shared), McpTransport::Http);
+            Ok(Handler::new(session.with_sessions(!stateless)))
+        },
         Arc::new(Bounded::new(ledger, options.session_idle_timeout)),
         config,
     );
-    let mut router = axum::Router::new().route_service(&options.path, service);
-    if let Some(calls) = &direct_calls {
-        // Inside the guard: a direct call is checked as any request is (T4).
-        let calls = Arc::clone(calls);
-        router = router.route_layer(middleware::from_fn(move |request: Request, next: Next| {
-            direct_call::serve(Arc::clone(&calls), request, next)
-        }));
-    }
-    if shared_tasks.enabled() {
-        // M5: each message through the task rewriting, both ways.
-        let max_body = config_max_body;
-        router = router.layer(middleware::from_fn(move |request: Request, next: Next| {
-            super::tasks::http::rewrite(Arc::clone(&shared_tasks), max_body, request, next)
-        }));
-    }
-    let router = router
+    // Inside the guard: a direct call is checked as any request is (T4).
+    let router = compat
+        .layers(axum::Router::new().route_service(&options.path, service))
         .layer(middleware::from_fn(move |request: Request, next: Next| {
             guard::check(Arc::clone(&guard), request, next)
         }))
@@ -218,7 +196,7 @@ fn accepting(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
     listener.tap_io(configure_accepted)
 }
 
-/// Sets `TCP_NODELAY` on an accepted socket (issue 10). An answer goes out in pieces (the
+/// Sets `TCP_NODELAY` on an accepted socket. An answer goes out in pieces (the
 /// head of an event stream, then each event); without it, Nagle's algorithm holds each piece
 /// after the first until the client acknowledges the previous one, and a client that delays
 /// its acknowledgements (Linux: up to 40 ms) makes every answer wait that long.
@@ -235,10 +213,10 @@ mod tests {
 
     use super::*;
 
-    /// Issue 10: a socket accepted through the server's own accept path has `TCP_NODELAY`
+    /// A socket accepted through the server's own accept path has `TCP_NODELAY`
     /// (an accepted socket does not have it by default).
     #[tokio::test]
-    async fn issue_10_every_accepted_socket_has_tcp_nodelay() {
+    async fn every_accepted_socket_has_tcp_nodelay() {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a loopback port is free");

@@ -1,23 +1,19 @@
 //! A `tools/call` and its task (M5): whether it runs plain, as a task, or is refused, and the
 //! task that runs it.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, ErrorCode,
-    MetaObject, RequestMetaObject,
+    CallToolResponse, CallToolResult, CreateTaskResult, ErrorCode, MetaObject, RequestMetaObject,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
-use tool_core::{Context, Tool};
-use tracing::Span;
+use tool_core::{CancellationToken, Context, Tool};
 
-use super::store::{Answer, Full, Status};
-use super::wire::{CREATED_META_KEY, TASK_META_KEY};
-use super::{TaskSupport, Tasks};
-use crate::mcp::server::handler::{Caller, Handler};
+use super::store::{Answer, Full, Status, Task};
+use super::{CREATED_META_KEY, TASK_META_KEY, TaskSupport, Tasks};
 
 /// The `_meta` key that ties a result to its task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -116,19 +112,43 @@ pub(crate) enum Flavor {
     Extension,
 }
 
-/// Makes the call a task of the client's, runs it on in a task of the runtime, and answers
-/// with the task.
-pub(crate) fn start(
-    handler: &Handler,
-    request: CallToolRequestParams,
-    cx: RequestContext<RoleServer>,
-    ctx: Context,
-    span: Span,
+/// A task's call as it runs: what cancels it, and where it says it waits for its user.
+pub(crate) struct Running(Arc<Task>);
+
+impl Running {
+    /// Cancelled when the task is (`tasks/cancel`).
+    pub(crate) fn cancelled(&self) -> &CancellationToken {
+        &self.0.cancel
+    }
+
+    /// While the client's user is asked for approval (`true`), the task waits on input.
+    pub(crate) fn asking(&self, asking: bool) {
+        let (status, message) = if asking {
+            (
+                Status::InputRequired,
+                Some("waiting for approval".to_owned()),
+            )
+        } else {
+            (Status::Working, None)
+        };
+        self.0.set(status, message);
+    }
+}
+
+/// Makes a call a task of `owner`'s, runs `call` (given the task's [`Running`]) on in a task
+/// of the runtime, and answers with the task.
+pub(crate) fn start<C, F>(
+    tasks: &Tasks,
+    owner: &str,
     ttl: Option<Duration>,
     flavor: Flavor,
-) -> Result<CallToolResponse, ErrorData> {
-    let owner = handler.task_owner(&cx);
-    let task = handler.tasks().store.create(&owner, ttl).map_err(|full| {
+    call: C,
+) -> Result<CallToolResponse, ErrorData>
+where
+    C: FnOnce(Running) -> F,
+    F: Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'static,
+{
+    let task = tasks.store.create(owner, ttl).map_err(|full| {
         let whose = match full {
             Full::Owner => "this client holds",
             Full::Server => "the server holds",
@@ -143,32 +163,10 @@ pub(crate) fn start(
         Flavor::Extension => Value::Null,
     };
     let handle = task.handle();
-    let handler = handler.clone();
-    let running = Arc::clone(&task);
+    let answering = call(Running(Arc::clone(&task)));
     tokio::spawn(async move {
-        let answered = handler
-            .answer(
-                request,
-                Caller::Service(&cx),
-                ctx,
-                span,
-                &running.cancel,
-                &|asking| {
-                    // While the client's user is asked for approval, the task waits on input.
-                    let (status, message) = if asking {
-                        (
-                            Status::InputRequired,
-                            Some("waiting for approval".to_owned()),
-                        )
-                    } else {
-                        (Status::Working, None)
-                    };
-                    running.set(status, message);
-                },
-            )
-            .await;
-        let (status, message, answer) = ended(answered, &running.id);
-        running.finish(status, message, answer);
+        let (status, message, answer) = ended(answering.await, &task.id);
+        task.finish(status, message, answer);
     });
     if flavor == Flavor::Extension {
         return Ok(CallToolResponse::Task(CreateTaskResult::new(handle)));

@@ -6,9 +6,8 @@ use rmcp::model::{CustomRequest, DetailedTask, ErrorCode};
 use serde_json::{Value, json};
 use tool_core::CancellationToken;
 
-use super::Tasks;
 use super::store::Status;
-use super::wire::METHOD_PREFIX;
+use super::{METHOD_PREFIX, Tasks};
 
 /// How many tasks one `tasks/list` page holds.
 const PAGE: usize = 50;

@@ -9,24 +9,30 @@
 //!
 //! - `store`: the tasks, who may see each (the session that made it; without sessions, the
 //!   holder of the same `Authorization`), how long each is kept.
-//! - `wire`: the messages the SDK does not read, rewritten on the way in and out.
 //! - `methods`: the `tasks/*` requests.
 //! - `call`: a task-augmented `tools/call`, and the refusals of a call made the wrong way.
-//! - `io`: the rewriting for a byte-stream transport (stdio); `http`, for streamable HTTP.
+//!
+//! The 2025-11-25 messages rmcp's types do not carry are rewritten on their way in and out
+//! by `compat::tasks`, the one seam that edits JSON-RPC bytes.
 
 mod call;
-pub(crate) mod http;
-pub(crate) mod io;
 mod methods;
 mod store;
-mod wire;
 
 use std::collections::HashMap;
 
 pub(crate) use call::{Flavor, Route, as_extension_task, route, start};
 pub(crate) use methods::answer as answer_method;
 pub(crate) use methods::{cancel, get};
-pub(crate) use wire::TASK_META_KEY;
+
+/// Where a `tools/call`'s `task` travels inside the server (put there by the 2025-11-25
+/// rewriting, `compat::tasks`, which rmcp's typed request drops).
+pub(crate) const TASK_META_KEY: &str = "tool-runtime/task";
+/// Where the handler puts the task a call became, for the 2025-11-25 rewriting to make it
+/// the answer.
+pub(crate) const CREATED_META_KEY: &str = "tool-runtime/task-created";
+/// The prefix of the `tasks/*` methods inside the server.
+pub(crate) const METHOD_PREFIX: &str = "tool-runtime/";
 
 /// Whether a tool's calls run as tasks, as its `tools/list` entry says in
 /// `execution.taskSupport` (M5).
@@ -83,18 +89,5 @@ impl Tasks {
     /// The task support of the tool published as `name`.
     pub(crate) fn support(&self, name: &str) -> TaskSupport {
         self.support.get(name).copied().unwrap_or_default()
-    }
-
-    /// A message from the client, rewritten for the SDK (`None`: unchanged).
-    pub(crate) fn incoming(&self, bytes: &[u8]) -> Option<Vec<u8>> {
-        self.enabled().then(|| wire::incoming(bytes)).flatten()
-    }
-
-    /// A message to the client, rewritten for 2025-11-25 tasks (`None`: unchanged).
-    pub(crate) fn outgoing(&self, bytes: &[u8]) -> Option<Vec<u8>> {
-        if !self.enabled() {
-            return None;
-        }
-        wire::outgoing(bytes, &|name| self.support(name))
     }
 }

@@ -1,6 +1,5 @@
-//! The steps of a durable run that the run loop takes itself (W1): discovery and each model
-//! request, each one step of the run's journal. (Each tool call is a step too, in
-//! `agent::calls`.) What a step records is what a paused run may hold (W4): tool names, the
+//! The steps of a durable run besides its calls (W1): discovery and each model request, each
+//! one step of the run's journal. (Each tool call is a step too, in `agent::calls`.) What a step records is what a paused run may hold (W4): tool names, the
 //! model's reply, and of a failure its kind and a message of ours; discovery also keeps the
 //! `traceparent` of the attempt's span, for a replay's span to link to (K4).
 
@@ -8,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_core::ErrorKind;
 
-use super::discover as discover_here;
+use crate::agent::discovery::discover as discover_here;
 use crate::agent::env::Env;
 use crate::agent::error::RunError;
 use crate::agent::journal::{Journal, JournalError, Retry, Step, StepKind};
@@ -58,14 +57,11 @@ enum Replied {
     Cancelled,
 }
 
-/// Discovery (A2), a step of the run's journal when it has one: which tools the run
-/// advertises, by name, so that a replay advertises the same tools without asking their
-/// policies again. The step keeps the run span's `traceparent`: a replay whose span is another
-/// (a later attempt, in another process) links to the first attempt's (K4).
-pub(super) async fn discover(env: Env<'_>) -> Result<Vec<bool>, RunError> {
-    let Some(journal) = env.journal else {
-        return discover_here(env.shared, env.ctx).await;
-    };
+/// Discovery (A2), a step of `journal`: which tools the run advertises, by name, so that a
+/// replay advertises the same tools without asking their policies again. The step keeps the
+/// run span's `traceparent`: a replay whose span is another (a later attempt, in another
+/// process) links to the first attempt's (K4).
+pub(super) async fn discover(journal: &dyn Journal, env: Env<'_>) -> Result<Vec<bool>, RunError> {
     let kind = StepKind::Discovery;
     let span = tracing::Span::current();
     let here = crate::telemetry::of_span(&span).map(|cx| cx.traceparent);
@@ -74,6 +70,7 @@ pub(super) async fn discover(env: Env<'_>) -> Result<Vec<bool>, RunError> {
         let found = match discover_here(env.shared, env.ctx).await {
             Ok(visible) => Discovered::Advertised(
                 env.shared
+                    .set
                     .tools
                     .iter()
                     .zip(visible)
@@ -98,6 +95,7 @@ pub(super) async fn discover(env: Env<'_>) -> Result<Vec<bool>, RunError> {
         Discovered::Advertised(names) => {
             let visible: Vec<bool> = env
                 .shared
+                .set
                 .tools
                 .iter()
                 .map(|tool| names.iter().any(|name| name == tool.name()))

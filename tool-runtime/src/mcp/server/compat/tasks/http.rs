@@ -10,7 +10,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use http::{Method, StatusCode, header};
 
-use super::Tasks;
+use super::{incoming, outgoing};
+use crate::mcp::server::tasks::Tasks;
 
 /// Rewrites `request` and its answer for 2025-11-25 tasks; bodies over `max_body` bytes are
 /// refused as the SDK would refuse them.
@@ -25,7 +26,7 @@ pub(crate) async fn rewrite(
         let Ok(bytes) = to_bytes(body, max_body).await else {
             return StatusCode::PAYLOAD_TOO_LARGE.into_response();
         };
-        let bytes = tasks.incoming(&bytes).map_or(bytes, Bytes::from);
+        let bytes = incoming(&tasks, &bytes).map_or(bytes, Bytes::from);
         Request::from_parts(parts, Body::from(bytes))
     } else {
         request
@@ -41,7 +42,7 @@ pub(crate) async fn rewrite(
         let Ok(bytes) = to_bytes(body, usize::MAX).await else {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         };
-        let bytes = match tasks.outgoing(&bytes) {
+        let bytes = match outgoing(&tasks, &bytes) {
             Some(rewritten) => {
                 parts.headers.remove(header::CONTENT_LENGTH);
                 Bytes::from(rewritten)
@@ -103,7 +104,7 @@ fn rewrite_lines(lines: &[u8], tasks: &Tasks) -> Vec<u8> {
         let rewritten = body
             .strip_prefix(b"data:")
             .map(|data| data.strip_prefix(b" ").unwrap_or(data))
-            .and_then(|data| tasks.outgoing(data));
+            .and_then(|data| outgoing(tasks, data));
         match rewritten {
             Some(message) => {
                 out.extend_from_slice(b"data: ");

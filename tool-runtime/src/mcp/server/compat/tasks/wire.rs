@@ -11,14 +11,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::TaskSupport;
+use crate::mcp::server::tasks::{CREATED_META_KEY, METHOD_PREFIX, TASK_META_KEY, TaskSupport};
 
-/// Where a `tools/call`'s `task` travels inside the server.
-pub(crate) const TASK_META_KEY: &str = "tool-runtime/task";
-/// Where the handler puts the task a call became, for [`outgoing`] to make it the answer.
-pub(crate) const CREATED_META_KEY: &str = "tool-runtime/task-created";
-/// The prefix of the `tasks/*` methods inside the server.
-pub(crate) const METHOD_PREFIX: &str = "tool-runtime/";
 /// The protocol version whose tasks these are.
 pub(crate) const TASKS_PROTOCOL: &str = "2025-11-25";
 /// The methods of 2025-11-25 tasks.

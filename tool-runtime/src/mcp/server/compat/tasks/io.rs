@@ -1,13 +1,14 @@
 //! The task rewriting of a byte-stream transport (stdio, M5): newline-delimited JSON-RPC
-//! pumped between the client's streams and the SDK's, each message through [`Tasks`].
+//! pumped between the client's streams and the SDK's, each message through the rewriting.
 
 use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite, DuplexStream};
 use tool_core::CancellationToken;
 
-use super::Tasks;
+use super::{incoming, outgoing};
 use crate::mcp::lines::pump;
+use crate::mcp::server::tasks::Tasks;
 
 /// How much each pipe between the pumps and the SDK buffers.
 const PIPE: usize = 64 * 1024;
@@ -31,11 +32,11 @@ where
     let pumps = async move {
         let reading = async {
             tokio::select! {
-                () = pump(reader, pump_in, |line| inward.incoming(line)) => {}
+                () = pump(reader, pump_in, |line| incoming(&inward, line)) => {}
                 () = stop.cancelled() => {}
             }
         };
-        let outward = pump(pump_out, writer, |line| tasks.outgoing(line));
+        let outward = pump(pump_out, writer, |line| outgoing(&tasks, line));
         tokio::join!(reading, outward);
     };
     (sdk_in, sdk_out, pumps)

@@ -1,11 +1,11 @@
 //! Direct calls: a stateless server that answers with JSON bodies
-//! ([`HttpOptions::stateless`](super::HttpOptions::stateless) and
-//! [`json_answers`](super::HttpOptions::json_answers)) answers a POST that is one plain
+//! ([`HttpOptions::stateless`](crate::mcp::HttpOptions::stateless) and
+//! [`json_answers`](crate::mcp::HttpOptions::json_answers)) answers a POST that is one plain
 //! `tools/call` itself, with the answer rmcp's service would give, rather than through that
 //! service's framing (its JSON-RPC message types, a service and two tasks per request, the
 //! channels between them), which costs more than the call itself.
 //!
-//! The call goes through the same pipeline as any other ([`Handler::call_direct`]: K5's
+//! The call goes through the same pipeline as any other ([`Session::call`]: K5's
 //! metric, K2's span continuing a `traceparent` (K6), the request's context, availability,
 //! validation, approval, hooks, redaction, `on_outcome`, the result with its outcome kind and
 //! `structuredContent`), and its answer is written as rmcp writes it: `200`,
@@ -36,8 +36,9 @@ use http::{HeaderValue, Method, StatusCode, header};
 use rmcp::model::{CallToolResponse, ServerJsonRpcMessage, ServerResult};
 use tool_core::CancellationToken;
 
-use super::super::handler::Handler;
-use super::super::spans::Seen;
+use crate::mcp::server::session::Session;
+use crate::mcp::server::spans::Seen;
+use crate::mcp::server::tools_call::Caller;
 use envelope::Call;
 
 /// The `Content-Type` of an answer.
@@ -45,8 +46,8 @@ const JSON: &str = "application/json";
 
 /// What the direct calls of one server share.
 pub(crate) struct DirectCalls {
-    /// The server's handler, without sessions.
-    handler: Handler,
+    /// The server's session, without sessions.
+    session: Session,
     /// The largest body read (rmcp's limit).
     max_body: usize,
     /// Cancelled when the server stops.
@@ -56,9 +57,9 @@ pub(crate) struct DirectCalls {
 }
 
 impl DirectCalls {
-    pub(super) fn new(handler: Handler, max_body: usize, shutdown: CancellationToken) -> Self {
+    pub(crate) fn new(session: Session, max_body: usize, shutdown: CancellationToken) -> Self {
         Self {
-            handler,
+            session,
             max_body,
             shutdown,
             answered: AtomicU64::new(0),
@@ -66,7 +67,7 @@ impl DirectCalls {
     }
 
     /// How many calls were answered directly.
-    pub(super) fn answered(&self) -> u64 {
+    pub(crate) fn answered(&self) -> u64 {
         self.answered.load(Ordering::Relaxed)
     }
 }
@@ -81,7 +82,7 @@ impl std::fmt::Debug for DirectCalls {
 
 /// Answers `request` directly when it is a plain `tools/call`, else serves it with `next`
 /// (rmcp's service).
-pub(super) async fn serve(calls: Arc<DirectCalls>, request: Request, next: Next) -> Response {
+pub(crate) async fn serve(calls: Arc<DirectCalls>, request: Request, next: Next) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
     }
@@ -134,7 +135,7 @@ async fn answer(
 ) -> Response {
     let cancelled = CancellationToken::new();
     let disconnected = cancelled.clone().drop_guard();
-    let handler = calls.handler.clone();
+    let session = calls.session.clone();
     let Call { id, params, meta } = call;
     let running = tokio::spawn(async move {
         let seen = Seen {
@@ -143,7 +144,9 @@ async fn answer(
             parts: Some(&parts),
             protocol_version: Some(version),
         };
-        let answer = handler.call_direct(params, &seen, &cancelled).await;
+        let answer = session
+            .call(params, Caller::Direct(&seen), &cancelled)
+            .await;
         let message = match answer {
             Ok(response) => ServerJsonRpcMessage::response(legacy_result(response), id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),

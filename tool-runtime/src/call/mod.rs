@@ -1,0 +1,228 @@
+//! One way into a call (U1): [`enter`] is the function every call of a tool goes through,
+//! whatever brought it (an MCP request over stdio or streamable HTTP, stateful or not, a task,
+//! a 2026-07-28 input round), and an agent's run, whose durable step wraps it.
+//!
+//! A transport adapts its wire to one [`CallRequest`] (the tool, its call's context with the
+//! principal in it, the argument bytes, the limits and hooks, whether the call is approved
+//! already, and the protocol facts in [`Facts`]) and one [`Seam`] (how it asks for approval,
+//! and whether a question of the handler ends the call), and adapts the one [`Entered`] back.
+//! What every call must keep is written here once, or below in `Tool::invoke_with` and
+//! `Hooks::invoke`: availability (A4, A5), validation (S2, R5), hooks (K1), redaction (E2,
+//! E3), approval (H1, H6), cancellation (P2).
+
+// Without the `mcp` feature only the agent enters a call: the transports' variants and
+// seams go unused.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code))]
+
+use std::fmt;
+use std::future::Future;
+
+use tool_core::{CancellationToken, Context, Hooks, Limits, Outcome, OutcomeKind, Tool};
+
+/// One call of a tool, as a transport hands it to [`enter`].
+pub(crate) struct CallRequest<'a> {
+    /// The tool called (a name nothing holds is answered `unavailable` before this, A5).
+    pub(crate) tool: &'a Tool,
+    /// The call's own context (`Context::for_call`): the principal and what the transport
+    /// authenticated (C1), its cancellation, its elicitor and progress.
+    pub(crate) ctx: &'a Context,
+    /// The arguments, as the bytes the pipeline parses.
+    pub(crate) args: &'a [u8],
+    /// The hooks around the handler (K1).
+    pub(crate) hooks: &'a Hooks,
+    /// The limits the arguments are checked against (R5).
+    pub(crate) limits: &'a Limits,
+    /// Whether the call was approved before it came (H6: its predicate is not asked again).
+    pub(crate) approved: bool,
+    /// Cancels the call's context when it fires (the request's cancellation, or its
+    /// task's): the handler is still awaited (P2).
+    pub(crate) cancelled: Option<&'a CancellationToken>,
+    /// What the transport knows of the call.
+    pub(crate) facts: Facts<'a>,
+}
+
+/// What a transport knows of a call besides its tool and arguments.
+#[derive(Clone, Copy)]
+pub(crate) struct Facts<'a> {
+    /// Where the call came from.
+    pub(crate) via: Via,
+    /// The protocol version the client speaks, when one is known (MCP).
+    pub(crate) protocol: Option<&'a (dyn fmt::Display + Sync)>,
+    /// Whether the call runs as a task (M5).
+    pub(crate) task: bool,
+    /// Whether the call continues 2026-07-28 input rounds (M3).
+    pub(crate) round: bool,
+}
+
+/// Where a call came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Via {
+    /// A run of an agent.
+    Agent,
+    /// MCP over stdio or another byte stream.
+    Stdio,
+    /// MCP over streamable HTTP (`stateless`: without sessions).
+    Http {
+        /// Whether the server keeps no sessions.
+        stateless: bool,
+    },
+}
+
+/// How a transport takes part in a call: the approval question, and a question of the
+/// handler that ends the call with an answer the transport carries (2026-07-28 rounds).
+pub(crate) trait Seam: Sync {
+    /// What a call ends with when it ends before its outcome (an `input_required` answer).
+    type Held: Send;
+
+    /// Asks for approval of a call whose outcome is `awaiting` (kind `awaiting_approval`).
+    fn approve(&self, awaiting: &Outcome) -> impl Future<Output = Approval<Self::Held>> + Send;
+
+    /// Whether a question of the handler can end the call ([`Seam::asked`] resolves then).
+    fn interrupts(&self) -> bool {
+        false
+    }
+
+    /// Resolves when the handler asked a question that must end the call.
+    fn asked(&self) -> impl Future<Output = ()> + Send {
+        std::future::pending()
+    }
+
+    /// What the call ends with after a question ended it (`approved`: whether it ran
+    /// approved): the question, or an outcome when it cannot be carried.
+    fn held(&self, approved: bool) -> Entered<Self::Held>;
+}
+
+/// The answer to an approval question.
+pub(crate) enum Approval<H> {
+    /// Approved: the call runs, its predicate not asked again.
+    Approved,
+    /// Not approved, or not asked: the call never runs, and ends with this outcome.
+    Refused(Outcome),
+    /// The question goes back in the answer (a 2026-07-28 `input_required`).
+    Held(H),
+    /// Nobody is asked here: the call ends awaiting approval (an agent's run pauses on it).
+    Pause,
+}
+
+/// How a call entered with [`enter`] ended.
+pub(crate) enum Entered<H> {
+    /// Its outcome.
+    Outcome(Outcome),
+    /// What a question ended it with.
+    Held(H),
+}
+
+/// A [`Seam`] that asks nobody: a call that awaits approval ends awaiting it, and no
+/// question ends a call early (an agent's run, which pauses for decisions).
+pub(crate) struct Pausing;
+
+impl Seam for Pausing {
+    type Held = std::convert::Infallible;
+
+    fn approve(&self, _awaiting: &Outcome) -> impl Future<Output = Approval<Self::Held>> + Send {
+        std::future::ready(Approval::Pause)
+    }
+
+    fn held(&self, _approved: bool) -> Entered<Self::Held> {
+        Entered::Outcome(Outcome::failure(tool_core::Error::new(
+            tool_core::ErrorKind::Handler,
+            "no question ends a call here",
+        )))
+    }
+}
+
+/// The one way into a call: runs `request` through the pipeline (availability, validation,
+/// hooks, redaction), asks `seam` for approval when the call awaits it and runs it approved,
+/// and ends it early when a question of its handler must go back in the answer.
+pub(crate) async fn enter<S: Seam>(request: &CallRequest<'_>, seam: &S) -> Entered<S::Held> {
+    let Facts {
+        via,
+        protocol,
+        task,
+        round,
+    } = request.facts;
+    let protocol = protocol.map(tracing::field::display);
+    tracing::trace!(
+        tool = request.tool.name(),
+        ?via,
+        protocol,
+        task,
+        round,
+        "a call enters"
+    );
+    let outcome = match run_or_hold(request, seam, request.approved).await {
+        Entered::Outcome(outcome) => outcome,
+        held @ Entered::Held(_) => return held,
+    };
+    if outcome.kind() != OutcomeKind::AwaitingApproval {
+        return Entered::Outcome(outcome);
+    }
+    // H6: whoever the transport asks decides; an unapproved call never runs.
+    match seam.approve(&outcome).await {
+        Approval::Approved => run_or_hold(request, seam, true).await,
+        Approval::Refused(outcome) => Entered::Outcome(outcome),
+        Approval::Held(held) => Entered::Held(held),
+        Approval::Pause => Entered::Outcome(outcome),
+    }
+}
+
+/// Runs the call; when a question of its handler must end it, its context is cancelled, its
+/// end awaited (P2), and the question is what it ends with.
+async fn run_or_hold<S: Seam>(
+    request: &CallRequest<'_>,
+    seam: &S,
+    approved: bool,
+) -> Entered<S::Held> {
+    let running = run(request, approved);
+    if !seam.interrupts() {
+        return Entered::Outcome(running.await);
+    }
+    tokio::pin!(running);
+    tokio::select! {
+        biased;
+        outcome = &mut running => Entered::Outcome(outcome),
+        () = seam.asked() => {
+            request.ctx.cancellation().cancel();
+            let _ = running.await;
+            seam.held(approved)
+        }
+    }
+}
+
+/// Runs the call through the hooks and the tool's pipeline (`approved`: without asking for
+/// approval again); `request.cancelled` cancels the call's context, and the handler is still
+/// awaited (cancellation kills nothing, P2).
+async fn run(request: &CallRequest<'_>, approved: bool) -> Outcome {
+    let CallRequest {
+        tool,
+        ctx,
+        args,
+        hooks,
+        limits,
+        ..
+    } = *request;
+    let call = async {
+        // K1: the hooks wrap the handler (without hooks, a branch).
+        if approved {
+            hooks.invoke_approved(tool, ctx, args, limits).await
+        } else {
+            hooks.invoke(tool, ctx, args, limits).await
+        }
+    };
+    let Some(cancelled) = request.cancelled else {
+        return call.await;
+    };
+    tokio::pin!(call);
+    tokio::select! {
+        outcome = &mut call => outcome,
+        () = cancelled.cancelled() => {
+            tracing::debug!(tool = tool.name(), via = ?request.facts.via, "a call was cancelled");
+            ctx.cancellation().cancel();
+            // Nobody expects an answer; the outcome still goes to the application (E3).
+            call.await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

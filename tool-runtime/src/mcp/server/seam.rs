@@ -1,0 +1,93 @@
+//! [`McpSeam`]: how an MCP client takes part in a call entered with [`crate::call::enter`]:
+//! its user asked for approval by elicitation (H6), and on 2026-07-28 a handler's question
+//! that ends the call with an `input_required` answer (M3).
+
+use rmcp::RoleServer;
+use rmcp::model::{CallToolRequestParams, InputRequiredResult};
+use rmcp::service::RequestContext;
+use tool_core::{Outcome, Tool};
+
+use crate::call::{Approval, Entered, Seam};
+
+use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, ask};
+use super::request_state::RequestStates;
+use super::rounds::RoundElicitor;
+
+/// One call's MCP side, as the pipeline asks it.
+pub(crate) struct McpSeam<'a> {
+    pub(crate) tool: &'a Tool,
+    pub(crate) request: &'a CallToolRequestParams,
+    pub(crate) args: &'a [u8],
+    /// The request as rmcp's service read it; `None` for one the HTTP layer answers directly.
+    pub(crate) cx: Option<&'a RequestContext<RoleServer>>,
+    /// Whether a request sent during the call can be answered (H6).
+    pub(crate) sessions: bool,
+    pub(crate) states: &'a RequestStates,
+    /// The rounds of questions, on 2026-07-28 (M3).
+    pub(crate) round: Option<&'a RoundElicitor>,
+    /// Told when the client's user is asked for approval (`true`) and when the answer came.
+    pub(crate) asking: &'a (dyn Fn(bool) + Sync),
+}
+
+impl Seam for McpSeam<'_> {
+    type Held = InputRequiredResult;
+
+    async fn approve(&self, awaiting: &Outcome) -> Approval<InputRequiredResult> {
+        (self.asking)(true);
+        let (tool, request, args) = (self.tool, self.request, self.args);
+        let asked = ask(
+            tool,
+            awaiting,
+            request,
+            args,
+            self.cx,
+            self.sessions,
+            self.states,
+        )
+        .await;
+        (self.asking)(false);
+        match asked {
+            Asked::Approved => Approval::Approved,
+            Asked::NotApproved => Approval::Refused(Outcome::not_approved()),
+            Asked::Unsupported => Approval::Refused(Outcome::denied(NO_ELICITATION)),
+            Asked::Stateless => Approval::Refused(Outcome::denied(NO_ELICITATION_STATELESS)),
+            Asked::Cancelled => Approval::Refused(Outcome::cancelled(tool_core::Error::new(
+                tool_core::ErrorKind::Cancelled,
+                "the client cancelled the call while its user was asked for approval",
+            ))),
+            Asked::InputRequired(input) => Approval::Held(input),
+        }
+    }
+
+    fn interrupts(&self) -> bool {
+        self.round.is_some()
+    }
+
+    async fn asked(&self) {
+        match self.round {
+            Some(round) => round.question().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    fn held(&self, approved: bool) -> Entered<InputRequiredResult> {
+        let Some(round) = self.round else {
+            return Entered::Outcome(unsealed());
+        };
+        match round.input_required(self.states, self.tool.name(), self.args, approved) {
+            Ok(input) => Entered::Held(input),
+            Err(refusal) => {
+                tracing::error!(reason = %refusal, "a handler's question could not be sealed");
+                Entered::Outcome(unsealed())
+            }
+        }
+    }
+}
+
+/// The outcome of a call whose handler's question could not be carried.
+fn unsealed() -> Outcome {
+    Outcome::failure(tool_core::Error::new(
+        tool_core::ErrorKind::Handler,
+        "a handler's question could not be sealed",
+    ))
+}

@@ -1,0 +1,107 @@
+//! [`Session`]: what serving one stdio session, or the requests of one HTTP session, holds
+//! (the server's [`Shared`], the transport, whether requests can be sent during a call), and
+//! what it works out of a request: its context, and who owns the tasks it makes (M5).
+
+use std::sync::Arc;
+
+use rmcp::model::ProtocolVersion;
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use tool_core::Context;
+
+use super::request::{McpRequest, McpTransport};
+use super::shared::Shared;
+
+/// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
+#[derive(Clone)]
+pub(crate) struct Authenticated(pub(crate) Context);
+
+/// One stdio session, or the requests of one HTTP session.
+#[derive(Clone)]
+pub(crate) struct Session {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) transport: McpTransport,
+    /// Whether a request the server sends during a call can be answered (false for a
+    /// stateless HTTP server, H6).
+    pub(crate) sessions: bool,
+    /// Who owns the tasks this session makes when it serves one session (M5): its own id.
+    connection: Arc<str>,
+}
+
+impl Session {
+    pub(crate) fn new(shared: Arc<Shared>, transport: McpTransport) -> Self {
+        Self {
+            shared,
+            transport,
+            sessions: true,
+            connection: crate::agent::new_id("session-").into(),
+        }
+    }
+
+    /// The same session, for a server that keeps sessions or not: one without them never
+    /// sends a request during a call whose answer it would have to wait for (H6).
+    pub(crate) fn with_sessions(mut self, sessions: bool) -> Self {
+        self.sessions = sessions;
+        self
+    }
+
+    /// Whose the tasks a request makes or asks after are (M5): the session's (stdio, or a
+    /// stateful HTTP server, which makes a handler per session); without sessions, the
+    /// holder of the request's `Authorization` (a digest of it), else anyone's.
+    pub(crate) fn task_owner(&self, cx: &RequestContext<RoleServer>) -> String {
+        // 2026-07-28 has no sessions over HTTP: a handler may serve one request only.
+        let modern = cx
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        if self.transport == McpTransport::Stdio || (self.sessions && !modern) {
+            return self.connection.to_string();
+        }
+        let authorization = cx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.headers.get(http::header::AUTHORIZATION));
+        match authorization {
+            Some(value) => {
+                use sha2::Digest;
+                let digest = sha2::Sha256::digest(value.as_bytes());
+                format!("authorization-{}", base16ct::lower::encode_string(&digest))
+            }
+            None => "anyone".to_owned(),
+        }
+    }
+
+    /// The context of one request: built by the HTTP layer (which rejected the request if it
+    /// could not be built) and found in `parts`, or by the context function for stdio.
+    pub(crate) async fn request_context(
+        &self,
+        parts: Option<&http::request::Parts>,
+    ) -> Result<Context, ErrorData> {
+        match self.transport {
+            McpTransport::Http => http_context(parts),
+            McpTransport::Stdio => {
+                self.shared
+                    .context_for(McpRequest::stdio)
+                    .await
+                    .map_err(|error| {
+                        tracing::warn!(
+                            error = %error,
+                            "MCP request rejected: the context function failed"
+                        );
+                        ErrorData::invalid_request("the request could not be authenticated", None)
+                    })
+            }
+        }
+    }
+}
+
+/// The context the HTTP layer built for a request (the guard rejected the request if it
+/// could not be built), from the request's parts.
+fn http_context(parts: Option<&http::request::Parts>) -> Result<Context, ErrorData> {
+    parts
+        .and_then(|parts| parts.extensions.get::<Authenticated>())
+        .map(|auth| auth.0.clone())
+        .ok_or_else(|| {
+            tracing::error!("an MCP request over HTTP reached the handler without a context");
+            ErrorData::internal_error("the request has no context", None)
+        })
+}
