@@ -13,20 +13,30 @@
 //! cargo run --example durable -- status run-1      # its phase, usage and waiting calls
 //! cargo run --example durable -- approve run-1     # approves every waiting call
 //! cargo run --example durable -- output run-1      # waits for its end
+//! cargo run --example durable -- inspect run-1     # the engine's view: parked? why?
+//! cargo run --example durable -- resume run-1      # resumes a parked run
 //! ```
+//!
+//! `status`, `inspect`, `approve`, `deny` and `resume` read the engine's state through its
+//! admin API: they answer with the worker stopped.
 //!
 //! `RESTATE_INGRESS` (default `http://127.0.0.1:8080`) and `RESTATE_ADMIN` (default
 //! `http://127.0.0.1:9070`) say where the server is; `DURABLE_WORKER` (default
 //! `127.0.0.1:9080`) where the worker serves; `DURABLE_LEDGER` (default
-//! `target/durable-ledger`) where its side-effect ledger is.
+//! `target/durable-ledger`) where its side-effect ledger is; `DURABLE_STEP_ATTEMPTS` (default
+//! `tool_durable::DEFAULT_STEP_ATTEMPTS`) how many attempts one step gets before its run parks;
+//! `DURABLE_MAX_STEP_BYTES` (default `tool_durable::DEFAULT_MAX_STEP_BYTES`) the largest step
+//! result its journal takes.
 
 use std::process::ExitCode;
 
-use tool_durable::{DecisionBody, DurableClient, Phase, RunEnd, RunRequest, Started};
+use tool_durable::{
+    Decided, DecisionBody, DurableClient, Phase, RunEnd, RunRequest, Serving, Started,
+};
 use tool_examples::durable::{Ledger, workflow};
 use tool_runtime::BoxError;
 
-const USAGE: &str = "usage: durable worker | register | start RUN | status RUN | approve RUN | deny RUN | output RUN";
+const USAGE: &str = "usage: durable worker | register | start RUN | status RUN | inspect RUN | approve RUN | deny RUN | resume RUN | output RUN";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -49,20 +59,21 @@ fn env(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
 }
 
+/// A number from the environment variable `name`, or `default`.
+fn env_number<T: std::str::FromStr>(name: &str, default: T) -> Result<T, BoxError> {
+    match std::env::var(name) {
+        Ok(n) => n
+            .parse()
+            .map_err(|_| format!("{name} is not a number: {n:?}").into()),
+        Err(_) => Ok(default),
+    }
+}
+
 async fn run(args: &[&str]) -> Result<(), BoxError> {
-    let client = DurableClient::new(env("RESTATE_INGRESS", "http://127.0.0.1:8080"));
+    let client = DurableClient::new(env("RESTATE_INGRESS", "http://127.0.0.1:8080"))
+        .with_admin(env("RESTATE_ADMIN", "http://127.0.0.1:9070"));
     match args {
-        ["worker"] => {
-            let ledger = Ledger::open(env("DURABLE_LEDGER", "target/durable-ledger"))?;
-            // `PORT`, as a platform that starts workers gives it, else `DURABLE_WORKER`.
-            let address = match std::env::var("PORT") {
-                Ok(port) => format!("127.0.0.1:{port}"),
-                Err(_) => env("DURABLE_WORKER", "127.0.0.1:9080"),
-            };
-            let listener = tokio::net::TcpListener::bind(&address).await?;
-            println!("worker serving the AgentRun workflow on http://{address}");
-            tool_durable::serve(workflow(ledger)?, listener, tokio::signal::ctrl_c()).await;
-        }
+        ["worker"] => worker().await?,
         ["register"] => {
             let admin = env("RESTATE_ADMIN", "http://127.0.0.1:9070");
             let worker = format!("http://{}", env("DURABLE_WORKER", "127.0.0.1:9080"));
@@ -72,36 +83,20 @@ async fn run(args: &[&str]) -> Result<(), BoxError> {
         ["start", run_id] => {
             let request = RunRequest::new("Restart svc-7 and svc-42.")
                 .with_context(serde_json::json!({"principal": "ada"}));
-            match client.start(run_id, &request).await? {
-                Started::Now => println!("started {run_id}"),
-                Started::Before => {
-                    return Err(
-                        format!("{run_id} was started before: choose another run id").into(),
-                    );
-                }
+            if client.start(run_id, &request).await? == Started::Before {
+                return Err(format!("{run_id} was started before: choose another run id").into());
             }
+            println!("started {run_id}");
         }
         ["status", run_id] => {
             let status = client.status(run_id).await?;
             println!("{}", serde_json::to_string_pretty(&status)?);
         }
-        ["approve" | "deny", run_id] => {
-            let status = client.status(run_id).await?;
-            if status.phase != Phase::Waiting || status.pending.is_empty() {
-                return Err(format!("{run_id} waits for no decision ({:?})", status.phase).into());
-            }
-            let decision = if args[0] == "approve" {
-                DecisionBody::Approve
-            } else {
-                DecisionBody::Deny { message: None }
-            };
-            for call in &status.pending {
-                client.decide(&call.awakeable_id, &decision).await?;
-                println!(
-                    "{} {} {}: {}",
-                    args[0], call.call_id, call.tool, call.arguments
-                );
-            }
+        [verb @ ("approve" | "deny"), run_id] => decide_all(&client, verb, run_id).await?,
+        ["inspect", run_id] => inspect(&client, run_id).await?,
+        ["resume", run_id] => {
+            let invocation = client.resume(run_id).await?;
+            println!("resumed {run_id} ({invocation})");
         }
         ["output", run_id] => match client.output(run_id).await? {
             RunEnd::Answer { text, usage, .. } => {
@@ -114,5 +109,68 @@ async fn run(args: &[&str]) -> Result<(), BoxError> {
         },
         _ => return Err(USAGE.into()),
     }
+    Ok(())
+}
+
+/// Serves the workflow until Ctrl-C.
+async fn worker() -> Result<(), BoxError> {
+    let ledger = Ledger::open(env("DURABLE_LEDGER", "target/durable-ledger"))?;
+    // `PORT`, as a platform that starts workers gives it, else `DURABLE_WORKER`.
+    let address = match std::env::var("PORT") {
+        Ok(port) => format!("127.0.0.1:{port}"),
+        Err(_) => env("DURABLE_WORKER", "127.0.0.1:9080"),
+    };
+    let listener = tokio::net::TcpListener::bind(&address).await?;
+    // The attempts one step gets before its run parks (W7), and the largest step result the
+    // journal takes (W10).
+    let attempts = env_number("DURABLE_STEP_ATTEMPTS", tool_durable::DEFAULT_STEP_ATTEMPTS)?;
+    let max_step = env_number(
+        "DURABLE_MAX_STEP_BYTES",
+        tool_durable::DEFAULT_MAX_STEP_BYTES,
+    )?;
+    println!("worker serving the AgentRun workflow on http://{address}");
+    Serving::new(workflow(ledger)?.max_step_bytes(max_step))
+        .step_attempts(attempts)
+        .serve(listener, tokio::signal::ctrl_c())
+        .await;
+    Ok(())
+}
+
+/// Approves (or denies) every waiting call of `run_id`, saying which were decided before.
+async fn decide_all(client: &DurableClient, verb: &str, run_id: &str) -> Result<(), BoxError> {
+    let status = client.status(run_id).await?;
+    if status.phase != Phase::Waiting || status.pending.is_empty() {
+        return Err(format!("{run_id} waits for no decision ({:?})", status.phase).into());
+    }
+    let decision = if verb == "approve" {
+        DecisionBody::Approve
+    } else {
+        DecisionBody::Deny { message: None }
+    };
+    for call in &status.pending {
+        match client.decide(run_id, &call.call_id, &decision).await? {
+            Decided::Now => println!("{verb} {} {}: {}", call.call_id, call.tool, call.arguments),
+            Decided::Before { first } => println!(
+                "{} was decided before: {}",
+                call.call_id,
+                serde_json::to_string(&first)?
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// What the engine holds of `run_id`: its invocation, why it last failed, its status.
+async fn inspect(client: &DurableClient, run_id: &str) -> Result<(), BoxError> {
+    let seen = client.inspect(run_id).await?;
+    println!(
+        "invocation {} ({})",
+        seen.invocation_id.as_deref().unwrap_or("none"),
+        seen.invocation.as_deref().unwrap_or("not started")
+    );
+    if let Some(failure) = &seen.last_failure {
+        println!("last failure: {}", serde_json::to_string(failure)?);
+    }
+    println!("{}", serde_json::to_string_pretty(&seen.status)?);
     Ok(())
 }

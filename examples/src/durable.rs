@@ -128,14 +128,66 @@ pub async fn durable_restart(ctx: Context, input: RestartInput) -> Result<Restar
 }
 
 /// The offline model of the durable example: restarts the services the user's message names
-/// ([`services_in`]) in one turn, then answers with what the restarts said. It answers from the conversation alone, as a provider does,
-/// so a worker that restarts mid-run asks it only for the turns its journal lacks. Its
+/// ([`services_in`]) in one turn (or one a turn, when the message says "one at a time"), then
+/// answers with what the restarts said. It answers from the conversation alone, as a provider
+/// does, so a worker that restarts mid-run asks it only for the turns its journal lacks. Its
 /// events come `DURABLE_MODEL_DELAY_MS` apart, so that a test can kill a worker mid-stream.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct RestartPlan;
+///
+/// With a ledger, each request it is asked writes `request N pid` to the ledger's `requests`
+/// (N: the turn, counted from the conversation), for the tests that kill a worker at each
+/// step.
+#[derive(Debug, Default, Clone)]
+pub struct RestartPlan {
+    ledger: Option<Ledger>,
+}
+
+impl RestartPlan {
+    /// The plan, writing each request it is asked to `ledger`.
+    pub fn with_ledger(ledger: Ledger) -> Self {
+        Self {
+            ledger: Some(ledger),
+        }
+    }
+}
+
+/// The user's message of a conversation.
+fn asked(messages: &[Message]) -> &str {
+    messages
+        .iter()
+        .find_map(|m| match m {
+            Message::User { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// The calls of the plan's next turn, given what the user asked and the results so far: every
+/// service at once, or (asked "one at a time") the next one, until none is left.
+fn next_calls(asked: &str, done: usize) -> Vec<String> {
+    let services = services_in(asked);
+    if asked.contains("one at a time") {
+        services.into_iter().skip(done).take(1).collect()
+    } else if done == 0 {
+        services
+    } else {
+        Vec::new()
+    }
+}
 
 impl Model for RestartPlan {
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        if let Some(ledger) = &self.ledger {
+            let turn = 1 + request
+                .messages
+                .iter()
+                .filter(|m| matches!(m, Message::Assistant { .. }))
+                .count();
+            let line = format!("request {turn} {}", std::process::id());
+            if let Err(e) = ledger.append("requests", &line) {
+                let error = ModelError::Transport(format!("the ledger failed: {e}").into());
+                return Box::pin(outage(error));
+            }
+        }
         // An outage, while the file `DURABLE_MODEL_DOWN` names exists: the provider cannot be
         // reached (a failure a later attempt may not have).
         if let Some(down) = std::env::var_os("DURABLE_MODEL_DOWN")
@@ -152,19 +204,12 @@ impl Model for RestartPlan {
             .map(|r| format!("{}: {}", r.name, r.text))
             .collect();
         let mut events = Vec::new();
-        if results.is_empty() {
-            let asked = request
-                .messages
-                .iter()
-                .find_map(|m| match m {
-                    Message::User { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            for (index, service) in services_in(asked).iter().enumerate() {
+        let calls = next_calls(asked(request.messages), results.len());
+        if !calls.is_empty() {
+            for (index, service) in calls.iter().enumerate() {
                 events.push(ModelEvent::ToolCallStart {
                     index,
-                    id: format!("c{}", index + 1),
+                    id: format!("c{}", results.len() + index + 1),
                     name: "restart".to_owned(),
                 });
                 events.push(ModelEvent::ToolCallArguments {
@@ -246,6 +291,8 @@ pub fn agent(model: impl Model) -> Result<Agent, BoxError> {
         .name("maintenance")
         .instructions("Restart the services the operator names, then say what happened.")
         .tool(Restart)
+        // A run asked to restart services one at a time takes a turn for each.
+        .max_turns(32)
         .build()?)
 }
 
@@ -258,7 +305,7 @@ pub fn agent(model: impl Model) -> Result<Agent, BoxError> {
 pub fn workflow(ledger: Ledger) -> Result<AgentRun, BoxError> {
     let agent = match tool_runtime::providers::from_env()? {
         Some(real) => agent(real)?,
-        None => agent(RestartPlan)?,
+        None => agent(RestartPlan::with_ledger(ledger.clone()))?,
     };
     Ok(AgentRun::new(agent).with_context(move |data| {
         let name = data

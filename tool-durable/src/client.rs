@@ -1,41 +1,21 @@
-//! [`DurableClient`]: a durable run from outside, over Restate's HTTP ingress.
+//! [`DurableClient`]: a durable run from outside, over Restate's ingress and admin API, each
+//! call with a timeout (W8).
 
 use std::time::Duration;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
 use crate::WORKFLOW;
+use crate::admin::{Admin, Inspection};
+pub use crate::http::ClientError;
+use crate::http::Http;
 use crate::types::{DecisionBody, RunEnd, RunRequest, RunStatus};
 
-/// Why a call to Restate's ingress failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ClientError {
-    /// A run id or awakeable id that cannot be part of a path: ids are made of letters,
-    /// digits, `-`, `_` and `.`.
-    #[error("`{0}` is not an id: use letters, digits, `-`, `_` and `.`")]
-    Id(String),
-    /// The ingress could not be reached, or the connection broke.
-    #[error("the Restate ingress could not be reached: {0}")]
-    Transport(#[from] reqwest::Error),
-    /// The ingress answered with an error status.
-    #[error("the Restate ingress answered {status}: {body}")]
-    Status {
-        /// The HTTP status.
-        status: u16,
-        /// What it said.
-        body: String,
-    },
-    /// The answer was not the JSON expected.
-    #[error("the Restate ingress answered what is not a {what}: {source}")]
-    Body {
-        /// What was expected.
-        what: &'static str,
-        /// Why it did not read.
-        source: serde_json::Error,
-    },
-}
+/// The default timeout of each call of a [`DurableClient`] but [`DurableClient::output`]:
+/// 30 s ([`DurableClient::with_timeout`]).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default time [`DurableClient::output`] waits for a run's end: 10 minutes
+/// ([`DurableClient::with_wait`]).
+pub const DEFAULT_WAIT: Duration = Duration::from_secs(600);
 
 /// Whether [`DurableClient::start`] started the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,13 +27,31 @@ pub enum Started {
     Before,
 }
 
-/// Starts durable runs ([`crate::AgentRun`]), reads their status, decides their waiting calls
-/// and waits for their ends, through Restate's ingress (`http://host:8080` by default). Any
-/// process may do any of these: no worker needs to run.
+/// What became of a decision given with [`DurableClient::decide`] (W8).
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub enum Decided {
+    /// The decision went to the waiting call.
+    Now,
+    /// The call was decided before: this decision changed nothing; `first` is the one the
+    /// run took.
+    Before {
+        /// The call's decision, as the run took it.
+        first: DecisionBody,
+    },
+}
+
+/// Starts durable runs ([`crate::AgentRun`]), reads their status, decides their waiting calls,
+/// resumes parked ones and waits for their ends, through Restate's ingress (`http://host:8080`
+/// by default) and its admin API (`http://host:9070`, [`DurableClient::with_admin`]). Any
+/// process may do any of these: no worker needs to run. Each call has a timeout
+/// ([`DEFAULT_TIMEOUT`], [`DEFAULT_WAIT`] for [`DurableClient::output`]).
 #[derive(Debug, Clone)]
 pub struct DurableClient {
-    http: reqwest::Client,
+    http: Http,
     ingress: String,
+    admin: Option<String>,
+    wait: Duration,
 }
 
 impl DurableClient {
@@ -61,12 +59,51 @@ impl DurableClient {
     pub fn new(ingress: impl Into<String>) -> Self {
         let ingress = ingress.into().trim_end_matches('/').to_owned();
         Self {
-            http: reqwest::Client::builder()
-                .connect_timeout(Duration::from_secs(10))
-                .build()
-                .unwrap_or_default(),
+            http: Http {
+                client: reqwest::Client::builder()
+                    .connect_timeout(Duration::from_secs(10))
+                    .build()
+                    .unwrap_or_default(),
+                timeout: DEFAULT_TIMEOUT,
+            },
             ingress,
+            admin: None,
+            wait: DEFAULT_WAIT,
         }
+    }
+
+    /// The same client, reading the engine's state through the admin API at `admin` (its base
+    /// URL, such as `http://127.0.0.1:9070`): [`DurableClient::status`],
+    /// [`DurableClient::inspect`], [`DurableClient::decide`] and [`DurableClient::resume`]
+    /// need it.
+    #[must_use]
+    pub fn with_admin(mut self, admin: impl Into<String>) -> Self {
+        self.admin = Some(admin.into().trim_end_matches('/').to_owned());
+        self
+    }
+
+    /// The same client, each call but [`DurableClient::output`] failing with
+    /// [`ClientError::Timeout`] after `timeout` (default [`DEFAULT_TIMEOUT`]).
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.http.timeout = timeout;
+        self
+    }
+
+    /// The same client, [`DurableClient::output`] waiting at most `wait` for a run's end
+    /// (default [`DEFAULT_WAIT`]).
+    #[must_use]
+    pub fn with_wait(mut self, wait: Duration) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    fn admin(&self) -> Result<Admin, ClientError> {
+        let url = self.admin.clone().ok_or(ClientError::NoAdmin)?;
+        Ok(Admin {
+            http: self.http.clone(),
+            url,
+        })
     }
 
     /// Starts the run `run_id` without waiting for it. The workflow runs once per id: a run id
@@ -75,10 +112,13 @@ impl DurableClient {
     ///
     /// # Errors
     ///
-    /// [`ClientError`] when the ingress refuses or cannot be reached.
+    /// [`ClientError`] when the ingress refuses, cannot be reached or does not answer in time.
     pub async fn start(&self, run_id: &str, request: &RunRequest) -> Result<Started, ClientError> {
         let url = format!("{}/{WORKFLOW}/{}/run/send", self.ingress, id(run_id)?);
-        let answer: serde_json::Value = self.post(&url, request, "invocation").await?;
+        let answer: serde_json::Value = self
+            .http
+            .json("invocation", self.http.post(&url).json(request))
+            .await?;
         Ok(
             match answer.get("status").and_then(serde_json::Value::as_str) {
                 Some("PreviouslyAccepted") => Started::Before,
@@ -87,31 +127,89 @@ impl DurableClient {
         )
     }
 
-    /// Where the run is, what waits and what it used (W5).
+    /// Where the run is, what waits, what was decided and what it used (W5), from the
+    /// engine's state: one query to the admin API, answered whether a worker runs or not (W8).
     ///
     /// # Errors
     ///
-    /// [`ClientError`] when the ingress refuses or cannot be reached.
+    /// [`ClientError::NoAdmin`] without an admin API; [`ClientError`] when the server
+    /// refuses, cannot be reached or does not answer in time.
     pub async fn status(&self, run_id: &str) -> Result<RunStatus, ClientError> {
-        let url = format!("{}/{WORKFLOW}/{}/status", self.ingress, id(run_id)?);
-        // The handler takes no input: the body is empty.
-        let response = self.http.post(url).send().await?;
-        let body = check(response).await?;
-        serde_json::from_slice(&body).map_err(|source| ClientError::Body {
-            what: "run status",
-            source,
-        })
+        self.admin()?.status(id(run_id)?).await
     }
 
-    /// Decides a waiting call: resolves its awakeable with `decision` (W3). The first
-    /// decision of an awakeable counts: Restate accepts a later one and ignores it, so a
-    /// decider that must know reads [`DurableClient::status`] again.
+    /// What the engine holds of the run: its status, its invocation's id and status (`paused`
+    /// when parked) and its last failure (what failed and at which step, never a cause, W8).
     ///
     /// # Errors
     ///
-    /// [`ClientError`] when the ingress refuses (an awakeable id it does not know) or cannot
-    /// be reached.
+    /// As [`DurableClient::status`].
+    pub async fn inspect(&self, run_id: &str) -> Result<Inspection, ClientError> {
+        self.admin()?.inspect(id(run_id)?).await
+    }
+
+    /// Resumes a parked run (W5, W7): the engine attempts its step again, with a fresh budget.
+    /// Answers the run's invocation id.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::NoRun`] for a run never started, [`ClientError::NotParked`] for one
+    /// that is not parked; otherwise as [`DurableClient::status`].
+    pub async fn resume(&self, run_id: &str) -> Result<String, ClientError> {
+        self.admin()?.resume(id(run_id)?).await
+    }
+
+    /// Decides the waiting call `call_id` of the run `run_id` (W3): resolves its awakeable
+    /// with `decision`, unless the call was decided before, which answers
+    /// [`Decided::Before`] with the decision the run took (W8). Reads the engine's state
+    /// first, so it needs the admin API; [`DurableClient::resolve`] is the one call to the
+    /// ingress alone.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::NoCall`] when the run has no such call waiting or decided; otherwise as
+    /// [`DurableClient::status`].
     pub async fn decide(
+        &self,
+        run_id: &str,
+        call_id: &str,
+        decision: &DecisionBody,
+    ) -> Result<Decided, ClientError> {
+        let admin = self.admin()?;
+        let key = id(run_id)?;
+        let status = admin.status(key).await?;
+        let waiting = status.pending.iter().find(|call| call.call_id == call_id);
+        let first = status.decided.iter().rev().find(|done| match waiting {
+            Some(call) => done.awakeable_id == call.awakeable_id,
+            None => done.call_id == call_id,
+        });
+        if let Some(first) = first {
+            return Ok(Decided::Before {
+                first: first.decision.clone(),
+            });
+        }
+        let Some(call) = waiting else {
+            return Err(ClientError::NoCall {
+                run_id: run_id.to_owned(),
+                call_id: call_id.to_owned(),
+            });
+        };
+        if let Some(first) = admin.received_decision(key, &call.awakeable_id).await? {
+            return Ok(Decided::Before { first });
+        }
+        self.resolve(&call.awakeable_id, decision).await?;
+        Ok(Decided::Now)
+    }
+
+    /// Resolves the awakeable `awakeable_id` with `decision`: one call to the ingress (W3).
+    /// The first decision of an awakeable counts: Restate accepts a later one and ignores it;
+    /// [`DurableClient::decide`] says so instead.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError`] when the ingress refuses (an awakeable id it does not know), cannot be
+    /// reached or does not answer in time.
+    pub async fn resolve(
         &self,
         awakeable_id: &str,
         decision: &DecisionBody,
@@ -121,146 +219,56 @@ impl DurableClient {
             self.ingress,
             id(awakeable_id)?
         );
-        let response = self.http.post(url).json(decision).send().await?;
-        check(response).await.map(drop)
+        self.http
+            .empty("decision", self.http.post(&url).json(decision))
+            .await
     }
 
-    /// Waits for the run's end and answers it.
+    /// Waits for the run's end and answers it, for at most the client's wait
+    /// ([`DEFAULT_WAIT`], [`DurableClient::with_wait`]); a run still going then answers
+    /// [`ClientError::Timeout`], and can be waited for again.
     ///
     /// # Errors
     ///
-    /// [`ClientError`] when the ingress refuses or cannot be reached.
+    /// [`ClientError`] when the ingress refuses, cannot be reached or the wait ends first.
     pub async fn output(&self, run_id: &str) -> Result<RunEnd, ClientError> {
         let url = format!(
             "{}/restate/workflow/{WORKFLOW}/{}/attach",
             self.ingress,
             id(run_id)?
         );
-        let response = self.http.get(url).send().await?;
-        let body = check(response).await?;
-        serde_json::from_slice(&body).map_err(|source| ClientError::Body {
-            what: "run end",
-            source,
-        })
+        let request = self.http.client.get(url).timeout(self.wait);
+        self.http.json("run end", request).await
     }
-
-    async fn post<B: Serialize + ?Sized, T: DeserializeOwned>(
-        &self,
-        url: &str,
-        body: &B,
-        what: &'static str,
-    ) -> Result<T, ClientError> {
-        let response = self.http.post(url).json(body).send().await?;
-        let body = check(response).await?;
-        serde_json::from_slice(&body).map_err(|source| ClientError::Body { what, source })
-    }
-}
-
-/// What the engine holds of a durable run, read from Restate's admin API
-/// ([`inspect`]): no worker needs to run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Inspection {
-    /// The run's status, from the workflow's state (as its `status` handler answers).
-    pub status: RunStatus,
-    /// Restate's status of the run's invocation (`running`, `suspended`, `backing-off`,
-    /// `paused` when it was parked after its attempts, W5, `completed`, …), if it has one.
-    pub invocation: Option<String>,
-    /// The last failure of the invocation, as Restate recorded it, if any.
-    pub last_failure: Option<String>,
 }
 
 /// Reads a durable run's status and its invocation's from the Restate server whose admin API
-/// is at `admin`, with SQL (`POST /query`): works while no worker runs, and says when Restate
-/// has parked the run (W5).
+/// is at `admin`, as [`DurableClient::inspect`] does (with [`DEFAULT_TIMEOUT`]).
 ///
 /// # Errors
 ///
-/// [`ClientError`] when the server refuses or cannot be reached, or answers what is not rows.
+/// As [`DurableClient::inspect`].
 pub async fn inspect(admin: &str, run_id: &str) -> Result<Inspection, ClientError> {
-    let key = id(run_id)?;
-    let http = reqwest::Client::new();
-    let query = |sql: String| {
-        let http = http.clone();
-        let url = format!("{}/query", admin.trim_end_matches('/'));
-        async move {
-            let response = http
-                .post(url)
-                .header("accept", "application/json")
-                .json(&serde_json::json!({ "query": sql }))
-                .send()
-                .await?;
-            let body = check(response).await?;
-            let mut answer: serde_json::Value =
-                serde_json::from_slice(&body).map_err(|source| ClientError::Body {
-                    what: "query answer",
-                    source,
-                })?;
-            Ok::<_, ClientError>(match answer.get_mut("rows").map(serde_json::Value::take) {
-                Some(serde_json::Value::Array(rows)) => rows,
-                _ => Vec::new(),
-            })
-        }
-    };
-    // `key` is letters, digits, `-`, `_` and `.` only: it cannot end the SQL string.
-    let rows = query(format!(
-        "SELECT key, value_utf8 FROM state WHERE service_name = '{WORKFLOW}' AND service_key = '{key}'"
-    ))
-    .await?;
-    let mut status = RunStatus {
-        phase: crate::Phase::NotStarted,
-        pending: Vec::new(),
-        usage: tool_runtime::Usage::default(),
-    };
-    for row in rows {
-        let value = row
-            .get("value_utf8")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("null");
-        match row.get("key").and_then(serde_json::Value::as_str) {
-            Some(crate::state::PHASE) => {
-                status.phase = serde_json::from_str(value).unwrap_or(status.phase)
-            }
-            Some(crate::state::PENDING) => {
-                status.pending = serde_json::from_str(value).unwrap_or_default()
-            }
-            Some(crate::state::USAGE) => {
-                status.usage = serde_json::from_str(value).unwrap_or_default()
-            }
-            _ => {}
-        }
-    }
-    let invocation = query(format!(
-        "SELECT status, last_failure FROM sys_invocation WHERE target_service_name = '{WORKFLOW}' \
-         AND target_service_key = '{key}' AND target_handler_name = 'run'"
-    ))
-    .await?;
-    let first = invocation.first();
-    let text = |field: &str| {
-        first
-            .and_then(|row| row.get(field))
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned)
-    };
-    Ok(Inspection {
-        status,
-        invocation: text("status"),
-        last_failure: text("last_failure"),
-    })
+    DurableClient::new("")
+        .with_admin(admin)
+        .inspect(run_id)
+        .await
 }
 
 /// Registers the worker serving at `worker` (its base URL) with the Restate server whose
 /// admin API is at `admin` (`http://host:9070` by default), as `POST /deployments` does,
-/// replacing an earlier registration of the same address.
+/// replacing an earlier registration of the same address; with [`DEFAULT_TIMEOUT`].
 ///
 /// # Errors
 ///
-/// [`ClientError`] when the server refuses (it could not reach the worker) or cannot be
-/// reached.
+/// [`ClientError`] when the server refuses (it could not reach the worker), cannot be
+/// reached or does not answer in time.
 pub async fn register(admin: &str, worker: &str) -> Result<(), ClientError> {
-    let url = format!("{}/deployments", admin.trim_end_matches('/'));
-    let body = serde_json::json!({ "uri": worker, "force": true });
-    let response = reqwest::Client::new().post(url).json(&body).send().await?;
-    check(response).await.map(drop)
+    DurableClient::new("")
+        .with_admin(admin)
+        .admin()?
+        .register(worker)
+        .await
 }
 
 /// `id` when it can be a path segment as it is.
@@ -276,19 +284,6 @@ fn id(id: &str) -> Result<&str, ClientError> {
         Ok(id)
     } else {
         Err(ClientError::Id(id.to_owned()))
-    }
-}
-
-async fn check(response: reqwest::Response) -> Result<bytes::Bytes, ClientError> {
-    let status = response.status();
-    let body = response.bytes().await?;
-    if status.is_success() {
-        Ok(body)
-    } else {
-        Err(ClientError::Status {
-            status: status.as_u16(),
-            body: String::from_utf8_lossy(&body).chars().take(2000).collect(),
-        })
     }
 }
 

@@ -14,20 +14,39 @@ use crate::state;
 /// The status code of a Restate terminal error that says the invocation was cancelled.
 pub(crate) const CANCELLED: u16 = 409;
 
+/// The status code of the terminal failure a step records instead of a result too large for
+/// the engine (W10).
+const TOO_LARGE: u16 = 413;
+
 /// A run's journal in a Restate workflow invocation: its steps are `ctx.run` entries, its id
 /// is the workflow's key. After each model request it writes the run's usage so far to the
 /// workflow's state, for [`crate::RunStatus`] (W5).
 pub(crate) struct RestateJournal<'a> {
     ctx: &'a WorkflowContext<'a>,
     usage: Mutex<Usage>,
+    /// The largest result a step may record, in bytes of JSON.
+    max_step: usize,
+    /// Why a step's result was refused, when one was too large.
+    too_large: Mutex<Option<String>>,
 }
 
 impl<'a> RestateJournal<'a> {
-    pub(crate) fn new(ctx: &'a WorkflowContext<'a>) -> Self {
+    pub(crate) fn new(ctx: &'a WorkflowContext<'a>, max_step: usize) -> Self {
         Self {
             ctx,
             usage: Mutex::new(Usage::default()),
+            max_step,
+            too_large: Mutex::new(None),
         }
+    }
+
+    /// Why a step's result was refused as too large for the engine, if one was: the run ends
+    /// with it, since every attempt would make the same result (W10).
+    pub(crate) fn too_large(&self) -> Option<String> {
+        self.too_large
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The run's usage so far, as its recorded replies say.
@@ -68,10 +87,11 @@ impl Journal for RestateJournal<'_> {
             // invocation under the workflow's retry policy (and parks it when that policy
             // says so, W5), replaying the recorded steps and taking this one again.
             let ctx: &'b WorkflowContext<'b> = self.ctx;
+            let (max_step, step_name) = (self.max_step, name.clone());
             let recorded = ctx
                 .run(move || async move {
                     match work.await {
-                        Ok(value) => Ok(Json(value)),
+                        Ok(value) => fitting(&step_name, value, max_step).map(Json),
                         Err(retry) => Err(HandlerError::from(retry)),
                     }
                 })
@@ -86,8 +106,56 @@ impl Journal for RestateJournal<'_> {
                 }
                 // Restate answers an operator's cancel with 409 on whatever the run awaits.
                 Err(terminal) if terminal.code() == CANCELLED => Err(JournalError::cancelled(name)),
+                Err(terminal) if terminal.code() == TOO_LARGE => {
+                    let reason = terminal.message().to_owned();
+                    *self
+                        .too_large
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Some(reason.clone());
+                    Err(JournalError::new(name, reason))
+                }
                 Err(terminal) => Err(JournalError::new(name, terminal.message().to_owned())),
             }
         })
+    }
+}
+
+/// `value`, when its JSON fits in `max_step` bytes; otherwise a terminal failure that the
+/// journal records in its place (a few bytes), saying how large it was: a result past the
+/// engine's message limit would fail every attempt to record it (W10).
+fn fitting(step: &str, value: Value, max_step: usize) -> Result<Value, HandlerError> {
+    let size = serde_json::to_vec(&value).map_or(usize::MAX, |bytes| bytes.len());
+    if size <= max_step {
+        return Ok(value);
+    }
+    let reason = format!(
+        "step `{step}`: its result is {size} bytes of JSON, over the {max_step} bytes a \
+         journaled step may hold (the engine's message limit)"
+    );
+    tracing::warn!(%reason, "a step's result was too large to journal; the run ends");
+    Err(TerminalError::new_with_code(TOO_LARGE, reason).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// W10: a result over the limit is refused with its size and the limit, before it is
+    /// journaled; one at the limit is kept.
+    #[test]
+    fn w10_a_result_over_the_limit_is_refused_before_it_is_journaled() {
+        let value = serde_json::json!({"text": "x".repeat(100)});
+        let size = serde_json::to_vec(&value)
+            .map(|b| b.len())
+            .unwrap_or_default();
+        assert!(fitting("request 1", value.clone(), size).is_ok());
+        let refused = fitting("request 1", value, size - 1)
+            .err()
+            .map(|e| format!("{e:?}"));
+        let refused = refused.unwrap_or_default();
+        assert!(
+            refused.contains("request 1") && refused.contains(&format!("{size} bytes")),
+            "{refused}"
+        );
     }
 }

@@ -5,29 +5,38 @@
 //! awakeables, with no process holding the run, and are decided by one call to Restate from
 //! anywhere.
 //!
-//! - [`AgentRun`]: the workflow, and [`serve`] to serve it.
+//! - [`AgentRun`]: the workflow, and [`Serving`] (or [`serve`]) to serve it, each step of a
+//!   run with its own retry budget (W7).
 //! - [`RunRequest`], [`RunEnd`], [`RunStatus`], [`PendingApproval`], [`DecisionBody`]: what
 //!   goes in and out, as JSON.
-//! - [`DurableClient`]: start a run, read its status, decide its calls, wait for its end,
-//!   over Restate's ingress.
+//! - [`DurableClient`]: start a run, read its status from the engine (no worker needed),
+//!   decide its calls (a call decided before answered as such), resume it when parked, wait
+//!   for its end, each call with a timeout (W8).
 //!
 //! Restate's Rust SDK is pinned exactly (`=0.13.0`) and lives in this crate only: an
 //! application that runs agents in one process does not build it.
 
+mod admin;
 mod client;
+mod http;
 mod journal;
 mod serve;
 mod state;
 mod types;
 mod workflow;
 
-pub use client::{ClientError, DurableClient, Inspection, Started, inspect, register};
-pub use serve::{DEFAULT_ATTEMPTS, serve};
-pub use types::{
-    DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus, UNFIT_DECISION,
-    UNREADABLE_DECISION,
+pub use admin::{Failure, FailureKind, Inspection};
+pub use client::{
+    ClientError, DEFAULT_TIMEOUT, DEFAULT_WAIT, Decided, DurableClient, Started, inspect, register,
 };
-pub use workflow::{AgentRun, ContextFactory};
+pub use serve::{
+    DEFAULT_MAX_RETRY_INTERVAL, DEFAULT_RETRY_INTERVAL, DEFAULT_STEP_ATTEMPTS, Serving, serve,
+};
+pub use types::{
+    DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
+    UNFIT_DECISION, UNREADABLE_DECISION,
+};
+pub use workflow::{AgentRun, ContextFactory, DEFAULT_MAX_STEP_BYTES};
 
 /// The workflow's name in Restate: the first segment of its ingress paths.
 pub const WORKFLOW: &str = "AgentRun";

@@ -6,3 +6,5 @@ pub(crate) const PHASE: &str = "phase";
 pub(crate) const PENDING: &str = "pending";
 /// The run's usage so far (L2, W5).
 pub(crate) const USAGE: &str = "usage";
+/// The calls decided so far, each with the decision the run took (W8).
+pub(crate) const DECIDED: &str = "decided";

@@ -74,6 +74,35 @@ pub enum RunEnd {
     },
 }
 
+impl RunEnd {
+    /// A final answer of `text`, with the run's `usage`.
+    pub fn answer(text: impl Into<String>, usage: Usage) -> Self {
+        RunEnd::Answer {
+            text: text.into(),
+            usage,
+            stopped_at: None,
+        }
+    }
+
+    /// A final answer of `text` given by the success of `tool`, a stopping tool (L5).
+    pub fn stopped_at(text: impl Into<String>, usage: Usage, tool: impl Into<String>) -> Self {
+        RunEnd::Answer {
+            text: text.into(),
+            usage,
+            stopped_at: Some(tool.into()),
+        }
+    }
+
+    /// A run that ended without an answer, with `kind` and `message`.
+    pub fn failed(kind: ErrorKind, message: impl Into<String>, usage: Usage) -> Self {
+        RunEnd::Failed {
+            kind,
+            message: message.into(),
+            usage,
+        }
+    }
+}
+
 /// Where a durable run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -98,6 +127,34 @@ pub struct RunStatus {
     pub pending: Vec<PendingApproval>,
     /// The run's usage so far.
     pub usage: Usage,
+    /// The calls decided so far, each with the decision the run took (W8).
+    #[serde(default)]
+    pub decided: Vec<DecidedCall>,
+}
+
+impl RunStatus {
+    /// The status of a run that has not started: no call waits, nothing used.
+    pub fn not_started() -> Self {
+        Self {
+            phase: Phase::NotStarted,
+            pending: Vec::new(),
+            usage: Usage::default(),
+            decided: Vec::new(),
+        }
+    }
+}
+
+/// A call of a durable run that was decided: the decision the run took for it (the first
+/// that reached it; a later one changes nothing, W8).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecidedCall {
+    /// The call id the model gave.
+    pub call_id: String,
+    /// The awakeable that took the decision.
+    pub awakeable_id: String,
+    /// The decision the run took: the one given, or a denial when it could not be read or did
+    /// not fit the call (W3).
+    pub decision: DecisionBody,
 }
 
 /// A call of a durable run that waits for a decision (W3): what an approver sees, and the
@@ -153,11 +210,18 @@ pub const UNREADABLE_DECISION: &str = "the call was not approved: its decision c
 impl DecisionBody {
     /// The decision an awakeable's body gives: a denial when it is not a [`DecisionBody`].
     pub fn read(body: &[u8]) -> Decision {
+        Self::taken(body).into()
+    }
+
+    /// The body as the run takes it: itself, or a denial saying it could not be read.
+    pub(crate) fn taken(body: &[u8]) -> Self {
         match serde_json::from_slice::<DecisionBody>(body) {
-            Ok(body) => body.into(),
+            Ok(body) => body,
             Err(e) => {
                 tracing::warn!(error = %e, "a decision could not be read; the call is denied");
-                Decision::deny_with(UNREADABLE_DECISION)
+                DecisionBody::Deny {
+                    message: Some(UNREADABLE_DECISION.to_owned()),
+                }
             }
         }
     }
@@ -199,6 +263,28 @@ mod tests {
                 String::from_utf8_lossy(body)
             );
         }
+    }
+
+    /// W10: the ends a test compares are built with constructors, as the workflow sends them.
+    #[test]
+    fn w10_run_ends_are_built_as_they_read() {
+        let usage = Usage::new(200, 40);
+        let read = |json: serde_json::Value| serde_json::from_value::<RunEnd>(json).ok();
+        assert_eq!(
+            read(
+                serde_json::json!({"end":"answer","text":"Done.","usage":{"input_tokens":200,"output_tokens":40}})
+            ),
+            Some(RunEnd::answer("Done.", usage))
+        );
+        assert_eq!(
+            read(
+                serde_json::json!({"end":"answer","text":"ok","usage":{"input_tokens":200,"output_tokens":40},"stopped_at":"ship"})
+            ),
+            Some(RunEnd::stopped_at("ok", usage, "ship"))
+        );
+        let failed = RunEnd::failed(ErrorKind::UsageLimit, "the request limit", usage);
+        let json = serde_json::to_value(&failed).ok();
+        assert_eq!(json.and_then(read), Some(failed));
     }
 
     #[test]

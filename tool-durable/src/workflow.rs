@@ -4,14 +4,15 @@ use std::sync::Arc;
 
 use restate_sdk::prelude::*;
 use tool_runtime::{
-    Agent, Context, Decision, Decisions, ErrorKind, PausedRun, PendingKind, ResumeOptions,
-    RunError, RunOptions, RunOutput,
+    Agent, Context, Decision, Decisions, ErrorKind, PausedRun, PendingKind, RunError, RunOptions,
+    RunOutput,
 };
 
 use crate::journal::{CANCELLED, RestateJournal};
 use crate::state;
 use crate::types::{
-    DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus, UNFIT_DECISION,
+    DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
+    UNFIT_DECISION,
 };
 
 /// Makes a run's [`Context`] from its request's context data, on every attempt: the context
@@ -33,7 +34,12 @@ pub type ContextFactory = dyn Fn(&serde_json::Value) -> Result<Context, String> 
 pub struct AgentRun {
     agent: Arc<Agent>,
     contexts: Arc<ContextFactory>,
+    max_step: usize,
 }
+
+/// The default of [`AgentRun::max_step_bytes`]: 30 MiB, under the 32 MiB a Restate server
+/// takes in one message by default.
+pub const DEFAULT_MAX_STEP_BYTES: usize = 30 * 1024 * 1024;
 
 impl AgentRun {
     /// `agent`'s runs, each in an empty [`Context`].
@@ -41,7 +47,18 @@ impl AgentRun {
         Self {
             agent: agent.into(),
             contexts: Arc::new(|_| Ok(Context::new())),
+            max_step: DEFAULT_MAX_STEP_BYTES,
         }
+    }
+
+    /// The same workflow, a step's result refused past `bytes` of JSON (default
+    /// [`DEFAULT_MAX_STEP_BYTES`]; keep it under the server's message limit): the step records
+    /// a failure in its place and the run ends with kind `Journal`, saying the step and the
+    /// size, instead of failing every attempt to record it (W10).
+    #[must_use]
+    pub fn max_step_bytes(mut self, bytes: usize) -> Self {
+        self.max_step = bytes;
+        self
     }
 
     /// The same workflow, making each run's context with `factory` from its request's
@@ -85,24 +102,33 @@ impl AgentRun {
             HandlerError::from("the run's context could not be made (the worker's log says why)")
         })?;
         ctx.set(state::PHASE, Json(Phase::Running));
-        let journal = RestateJournal::new(&ctx);
+        let journal = RestateJournal::new(&ctx, self.max_step);
         let options = request.options.map(|options| self.bounded(options));
         let mut result = self
             .agent
-            .run_journaled(&run_ctx, &journal, request.input, options)
+            .execute(
+                &run_ctx,
+                tool_runtime::RunRequest::new(request.input)
+                    .options(options)
+                    .journal(&journal),
+            )
             .await;
+        let mut decided = Vec::new();
         loop {
             let paused = match result.map_err(RunError::into_paused) {
                 Err(Ok(paused)) => paused,
                 Err(Err(e)) => return end(&ctx, &journal, Err(e)),
                 Ok(output) => return end(&ctx, &journal, Ok(output)),
             };
-            let decisions = wait_for_decisions(&ctx, &paused).await?;
+            let decisions = wait_for_decisions(&ctx, &paused, &mut decided).await?;
             ctx.set(state::PHASE, Json(Phase::Running));
             ctx.clear(state::PENDING);
             result = self
                 .agent
-                .resume_journaled(&run_ctx, &journal, paused, decisions, ResumeOptions::new())
+                .execute(
+                    &run_ctx,
+                    tool_runtime::RunRequest::resume(paused, decisions).journal(&journal),
+                )
                 .await;
         }
     }
@@ -118,20 +144,24 @@ impl AgentRun {
             .get::<Json<Vec<PendingApproval>>>(state::PENDING)
             .await?;
         let usage = ctx.get::<Json<tool_runtime::Usage>>(state::USAGE).await?;
+        let decided = ctx.get::<Json<Vec<DecidedCall>>>(state::DECIDED).await?;
         Ok(Json(RunStatus {
             phase: phase.map_or(Phase::NotStarted, |Json(phase)| phase),
             pending: pending.map(|Json(pending)| pending).unwrap_or_default(),
             usage: usage.map(|Json(usage)| usage).unwrap_or_default(),
+            decided: decided.map(|Json(decided)| decided).unwrap_or_default(),
         }))
     }
 }
 
 /// Each pending call of `paused` waits as an awakeable (W3), listed in the state with its id;
 /// the decisions, in the calls' order, once every one has arrived. A decision that cannot be
-/// read, or an awakeable rejected, denies its call.
+/// read, or an awakeable rejected, denies its call. Each decision the run takes is added to
+/// `decided`, which the state lists (W8).
 async fn wait_for_decisions(
     ctx: &WorkflowContext<'_>,
     paused: &PausedRun,
+    decided: &mut Vec<DecidedCall>,
 ) -> Result<Decisions, HandlerError> {
     let mut listed = Vec::new();
     let mut waits = Vec::new();
@@ -143,16 +173,16 @@ async fn wait_for_decisions(
             arguments: call.arguments().clone(),
             kind: call.kind(),
             reason: call.reason().map(str::to_owned),
-            awakeable_id,
+            awakeable_id: awakeable_id.clone(),
         });
-        waits.push((call.id().to_owned(), call.kind(), decision));
+        waits.push((call.id().to_owned(), call.kind(), awakeable_id, decision));
     }
     ctx.set(state::PENDING, Json(listed));
     ctx.set(state::PHASE, Json(Phase::Waiting));
     let mut decisions = Decisions::new();
-    for (call_id, kind, decision) in waits {
+    for (call_id, kind, awakeable_id, decision) in waits {
         let decision = match decision.await {
-            Ok(body) => fitting(DecisionBody::read(&body), kind),
+            Ok(body) => fitting(DecisionBody::taken(&body), kind),
             // An operator cancelled the run while it waited: it ends so, nothing more runs.
             Err(cancelled) if cancelled.code() == CANCELLED => {
                 ctx.set(state::PHASE, Json(Phase::Ended));
@@ -160,10 +190,16 @@ async fn wait_for_decisions(
             }
             Err(rejected) => {
                 tracing::info!(call = %call_id, reason = rejected.message(), "a decision was rejected; the call is denied");
-                Decision::deny()
+                DecisionBody::Deny { message: None }
             }
         };
-        decisions.insert(call_id, decision);
+        decided.push(DecidedCall {
+            call_id: call_id.clone(),
+            awakeable_id,
+            decision: decision.clone(),
+        });
+        ctx.set(state::DECIDED, Json(decided.clone()));
+        decisions.insert(call_id, Decision::from(decision));
     }
     Ok(decisions)
 }
@@ -171,12 +207,12 @@ async fn wait_for_decisions(
 /// `decision`, when it fits a call waiting for `kind`: an approval takes "approve" or
 /// "deny", a deferred call its result or "deny". One that does not fit denies its call
 /// alone, as a decision that cannot be read does (W3).
-fn fitting(decision: Decision, kind: PendingKind) -> Decision {
+fn fitting(decision: DecisionBody, kind: PendingKind) -> DecisionBody {
     let fits = matches!(
         (&decision, kind),
-        (Decision::Deny { .. }, _)
-            | (Decision::Approve, PendingKind::Approval)
-            | (Decision::Complete(_), PendingKind::Deferred)
+        (DecisionBody::Deny { .. }, _)
+            | (DecisionBody::Approve, PendingKind::Approval)
+            | (DecisionBody::Result { .. }, PendingKind::Deferred)
     );
     if fits {
         decision
@@ -185,7 +221,9 @@ fn fitting(decision: Decision, kind: PendingKind) -> Decision {
             ?kind,
             "a decision does not fit its call; the call is denied"
         );
-        Decision::deny_with(UNFIT_DECISION)
+        DecisionBody::Deny {
+            message: Some(UNFIT_DECISION.to_owned()),
+        }
     }
 }
 
@@ -209,6 +247,15 @@ fn end(
         Err(e) if e.kind() == ErrorKind::Cancelled => {
             ctx.set(state::PHASE, Json(Phase::Ended));
             return Err(TerminalError::new_with_code(CANCELLED, "the run was cancelled").into());
+        }
+        // A step's result too large to journal: every attempt would make it again.
+        Err(e) if e.kind() == ErrorKind::Journal && journal.too_large().is_some() => {
+            tracing::warn!(error = %format_args!("{e:#}"), "the run ended: a step's result was too large to journal");
+            RunEnd::Failed {
+                kind: e.kind(),
+                message: journal.too_large().unwrap_or_default(),
+                usage: journal.usage(),
+            }
         }
         Err(e) if e.kind() == ErrorKind::Journal => {
             tracing::warn!(error = %format_args!("{e:#}"), "the run's journal failed; the attempt is retried");

@@ -8,163 +8,12 @@
 
 mod support;
 
-use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context as _, bail, ensure};
-use support::{RestateServer, TempDir, Worker, lines};
-use tool_durable::{DecisionBody, DurableClient, Phase, RunEnd, RunRequest, RunStatus, Started};
+use support::durable::{Durable, eventually};
+use tool_durable::{DecisionBody, RunEnd, RunRequest, Started};
 use tool_runtime::{ErrorKind, RunOptions, UsageLimits};
-
-/// How long a test waits for a run to reach a point.
-const PATIENCE: Duration = Duration::from_secs(60);
-
-/// The answer of the example's run, with or without a crash.
-const ANSWER: &str = r#"Done. restart: {"service_id":"svc-7","state":"restarting"}; restart: {"service_id":"svc-42","state":"restarting"}"#;
-
-/// A server, the example's worker and its ledger.
-struct Durable {
-    server: RestateServer,
-    worker: Worker,
-    ledger: TempDir,
-    client: DurableClient,
-}
-
-impl Durable {
-    /// A server and a worker with `env` (delays), registered.
-    async fn start(env: &[(&str, &str)]) -> anyhow::Result<Self> {
-        let server = RestateServer::start().await?;
-        let ledger = TempDir::new("durable-ledger")?;
-        let dir = ledger.path().to_str().context("a UTF-8 path")?.to_owned();
-        let mut vars = vec![("DURABLE_LEDGER", dir.as_str())];
-        vars.extend_from_slice(env);
-        let worker = Worker::start("durable", &["worker"], &vars).await?;
-        server.register(&worker.url()).await?;
-        let client = DurableClient::new(server.ingress_url());
-        Ok(Self {
-            server,
-            worker,
-            ledger,
-            client,
-        })
-    }
-
-    async fn start_run(&self, run_id: &str) -> anyhow::Result<()> {
-        let request = RunRequest::new("Restart svc-7 and svc-42.")
-            .with_context(serde_json::json!({"principal": "ada"}));
-        ensure!(self.client.start(run_id, &request).await? == Started::Now);
-        Ok(())
-    }
-
-    /// Each handler start, as `key service` (without the worker's pid).
-    fn attempts(&self) -> Vec<String> {
-        lines(&self.ledger.path().join("attempts"))
-            .iter()
-            .map(|line| {
-                line.rsplit_once(' ')
-                    .map_or(line.as_str(), |(key, _)| key)
-                    .to_owned()
-            })
-            .collect()
-    }
-
-    fn effects(&self) -> Vec<String> {
-        lines(&self.ledger.path().join("effects"))
-    }
-
-    /// The steps of `run_id` that Restate's journal holds as done, by name, in order.
-    async fn recorded(&self, run_id: &str) -> anyhow::Result<Vec<String>> {
-        let rows = self
-            .server
-            .query(&format!(
-                "SELECT j.index, j.entry_type, j.name FROM sys_journal j \
-                 JOIN sys_invocation i ON j.id = i.id \
-                 WHERE i.target_service_key = '{run_id}' AND i.target_handler_name = 'run' \
-                 ORDER BY j.index"
-            ))
-            .await?;
-        let mut last_run = None;
-        let mut done = Vec::new();
-        for row in rows {
-            match row["entry_type"].as_str() {
-                Some("Command: Run") => last_run = row["name"].as_str().map(str::to_owned),
-                Some("Notification: Run") => done.extend(last_run.take()),
-                _ => {}
-            }
-        }
-        Ok(done)
-    }
-
-    /// Waits until the run waits for a decision, and answers its status.
-    async fn waiting(&self, run_id: &str) -> anyhow::Result<RunStatus> {
-        let found = eventually("the run waits for approval", || async {
-            let status = self.client.status(run_id).await.ok()?;
-            (status.phase == Phase::Waiting).then_some(status)
-        })
-        .await;
-        found.with_context(|| format!("the worker's log:\n{}", self.worker.log()))
-    }
-
-    /// Approves every waiting call of the run, and answers its end.
-    async fn approve_and_end(&self, run_id: &str) -> anyhow::Result<RunEnd> {
-        let status = self.waiting(run_id).await?;
-        self.approve(&status).await?;
-        Ok(self.client.output(run_id).await?)
-    }
-
-    /// Approves the calls `status` lists as waiting: one call to Restate's ingress each, which
-    /// needs no worker.
-    async fn approve(&self, status: &RunStatus) -> anyhow::Result<()> {
-        for call in &status.pending {
-            self.client
-                .decide(&call.awakeable_id, &DecisionBody::Approve)
-                .await?;
-        }
-        Ok(())
-    }
-
-    /// The checks every run of these tests ends with: the answer of a run without a crash,
-    /// and each call's effect once in the ledger, keyed by the call's idempotency key.
-    fn check_end(&self, run_id: &str, end: &RunEnd) -> anyhow::Result<()> {
-        let RunEnd::Answer { text, usage, .. } = end else {
-            bail!("the run ended without an answer: {end:?}");
-        };
-        ensure!(text == ANSWER, "the answer: {text}");
-        ensure!(
-            (usage.input_tokens, usage.output_tokens) == (200, 40),
-            "usage across restarts (L2, W5): {usage:?}"
-        );
-        let effects = self.effects();
-        ensure!(
-            effects
-                == [
-                    format!("{run_id}/1.0/c1 svc-7"),
-                    format!("{run_id}/1.1/c2 svc-42")
-                ],
-            "each effect once: {effects:?}; attempts: {:?}",
-            self.attempts()
-        );
-        Ok(())
-    }
-}
-
-/// Polls `check` until it answers something, or fails after [`PATIENCE`].
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> anyhow::Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(found) = check().await {
-            return Ok(found);
-        }
-        if Instant::now() > deadline {
-            bail!("{what}: not within {PATIENCE:?}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn w1_w3_w5_a_run_without_a_crash_journals_each_step_and_waits_as_an_awakeable()
@@ -338,52 +187,6 @@ async fn w5_usage_limits_count_across_restarts() -> anyhow::Result<()> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn w5_a_run_that_keeps_failing_parks_and_resumes_when_an_operator_says_so()
--> anyhow::Result<()> {
-    let outage = TempDir::new("durable-outage")?;
-    let down = outage.path().join("down");
-    std::fs::write(&down, "the provider is down")?;
-    let down_env = down.to_str().context("a UTF-8 path")?.to_owned();
-    let durable = Durable::start(&[("DURABLE_MODEL_DOWN", down_env.as_str())]).await?;
-    durable.start_run("run-park").await?;
-    // Every attempt fails at its first request; after its attempts the run is paused, not
-    // failed, its journal kept; the engine says so, and why.
-    let id = eventually("the run is parked", || async {
-        let rows = durable
-            .server
-            .query(
-                "SELECT id, status FROM sys_invocation \
-                 WHERE target_service_key = 'run-park' AND target_handler_name = 'run'",
-            )
-            .await
-            .ok()?;
-        let row = rows.first()?;
-        (row["status"] == "paused").then(|| row["id"].as_str().map(str::to_owned))?
-    })
-    .await?;
-    let seen = tool_durable::inspect(&durable.server.admin_url(), "run-park").await?;
-    ensure!(seen.invocation.as_deref() == Some("paused"), "{seen:?}");
-    let recorded = durable.recorded("run-park").await?;
-    ensure!(recorded == ["discovery"], "{recorded:?}");
-    ensure!(durable.attempts().is_empty());
-    // The provider is back; an operator resumes the run.
-    std::fs::remove_file(&down)?;
-    let resumed = durable
-        .server
-        .admin_request("PATCH", &format!("/invocations/{id}/resume"), None)
-        .await?;
-    ensure!(
-        resumed.is_success(),
-        "resume: {} {}",
-        resumed.status,
-        resumed.body
-    );
-    let end = durable.approve_and_end("run-park").await?;
-    durable.check_end("run-park", &end)?;
-    Ok(())
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn w3_a_run_cancelled_while_it_waits_ends_cancelled_and_runs_nothing_more()
 -> anyhow::Result<()> {
     let durable = Durable::start(&[]).await?;
@@ -440,7 +243,7 @@ async fn w3_a_decision_that_does_not_fit_denies_its_call_alone_and_a_run_starts_
         let unfit = DecisionBody::Result {
             result: serde_json::json!({"restarted": true}),
         };
-        durable.client.decide(&call.awakeable_id, &unfit).await?;
+        durable.client.resolve(&call.awakeable_id, &unfit).await?;
     }
     let end = durable.client.output("run-unfit").await?;
     let RunEnd::Answer { text, .. } = &end else {

@@ -17,6 +17,7 @@
 //! ```
 #![allow(dead_code, unreachable_pub)]
 
+pub mod durable;
 pub mod restate_server;
 pub mod worker;
 
