@@ -118,7 +118,7 @@ impl Agent {
     /// [`Agent::resume`] are this with a request of their input and nothing else.
     ///
     /// A typed answer ([`RunRequest::typed`], O2) must be a JSON object that fits `T`'s
-    /// schema. A model with native structured output ([`Model::native_answers`]: OpenAI's
+    /// schema. A model with native structured output ([`Model::native_answers`](crate::Model::native_answers): OpenAI's
     /// `response_format` / `text.format`, the offline model) gets the schema with each
     /// request and answers in it; any other gets a `final_answer` tool whose arguments are
     /// the answer, and must call a tool each turn. The answer is parsed by `T`'s own parser

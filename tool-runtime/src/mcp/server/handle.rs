@@ -76,6 +76,15 @@ use super::shared::Shared;
 ///
 /// [`Context`]: tool_core::Context
 /// [`Context::progress`]: tool_core::Context::progress
+/// [`Tool::invoke_with`]: tool_core::Tool::invoke_with
+/// [`NO_ELICITATION`]: super::NO_ELICITATION
+/// [`NO_ELICITATION_STATELESS`]: super::NO_ELICITATION_STATELESS
+/// [`McpServerBuilder::state_key`]: super::McpServerBuilder::state_key
+/// [`McpServerBuilder::approval_expiry`]: super::McpServerBuilder::approval_expiry
+/// [`McpServerBuilder::hook`]: super::McpServerBuilder::hook
+/// [`McpServerBuilder::record_tool_content`]: super::McpServerBuilder::record_tool_content
+/// [`McpServerBuilder::context`]: super::McpServerBuilder::context
+/// [`McpRequest`]: super::McpRequest
 #[derive(Clone)]
 pub struct McpServer {
     pub(super) shared: Arc<Shared>,
