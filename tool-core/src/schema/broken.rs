@@ -5,6 +5,10 @@
 
 use std::fmt::{self, Display};
 
+use serde_json::Value;
+
+use super::Num;
+use super::json::Json;
 use super::violation::{ParseCx, Rule, preview_str};
 
 /// A rule a value broke, with what its message names: the limit the schema declares and
@@ -115,6 +119,42 @@ pub enum Broken<'a> {
     },
     /// An array that holds an item twice (`uniqueItems`).
     UniqueItems,
+    /// A value that is none of a fixed list (`enum`) of values that are not all strings (a
+    /// string among strings is worded as an unknown variant, with the nearest name).
+    OneOf {
+        /// The values allowed, as [`Listed`] writes them.
+        listed: &'a dyn Display,
+        /// What was sent, as [`Sent`] writes it.
+        found: &'a dyn Display,
+    },
+    /// A value other than the schema's `const` (not a string).
+    Constant {
+        /// The one value allowed, as [`Listed`] writes it.
+        expected: &'a dyn Display,
+        /// What was sent, as [`Sent`] writes it.
+        found: &'a dyn Display,
+    },
+    /// An object of `len` members, fewer than `minProperties`.
+    MinProperties {
+        /// `minProperties`.
+        min: usize,
+        /// The members the object has.
+        len: usize,
+    },
+    /// An object of `len` members, more than `maxProperties`.
+    MaxProperties {
+        /// `maxProperties`.
+        max: usize,
+        /// The members the object has.
+        len: usize,
+    },
+    /// A value that fits more than one branch of a `oneOf`.
+    SeveralAlternatives,
+    /// A rule the parser has no words of its own for, named by its keyword.
+    Unsatisfied {
+        /// The schema's keyword (`dependentRequired`, …).
+        keyword: &'a str,
+    },
 }
 
 impl Broken<'_> {
@@ -136,6 +176,11 @@ impl Broken<'_> {
             Broken::MinItems { .. } => Rule::MinItems,
             Broken::MaxItems { .. } => Rule::MaxItems,
             Broken::UniqueItems => Rule::UniqueItems,
+            Broken::OneOf { .. } | Broken::Constant { .. } => Rule::Enum,
+            Broken::SeveralAlternatives => Rule::Type,
+            Broken::MinProperties { .. }
+            | Broken::MaxProperties { .. }
+            | Broken::Unsatisfied { .. } => Rule::Custom,
         }
     }
 }
@@ -185,6 +230,24 @@ impl Display for Broken<'_> {
                 plural(max, "item", "items")
             ),
             Broken::UniqueItems => f.write_str("must not hold the same item twice"),
+            Broken::OneOf { listed, found } => write!(f, "must be one of {listed}, found {found}"),
+            Broken::Constant { expected, found } => write!(f, "must be {expected}, found {found}"),
+            Broken::MinProperties { min, len } => write!(
+                f,
+                "must have at least {min} {}, found {len}",
+                plural(min, "member", "members")
+            ),
+            Broken::MaxProperties { max, len } => write!(
+                f,
+                "must have at most {max} {}, found {len}",
+                plural(max, "member", "members")
+            ),
+            Broken::SeveralAlternatives => {
+                f.write_str("fits more than one of the schema's alternatives (`oneOf`)")
+            }
+            Broken::Unsatisfied { keyword } => {
+                write!(f, "does not satisfy the schema's `{keyword}` rule")
+            }
         }
     }
 }
@@ -208,6 +271,131 @@ pub struct Quoted<'a>(pub &'a str);
 impl Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:?}", preview_str(self.0))
+    }
+}
+
+/// A value the model sent, as a violation names it: a string quoted and shortened (S3), a
+/// number as [`Num`] writes it, `true` or `false`, and any other value by its JSON type
+/// (`null`, `array`, `object`), never its content.
+///
+/// ```
+/// use tool_core::schema::Sent;
+///
+/// assert_eq!(Sent::of_value(&serde_json::json!("x")).to_string(), r#""x""#);
+/// assert_eq!(Sent::of_value(&serde_json::json!(2.50)).to_string(), "2.5");
+/// assert_eq!(Sent::of_value(&serde_json::json!({"k": 1})).to_string(), "object");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub enum Sent<'a> {
+    /// A string.
+    String(&'a str),
+    /// A number.
+    Number(Num),
+    /// A boolean.
+    Bool(bool),
+    /// Any other value, named by its JSON type.
+    Kind(&'static str),
+}
+
+impl<'a> Sent<'a> {
+    /// What a decoded argument is, as a violation names it.
+    pub fn of_json(value: &'a Json) -> Self {
+        match value {
+            Json::String(s) => Sent::String(s),
+            Json::Number(n) => Sent::Number(Num::of_json(n)),
+            Json::Bool(b) => Sent::Bool(*b),
+            other => Sent::Kind(other.type_name()),
+        }
+    }
+
+    /// What a `serde_json` value is, as a violation names it.
+    pub fn of_value(value: &'a Value) -> Self {
+        match value {
+            Value::String(s) => Sent::String(s),
+            Value::Number(n) => Sent::Number(Num::of_json(n)),
+            Value::Bool(b) => Sent::Bool(*b),
+            other => Sent::Kind(type_of(other)),
+        }
+    }
+}
+
+impl Display for Sent<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Sent::String(s) => Quoted(s).fmt(f),
+            Sent::Number(n) => f.write_str(&preview_str(&n.to_string())),
+            Sent::Bool(b) => b.fmt(f),
+            Sent::Kind(kind) => f.write_str(kind),
+        }
+    }
+}
+
+/// The JSON types a value should have had, as a `type` violation says what it expected: each
+/// with its article, `null` left out unless it is the only one (an absent value is sent as
+/// `null`), `integer` left out beside `number`, joined by `or`.
+///
+/// ```
+/// use tool_core::schema::Expected;
+///
+/// assert_eq!(Expected(&["string", "null"]).to_string(), "a string");
+/// assert_eq!(Expected(&["integer", "number"]).to_string(), "a number");
+/// assert_eq!(Expected(&["array", "boolean"]).to_string(), "an array or a boolean");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Expected<'a>(pub &'a [&'a str]);
+
+impl Display for Expected<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let only_null = self.0 == ["null"];
+        let number = self.0.contains(&"number");
+        let named = self
+            .0
+            .iter()
+            .filter(|t| (only_null || **t != "null") && (**t != "integer" || !number));
+        for (at, name) in named.enumerate() {
+            if at > 0 {
+                f.write_str(" or ")?;
+            }
+            match *name {
+                "null" => f.write_str("null")?,
+                "integer" | "object" | "array" => write!(f, "an {name}")?,
+                other => write!(f, "a {other}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The JSON type of a `serde_json` value as a violation names what it found: `integer` for a
+/// number written as one, `number` for another (as [`Json::type_name`] for a decoded one).
+pub fn type_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Values of the schema's own (an `enum`'s, a `const`), as a violation lists them: their
+/// JSON joined by `, `, shortened like any quote (S3).
+///
+/// ```
+/// use tool_core::schema::Listed;
+///
+/// let values = [serde_json::json!(1), serde_json::json!("a")];
+/// assert_eq!(Listed(&values).to_string(), r#"1, "a""#);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'a>(pub &'a [Value]);
+
+impl Display for Listed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let joined: Vec<String> = self.0.iter().map(Value::to_string).collect();
+        f.write_str(&preview_str(&joined.join(", ")))
     }
 }
 
@@ -258,7 +446,7 @@ mod tests {
     #[test]
     fn t1_each_broken_rule_has_one_wording() {
         let (five, seven) = (Num::Int(5), Num::Float(7.5));
-        let cases: [(Broken<'_>, Rule, &str); 15] = [
+        let cases: [(Broken<'_>, Rule, &str); 21] = [
             (
                 Broken::Type {
                     expected: "an integer",
@@ -349,6 +537,44 @@ mod tests {
                 Broken::UniqueItems,
                 Rule::UniqueItems,
                 "must not hold the same item twice",
+            ),
+            (
+                Broken::OneOf {
+                    listed: &Listed(&[Value::from(1), Value::from(2)]),
+                    found: &Sent::Bool(true),
+                },
+                Rule::Enum,
+                "must be one of 1, 2, found true",
+            ),
+            (
+                Broken::Constant {
+                    expected: &Listed(&[Value::from(1)]),
+                    found: &Sent::Kind("null"),
+                },
+                Rule::Enum,
+                "must be 1, found null",
+            ),
+            (
+                Broken::MinProperties { min: 1, len: 0 },
+                Rule::Custom,
+                "must have at least 1 member, found 0",
+            ),
+            (
+                Broken::MaxProperties { max: 2, len: 3 },
+                Rule::Custom,
+                "must have at most 2 members, found 3",
+            ),
+            (
+                Broken::SeveralAlternatives,
+                Rule::Type,
+                "fits more than one of the schema's alternatives (`oneOf`)",
+            ),
+            (
+                Broken::Unsatisfied {
+                    keyword: "dependentRequired",
+                },
+                Rule::Custom,
+                "does not satisfy the schema's `dependentRequired` rule",
             ),
         ];
         for (broken, rule, message) in cases {

@@ -25,7 +25,7 @@ pub mod violation;
 
 use serde_json::Value;
 
-pub use broken::{Broken, Quoted};
+pub use broken::{Broken, Expected, Listed, Quoted, Sent, type_of};
 #[cfg(feature = "schemars")]
 pub use from_schemars::{CheckError, MAX_DEPTH, Parameters, schemars_schema};
 pub(crate) use generator::root_not_object;

@@ -13,8 +13,8 @@ use serde_json::{Map, Number, Value};
 use super::compile::{Alternatives, Extra, Node, NodeId, Types, is_integral};
 use crate::__private::{bad_tag, unknown_field};
 use crate::json::Json;
-use crate::schema::{Broken, Num, Quoted, check_number, check_string};
-use crate::violation::{ParseCx, Rule, preview_str};
+use crate::schema::{Broken, Listed, Num, Quoted, Sent, check_number, check_string};
+use crate::violation::{ParseCx, Rule};
 
 /// The most nested frames of one check: a value level, a `$ref` or an alternative each.
 pub const MAX_DEPTH: usize = 512;
@@ -242,10 +242,7 @@ impl<'n> Checker<'n> {
         match fitting {
             0 => self.check(candidates[0], value, cx, trial),
             1 => {}
-            _ if alternatives.exclusive => cx.violate(
-                Rule::Type,
-                "fits more than one of the schema's alternatives (`oneOf`)",
-            ),
+            _ if alternatives.exclusive => cx.broke(Broken::SeveralAlternatives),
             _ => {}
         }
     }
@@ -457,22 +454,10 @@ fn not_one_of(values: &[Value], value: &Json, cx: &mut ParseCx) {
         (Some(allowed), Json::String(found)) => {
             cx.violate(Rule::Enum, crate::violation::not_one_of(&allowed, found));
         }
-        _ => {
-            let listed: Vec<String> = values.iter().map(Value::to_string).collect();
-            let found = match value {
-                Json::String(s) => format!("{:?}", preview_str(s)),
-                Json::Number(n) => Num::of_json(n).to_string(),
-                Json::Bool(b) => b.to_string(),
-                other => other.type_name().to_owned(),
-            };
-            cx.violate(
-                Rule::Enum,
-                format!(
-                    "must be one of {}, found {found}",
-                    preview_str(&listed.join(", "))
-                ),
-            );
-        }
+        _ => cx.broke(Broken::OneOf {
+            listed: &Listed(values),
+            found: &Sent::of_json(value),
+        }),
     }
 }
 

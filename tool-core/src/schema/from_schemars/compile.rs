@@ -56,19 +56,7 @@ impl Types {
             .filter(|(at, _)| self.0 & (1 << at) != 0)
             .map(|(_, t)| *t)
             .collect();
-        let only_null = named == ["null"];
-        named
-            .iter()
-            .filter(|t| only_null || **t != "null")
-            // `integer` beside `number` says nothing more.
-            .filter(|t| **t != "integer" || self.0 & Self::NUMBER == 0)
-            .map(|t| match *t {
-                "null" => "null".to_owned(),
-                "integer" | "object" | "array" => format!("an {t}"),
-                other => format!("a {other}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" or ")
+        crate::schema::Expected(&named).to_string()
     }
 }
 

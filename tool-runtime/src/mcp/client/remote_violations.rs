@@ -17,11 +17,8 @@ use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind as K};
 use serde_json::Value;
 use tool_core::__private::{unknown_field, unknown_variant};
-use tool_core::schema::{Broken, Format, Num, Quoted};
+use tool_core::schema::{Broken, Expected, Format, Listed, Num, Sent, type_of};
 use tool_core::violation::{ParseCx, Rule, preview_str};
-
-/// The longest piece of a schema's own text (an `enum`, a `const`) a violation quotes.
-const SCHEMA_QUOTE_CHARS: usize = 160;
 
 /// One thing to say about the arguments.
 enum Said<'e> {
@@ -250,25 +247,17 @@ fn say_error(error: &ValidationError<'_>, root: &Value, schema: &Value, cx: &mut
                 let names: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
                 unknown_variant(found, &names, cx);
             }
-            _ => cx.violate(
-                Rule::Enum,
-                format!(
-                    "must be one of {}, found {}",
-                    quote(&options.to_string()),
-                    found(instance)
-                ),
-            ),
+            _ => cx.broke(Broken::OneOf {
+                listed: &Listed(options.as_array().map_or(&[], Vec::as_slice)),
+                found: &Sent::of_value(instance),
+            }),
         },
         K::Constant { expected_value } => match (expected_value.as_str(), instance.as_str()) {
             (Some(expected), Some(found)) => unknown_variant(found, &[expected], cx),
-            _ => cx.violate(
-                Rule::Enum,
-                format!(
-                    "must be {}, found {}",
-                    quote(&expected_value.to_string()),
-                    found(instance)
-                ),
-            ),
+            _ => cx.broke(Broken::Constant {
+                expected: &Listed(std::slice::from_ref(expected_value)),
+                found: &Sent::of_value(instance),
+            }),
         },
         kind => {
             let (rule, message) = describe(kind, instance);
@@ -293,18 +282,14 @@ fn say_type(expected: &[String], instance: &Value, path: &str, root: &Value, cx:
         .map(String::as_str)
         .filter(|t| *t != "null" || expected.len() == 1)
         .collect();
-    let wanted = named
-        .iter()
-        .map(|t| article(t))
-        .collect::<Vec<_>>()
-        .join(" or ");
+    let wanted = Expected(&named).to_string();
     let integer_only = named.contains(&"integer") && !named.contains(&"number");
     match instance {
         Value::Number(n) if integer_only => cx.broke(Broken::Type {
             expected: &wanted,
             found: &Num::of_json(n),
         }),
-        other => cx.type_mismatch(&wanted, type_name(other)),
+        other => cx.type_mismatch(&wanted, type_of(other)),
     }
 }
 
@@ -313,29 +298,6 @@ fn type_names(kind: &TypeKind) -> Vec<String> {
     match kind {
         TypeKind::Single(t) => vec![t.to_string()],
         TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
-    }
-}
-
-/// A JSON type as the parser names what it wants: `a string`, `an integer`, `null`.
-fn article(name: &str) -> String {
-    match name {
-        "null" => "null".to_owned(),
-        "integer" | "object" | "array" => format!("an {name}"),
-        _ => format!("a {name}"),
-    }
-}
-
-/// A value's JSON type as the parser names what it found: `integer` for a number written as
-/// one, `number` for another.
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_f64() => "number",
-        Value::Number(_) => "integer",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 
@@ -366,12 +328,6 @@ fn enter_pointer(cx: &mut ParseCx, pointer: &str) -> usize {
     depth
 }
 
-/// The noun that follows a count: `one` for 1, `many` for any other ("at least 1
-/// character", "at least 2 characters").
-fn noun(is_one: bool, one: &'static str, many: &'static str) -> &'static str {
-    if is_one { one } else { many }
-}
-
 /// The rule and the message of a broken rule, in the words the parser says it with.
 fn said(broken: Broken<'_>) -> (Rule, String) {
     (broken.rule(), broken.to_string())
@@ -384,10 +340,9 @@ fn describe(kind: &K, instance: &Value) -> (Rule, String) {
         .or_else(|| describe_count(kind, instance))
         .unwrap_or_else(|| match kind {
             K::FalseSchema => said(Broken::NotAllowed),
-            other => (
-                Rule::Custom,
-                format!("does not satisfy the schema's `{}` rule", other.keyword()),
-            ),
+            other => said(Broken::Unsatisfied {
+                keyword: other.keyword(),
+            }),
         })
 }
 
@@ -404,18 +359,18 @@ fn describe_text(kind: &K, instance: &Value) -> Option<(Rule, String)> {
         })),
         K::Pattern { pattern } => Some(said(Broken::Pattern {
             pattern,
-            found: &found(instance),
+            found: &Sent::of_value(instance),
         })),
         K::Format { format } => Some(match Format::from_name(format) {
             Some(known) => said(Broken::Format {
                 described: known.describe(),
-                found: &found(instance),
+                found: &Sent::of_value(instance),
             }),
             // A format the parser does not know: the remote validator's own.
-            None => (
-                Rule::Format,
-                format!("must be a valid {format}, found {}", found(instance)),
-            ),
+            None => said(Broken::Format {
+                described: &format!("a valid {format}"),
+                found: &Sent::of_value(instance),
+            }),
         }),
         _ => None,
     }
@@ -423,27 +378,31 @@ fn describe_text(kind: &K, instance: &Value) -> Option<(Rule, String)> {
 
 /// The rules of a number's range and multiple.
 fn describe_number(kind: &K, instance: &Value) -> Option<(Rule, String)> {
-    let n = |limit: &Value| limit.as_number().map_or_else(|| limit.to_string(), num);
+    let n = |limit: &Value| {
+        limit
+            .as_number()
+            .map_or_else(|| limit.to_string(), |n| Num::of_json(n).to_string())
+    };
     match kind {
         K::Minimum { limit } => Some(said(Broken::Minimum {
             limit: &n(limit),
-            found: &found(instance),
+            found: &Sent::of_value(instance),
         })),
         K::Maximum { limit } => Some(said(Broken::Maximum {
             limit: &n(limit),
-            found: &found(instance),
+            found: &Sent::of_value(instance),
         })),
         K::ExclusiveMinimum { limit } => Some(said(Broken::ExclusiveMinimum {
             limit: &n(limit),
-            found: &found(instance),
+            found: &Sent::of_value(instance),
         })),
         K::ExclusiveMaximum { limit } => Some(said(Broken::ExclusiveMaximum {
             limit: &n(limit),
-            found: &found(instance),
+            found: &Sent::of_value(instance),
         })),
         K::MultipleOf { multiple_of } => Some(said(Broken::MultipleOf {
             step: &Num::Float(*multiple_of),
-            found: &found(instance),
+            found: &Sent::of_value(instance),
         })),
         _ => None,
     }
@@ -461,54 +420,19 @@ fn describe_count(kind: &K, instance: &Value) -> Option<(Rule, String)> {
             len: item_count(instance),
         })),
         K::UniqueItems => Some(said(Broken::UniqueItems)),
-        K::MinProperties { limit } => Some((
-            Rule::Custom,
-            format!(
-                "must have at least {limit} {} (minProperties)",
-                noun(*limit == 1, "property", "properties")
-            ),
-        )),
-        K::MaxProperties { limit } => Some((
-            Rule::Custom,
-            format!(
-                "must have at most {limit} {} (maxProperties)",
-                noun(*limit == 1, "property", "properties")
-            ),
-        )),
-        K::AdditionalItems { limit } => Some((
-            Rule::MaxItems,
-            format!(
-                "must have at most {limit} {} (additionalItems)",
-                noun(*limit == 1, "item", "items")
-            ),
-        )),
+        K::MinProperties { limit } => Some(said(Broken::MinProperties {
+            min: usize::try_from(*limit).unwrap_or(usize::MAX),
+            len: member_count(instance),
+        })),
+        K::MaxProperties { limit } => Some(said(Broken::MaxProperties {
+            max: usize::try_from(*limit).unwrap_or(usize::MAX),
+            len: member_count(instance),
+        })),
+        K::AdditionalItems { limit } => Some(said(Broken::MaxItems {
+            max: *limit,
+            len: item_count(instance),
+        })),
         _ => None,
-    }
-}
-
-/// A number as the parser writes it.
-fn num(n: &serde_json::Number) -> String {
-    Num::of_json(n).to_string()
-}
-
-/// A short quote of the model's value (S3), as the parser quotes it.
-fn found(value: &Value) -> String {
-    match value {
-        Value::String(s) => Quoted(s).to_string(),
-        Value::Number(n) => preview_str(&num(n)),
-        Value::Bool(b) => b.to_string(),
-        other => type_name(other).to_owned(),
-    }
-}
-
-/// A quote of the schema's own text, shortened.
-fn quote(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(SCHEMA_QUOTE_CHARS).collect();
-    if chars.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
     }
 }
 
@@ -518,6 +442,10 @@ fn char_len(value: &Value) -> usize {
 
 fn item_count(value: &Value) -> usize {
     value.as_array().map_or(0, Vec::len)
+}
+
+fn member_count(value: &Value) -> usize {
+    value.as_object().map_or(0, serde_json::Map::len)
 }
 
 #[cfg(test)]
@@ -597,5 +525,78 @@ mod tests {
             said(&schema(), &base(json!("stop"))),
             ["/action: expected an object, found string [type]"]
         );
+    }
+
+    /// T1: the rules a derived type cannot declare (an `enum` of numbers, a `const`, counts of
+    /// members, `additionalItems`, a keyword the parser has no words for such as `not`, an
+    /// unknown format) are said in the one wording the schemars check also uses ([`Broken`]), not in
+    /// words of the remote validator's own.
+    #[test]
+    fn t1_rules_without_a_derived_form_take_the_one_wording() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "level": {"enum": [1, 2, 3]},
+                "version": {"const": 2},
+                "tags": {"type": "object", "minProperties": 2, "maxProperties": 3},
+                "mail": {"type": "string", "format": "x-custom"},
+                "both": {"not": {"type": "string"}},
+                "kind": {"type": ["integer", "number"]}
+            },
+            "additionalProperties": false
+        });
+        let args = json!({
+            "level": 4, "version": "two", "tags": {"a": 1},
+            "mail": "x", "both": "b", "kind": "k"
+        });
+        let at = |path: &str, broken: Broken<'_>| format!("{path}: {broken} [{}]", broken.rule());
+        let mut expected = vec![
+            at("/both", Broken::Unsatisfied { keyword: "not" }),
+            at(
+                "/kind",
+                Broken::Type {
+                    expected: &Expected(&["integer", "number"]).to_string(),
+                    found: &"string",
+                },
+            ),
+            at(
+                "/level",
+                Broken::OneOf {
+                    listed: &Listed(&[json!(1), json!(2), json!(3)]),
+                    found: &Sent::of_value(&json!(4)),
+                },
+            ),
+            at("/tags", Broken::MinProperties { min: 2, len: 1 }),
+            at(
+                "/version",
+                Broken::Constant {
+                    expected: &Listed(&[json!(2)]),
+                    found: &Sent::of_value(&json!("two")),
+                },
+            ),
+        ];
+        let mut got = said(&schema, &args);
+        // A format the parser does not know is the remote validator's to check: when it
+        // checks it, it is said as the parser says a format.
+        got.retain(|line| !line.starts_with("/mail"));
+        expected.sort();
+        got.sort();
+        assert_eq!(got, expected);
+        assert!(
+            expected
+                .iter()
+                .all(|line| line.contains("found") || line.contains("satisfy")),
+            "{expected:?}"
+        );
+        // `additionalItems` is draft 7's (many servers still publish that draft).
+        let draft7 = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "pair": {"type": "array", "items": [{"type": "integer"}], "additionalItems": false}
+            }
+        });
+        let items = said(&draft7, &json!({"pair": [1, 2, 3]}));
+        assert_eq!(items, [at("/pair", Broken::MaxItems { max: 1, len: 3 })]);
     }
 }
