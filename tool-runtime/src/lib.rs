@@ -9,6 +9,29 @@
 //! This is the one crate an application depends on: it re-exports the core types and both
 //! macros.
 //!
+//! # Where things are
+//!
+//! At the root, the names of a first program: [`tool`] and [`Schema`] to declare, [`Tool`],
+//! [`Context`], [`ToolError`] and [`Permanent`] for handlers, [`Agent`] and [`RunRequest`] to
+//! run, [`Model`] with [`OfflineModel`] and [`ScriptedModel`]. Everything else lives in the
+//! module named for what it holds:
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`agent`] | the agent, its builder, runs and their options, events, outputs, pauses and decisions |
+//! | [`model`] | the [`Model`] trait drivers implement, the conversation, the model's errors |
+//! | [`providers`] | OpenAI, Anthropic and OpenAI-compatible drivers (features `openai`, `anthropic`) |
+//! | [`testing`] | models for tests and offline runs, arguments generated from a schema |
+//! | [`tools`] | tools built at run time, annotations and output schemas, the link-time registry |
+//! | [`outcome`] | how a call ends, the texts a model reads, images and resources |
+//! | [`context`], [`approval`], [`elicit`], [`hook`], [`policy`], [`progress`] | what a handler, a policy, an approval predicate or a hook is given and returns |
+//! | [`schema`], [`json`], [`violation`], [`name`] | schemas, arguments, violations and tool names |
+//! | [`error`] | the error kinds, [`ToolError`], [`Permanent`] |
+//! | [`journal`] | the journal of a durable run |
+//! | `mcp` | MCP servers and clients (feature `mcp`) |
+//! | `surface` | the tool surface as one document, its diff and snapshot test |
+//! | [`contract`] | every rule the code, tests and docs cite by id |
+//!
 //! # Running agents
 //!
 //! An [`Agent`] holds a [`Model`], instructions and tools; [`Agent::run`] drives a
@@ -73,29 +96,15 @@
 // needs; a stable build never sees the attribute.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-/// A tool input deriving `schemars::JsonSchema` and `serde::Deserialize`, as rmcp takes it
-/// (C3, feature `schemars`); `docs/from-rmcp.md` moves an rmcp server over.
-#[cfg(feature = "schemars")]
-pub use tool_core::schema::Parameters;
-/// The schemars crate (feature `schemars`): `use tool_runtime::schemars;` lets
-/// `#[derive(schemars::JsonSchema)]` build without a dependency of its own.
-#[cfg(feature = "schemars")]
-pub use tool_core::schemars;
-pub use tool_core::{AWAITING_APPROVAL, Approval, ApprovalPredicate, DEFERRED, NOT_APPROVED};
-pub use tool_core::{Annotations, ArgumentValidator, Image, OutputSchema, Resource, WithImages};
+/// The behaviour contract: every rule the code, the tests and the docs cite by id.
+pub use tool_core::contract;
+// The crate root is a table of contents: the names of the first hour here, everything else in
+// the module that holds it. Names that earlier releases had at the root stay there, hidden
+// (see the end of this file).
+
 pub use tool_core::{
-    BoxError, CallInfo, CancellationToken, Context, DeclarationError, Error, ErrorKind, Hook,
-    IntoTool, Invalid, Limits, MissingExtension, NameError, Outcome, OutcomeKind, Permanent,
-    Policy, Progress, Relayed, RelayedKind, Rule, Schema, Site, Tool, ToolBuilder, ToolError,
-    ToolName, Violation, registered, registry,
-};
-pub use tool_core::{
-    CANCELLED, DEFAULT_MAX_ARGUMENT_BYTES, FAILED, RECORDED_ERROR, TIMED_OUT, UNAVAILABLE,
-};
-pub use tool_core::{CallId, CallName};
-pub use tool_core::{ElicitAnswer, ElicitError, Elicited, Elicitor};
-pub use tool_core::{
-    approval, context, error, hook, json, name, policy, progress, schema, violation,
+    BoxError, CallId, CallName, Context, Error, ErrorKind, Hook, IntoTool, Outcome, OutcomeKind,
+    Permanent, Schema, Tool, ToolError,
 };
 pub use tool_runtime_macros::Schema;
 /// A compiled example of the attribute (the reference below lists every key):
@@ -143,50 +152,80 @@ pub use tool_runtime_macros::Schema;
 /// ```
 pub use tool_runtime_macros::tool;
 
-// The agent: its handle and builder, the run loop, a turn's calls, the run's events, output
-// and errors.
-mod agent;
+// An agent: a model with instructions and tools ([`Agent`], [`AgentBuilder`]), its runs, the
+// runs it pauses for approval or deferred results.
+pub mod agent;
+
+// One way into a call (U1): the function every call of every transport goes through.
 mod call;
-// MCP: `server/` serves tools, `client/` uses the tools of MCP servers.
+
+// MCP: `McpServer` serves tools over stdio and streamable HTTP; `McpToolset` uses the tools
+// of MCP servers beside an agent's own.
 #[cfg(feature = "mcp")]
 pub mod mcp;
-// The model interface every driver implements, the conversation, the model's errors.
-mod model;
-// What the spans of the agent and of MCP share (K2, K4–K6): fields named as OpenTelemetry
-// names them, trace context, metrics.
-mod telemetry;
+
+// The model interface every driver implements, the conversation and the model's errors.
+pub mod model;
+
 // The provider drivers: OpenAI, Anthropic, OpenAI-compatible servers, over HTTP and SSE.
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub mod providers;
-// The test models, which need no provider (scripted, offline), and argument generation.
-mod testing;
+
 // The tool surface as one document, its diff and its snapshot test (C2): it holds what each
 // provider driver and MCP publish, so it needs all three.
 #[cfg(all(feature = "openai", feature = "anthropic", feature = "mcp"))]
 pub mod surface;
 
-pub use agent::{
-    Agent, AgentBuilder, Answer, BoxFuture, BuildError, BuildProblem, CallRecord,
-    DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFAULT_RETRIES, Decision, Decisions, MemoryLedger,
-    PauseLedger, PausedRun, PendingCall, PendingKind, ResumeError, ResumeOptions, RunError,
-    RunEvent, RunOptions, RunOutput, RunRequest, RunStream, Typed, UsageLimits,
-};
+// What the spans of the agent and of MCP share (K2, K4–K6): fields named as OpenTelemetry
+// names them, trace context, metrics.
+mod telemetry;
+
+// Models that need no provider, a network or a key, and arguments generated from a schema.
+pub mod testing;
+
 /// Durable runs (W1): the journal a run records its steps in
 /// ([`RunRequest::journal`]), and a journal in memory.
 pub mod journal {
     pub use crate::agent::{Journal, JournalError, MemoryJournal, Retry, Step, StepKind};
 }
-pub use model::{
-    AnswerFormat, ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent,
-    ModelRequest, ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolChoice, ToolResult,
-    ToolSpec, UNKNOWN_PROVIDER, Usage,
+
+/// Tools built at run time ([`tools::ToolBuilder`]), what a declaration says
+/// besides its schema (annotations, output schema, limits), why one is refused, and the
+/// link-time registry (R1).
+pub mod tools {
+    pub use tool_core::{
+        Annotations, ArgumentValidator, DEFAULT_MAX_ARGUMENT_BYTES, DeclarationError, IntoTool,
+        Limits, OutputSchema, Site, Tool, ToolBuilder, registered, registry,
+    };
+}
+
+/// How a call ends ([`Outcome`], [`OutcomeKind`]), the fixed texts a model reads for the
+/// calls that did not run or failed (A4, E2, H4), and the rich results a handler may return
+/// (images, resources: M4).
+pub mod outcome {
+    pub use tool_core::{
+        AWAITING_APPROVAL, CANCELLED, DEFERRED, FAILED, Image, NOT_APPROVED, Outcome, OutcomeKind,
+        RECORDED_ERROR, Resource, TIMED_OUT, UNAVAILABLE, WithImages,
+    };
+}
+
+pub use agent::{
+    Agent, AgentBuilder, Decision, Decisions, PausedRun, RunError, RunEvent, RunOutput, RunRequest,
 };
-pub use testing::generate;
-pub use testing::{
-    Arguments, ConversationModel, ConversationTurn, OfflineModel, RecordedRequest, ScriptedModel,
-    ScriptedTurn,
+pub use model::Model;
+pub use testing::{OfflineModel, ScriptedModel};
+
+/// A tool input deriving `schemars::JsonSchema` and `serde::Deserialize`, as rmcp takes it
+/// (C3, feature `schemars`).
+#[cfg(feature = "schemars")]
+pub use tool_core::schema::Parameters;
+/// The schemars crate (feature `schemars`): `use tool_runtime::schemars;` lets
+/// `#[derive(schemars::JsonSchema)]` build without a dependency of its own.
+#[cfg(feature = "schemars")]
+pub use tool_core::schemars;
+pub use tool_core::{
+    approval, context, elicit, error, hook, json, name, policy, progress, schema, violation,
 };
-pub use tool_core::Panicked;
 
 /// The README's example, compiled and run as a doc test.
 #[doc = include_str!("../../README.md")]
@@ -198,3 +237,36 @@ pub struct ReadmeDoctests;
 pub mod __private {
     pub use tool_core::__private::*;
 }
+
+// Names earlier releases had at the crate root, each now in the module named beside it: kept
+// at the root, hidden from the docs, so that code written against them still compiles. The
+// guide's chapter on migrating lists where each one lives.
+#[doc(hidden)]
+pub use {
+    agent::{
+        Answer, BoxFuture, BuildError, BuildProblem, CallRecord, DEFAULT_MAX_CONCURRENCY,
+        DEFAULT_MAX_TURNS, DEFAULT_RETRIES, MemoryLedger, PauseLedger, PendingCall, PendingKind,
+        ResumeError, ResumeOptions, RunOptions, RunStream, Typed, UsageLimits,
+    },
+    model::{
+        AnswerFormat, ApiError, FinishReason, Input, Message, ModelError, ModelEvent, ModelRequest,
+        ModelStream, ProtocolError, SchemaUnsupported, ToolCall, ToolChoice, ToolResult, ToolSpec,
+        UNKNOWN_PROVIDER, Usage,
+    },
+    outcome::{
+        AWAITING_APPROVAL, CANCELLED, DEFERRED, FAILED, Image, NOT_APPROVED, RECORDED_ERROR,
+        Resource, TIMED_OUT, UNAVAILABLE, WithImages,
+    },
+    testing::{
+        Arguments, ConversationModel, ConversationTurn, RecordedRequest, ScriptedTurn, generate,
+    },
+    tool_core::{
+        Approval, ApprovalPredicate, CallInfo, CancellationToken, ElicitAnswer, ElicitError,
+        Elicited, Elicitor, Invalid, MissingExtension, NameError, Panicked, Policy, Progress,
+        Relayed, RelayedKind, Rule, ToolName, Violation,
+    },
+    tools::{
+        Annotations, ArgumentValidator, DEFAULT_MAX_ARGUMENT_BYTES, DeclarationError, Limits,
+        OutputSchema, Site, ToolBuilder, registered, registry,
+    },
+};

@@ -169,3 +169,31 @@ async fn u3_a_request_streams() {
     assert_eq!(finished, ["c1"]);
     assert_eq!(answer.as_deref(), Some("done"));
 }
+
+/// The crate root is a table of contents: each name has a home module, and the names earlier
+/// releases had at the root still name the same items there, so that code written against
+/// them compiles unchanged. Each line below only compiles while both paths name one type.
+#[test]
+fn u3_each_name_has_a_home_and_the_old_root_names_still_compile() {
+    fn same<T>(_: Option<T>, _: Option<T>) {}
+    same::<tool_runtime::agent::RunOptions>(None, None::<tool_runtime::RunOptions>);
+    same::<tool_runtime::agent::UsageLimits>(None, None::<tool_runtime::UsageLimits>);
+    same::<tool_runtime::agent::CallRecord>(None, None::<tool_runtime::CallRecord>);
+    same::<tool_runtime::model::Message>(None, None::<tool_runtime::Message>);
+    same::<tool_runtime::model::ToolCall>(None, None::<tool_runtime::ToolCall>);
+    same::<tool_runtime::testing::ScriptedTurn>(None, None::<tool_runtime::ScriptedTurn>);
+    same::<tool_runtime::testing::ConversationModel>(None, None::<tool_runtime::ConversationModel>);
+    same::<tool_runtime::tools::ToolBuilder>(None, None::<tool_runtime::ToolBuilder>);
+    same::<tool_runtime::tools::Annotations>(None, None::<tool_runtime::Annotations>);
+    same::<tool_runtime::outcome::Image>(None, None::<tool_runtime::Image>);
+    same::<tool_runtime::approval::Approval>(None, None::<tool_runtime::Approval>);
+    same::<tool_runtime::error::Panicked>(None, None::<tool_runtime::Panicked>);
+    assert_eq!(
+        tool_runtime::outcome::UNAVAILABLE,
+        tool_runtime::UNAVAILABLE
+    );
+    assert_eq!(
+        tool_runtime::tools::DEFAULT_MAX_ARGUMENT_BYTES,
+        tool_runtime::DEFAULT_MAX_ARGUMENT_BYTES
+    );
+}

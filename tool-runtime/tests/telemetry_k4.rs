@@ -4,6 +4,9 @@
 //! is (`server.address`, `server.port`); a call's span the tool's description; the library's
 //! own attributes live under `tool_runtime.*`; a resumed run's span links to the span of the
 //! run that paused.
+// An OpenAI-compatible provider answers the requests; the array and the link need the
+// OpenTelemetry API.
+#![cfg(all(feature = "openai", feature = "opentelemetry"))]
 
 mod support {
     pub mod agent;

@@ -1,20 +1,24 @@
-//! The agent: [`Agent`], a model with instructions and tools, ready to run; here its handle,
-//! in the submodules how it is built and how a run goes.
-//!
-//! - `builder`: [`AgentBuilder`], every declaration checked at `build()`.
-//! - `shared`: what every run of one agent shares (the model, the tools, their specs, the
-//!   limits).
-//! - `run_loop`: a run, turn by turn: discovery, the model request, the end of a run.
-//! - `reply`: one model reply, read from its stream of deltas into text and tool calls.
-//! - `calls`: the tool calls of one turn, run concurrently, each to its outcome.
-//! - `spans`: the run's spans, as the OpenTelemetry GenAI semantic conventions name them (K2).
-//! - `progress`: the progress a call's handler reports, as stream events (K3).
-//! - `event`: a run as a stream ([`RunEvent`], [`RunStream`]).
-//! - `output`: what a run gives back ([`RunOutput`], [`CallRecord`]).
-//! - `pause`: a run paused for approval or for deferred results ([`PausedRun`],
-//!   [`PendingCall`]), the [`Decisions`] that resume it, and [`ResumeError`].
-//! - `error`: why an agent cannot be built ([`BuildError`]) or a run ended without an answer
-//!   ([`RunError`]).
+//! An agent: a model with instructions and tools, ready to run ([`Agent`], built by
+//! [`AgentBuilder`]); its runs ([`RunRequest`], [`RunOptions`], limits in [`UsageLimits`]), what
+//! a run gives back ([`RunOutput`], [`CallRecord`]) or yields as it goes ([`RunEvent`]), why it
+//! ends without an answer ([`RunError`]), and a run paused for approval or deferred results
+//! ([`PausedRun`], [`PendingCall`]) with the [`Decisions`] that resume it.
+
+// Its parts, one module each:
+// - `builder`: [`AgentBuilder`], every declaration checked at `build()`.
+// - `shared`: what every run of one agent shares (the model, the tools, their specs, the
+//   limits).
+// - `run_loop`: a run, turn by turn: discovery, the model request, the end of a run.
+// - `reply`: one model reply, read from its stream of deltas into text and tool calls.
+// - `calls`: the tool calls of one turn, run concurrently, each to its outcome.
+// - `spans`: the run's spans, as the OpenTelemetry GenAI semantic conventions name them (K2).
+// - `progress`: the progress a call's handler reports, as stream events (K3).
+// - `event`: a run as a stream ([`RunEvent`], [`RunStream`]).
+// - `output`: what a run gives back ([`RunOutput`], [`CallRecord`]).
+// - `pause`: a run paused for approval or for deferred results ([`PausedRun`],
+//   [`PendingCall`]), the [`Decisions`] that resume it, and [`ResumeError`].
+// - `error`: why an agent cannot be built ([`BuildError`]) or a run ended without an answer
+//   ([`RunError`]).
 
 mod batch;
 mod builder;

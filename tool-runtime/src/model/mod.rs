@@ -2,10 +2,9 @@
 //! request holds ([`ModelRequest`], [`ToolSpec`]) and the deltas a reply streams
 //! ([`ModelEvent`], [`FinishReason`], [`Usage`]).
 //!
-//! - `message`: the conversation ([`Message`], [`ToolCall`], [`ToolResult`]) and the
-//!   [`Input`] of a run.
-//! - `error`: what a driver reports ([`ModelError`], [`ApiError`], [`SchemaUnsupported`]) and
-//!   what cannot be a conversation ([`ProtocolError`]).
+//! The conversation is [`Message`]s ([`ToolCall`], [`ToolResult`]) and a run's [`Input`];
+//! a driver reports what went wrong as a [`ModelError`] ([`ApiError`], [`SchemaUnsupported`]),
+//! and what cannot be a conversation is a [`ProtocolError`].
 //!
 //! A driver (OpenAI, Anthropic, … or [`crate::ScriptedModel`] and [`crate::OfflineModel`])
 //! implements [`Model`]: it adapts each tool's neutral schema once, when the agent is built

@@ -1,15 +1,14 @@
-//! The test models: models that need no provider, a network or a key.
+//! Models that need no provider, a network or a key:
 //!
-//! - `scripted`: [`ScriptedModel`](crate::ScriptedModel) replays replies written in advance
-//!   and records every request, for tests.
-//! - `conversation`: [`ConversationModel`](crate::ConversationModel) replies by the
-//!   conversation's turn, not by a counter, for runs that restart (W10).
-//! - `offline`: [`OfflineModel`](crate::OfflineModel) calls your tools with arguments
-//!   generated from their schemas, then sums up what came back.
-//! - `generate` (public as [`crate::generate`]): those arguments, valid or deliberately
-//!   invalid, for any JSON Schema.
+//! - [`ScriptedModel`] replays replies written in advance and records every request, for
+//!   tests;
+//! - [`ConversationModel`] replies by the conversation's turn, not by a counter, for runs
+//!   that restart (W10);
+//! - [`OfflineModel`] calls your tools with arguments generated from their schemas, then sums
+//!   up what came back;
+//! - [`generate`]: those arguments, valid or deliberately invalid, for any JSON Schema.
 //!
-//! Both models stream each reply as a provider would, in real deltas ([`reply_events`]).
+//! Each streams its replies as a provider would, in real deltas.
 
 mod conversation;
 pub mod generate;
