@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --example mcp_server --features mcp
-//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8080
+//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8181
 //! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8081 --stateless
 //! ```
 //!

@@ -61,8 +61,14 @@ pub enum StoreError {
     )]
     NoDatabase,
     /// The server could not be reached, or refused the connection.
-    #[error("cannot connect to PostgreSQL")]
-    Connect(#[source] tokio_postgres::Error),
+    #[error("cannot connect to PostgreSQL at {server} (from {DATABASE_VARIABLE})")]
+    Connect {
+        /// The server tried, as `user@host:port/database`: never the password.
+        server: String,
+        /// The client's error.
+        #[source]
+        source: tokio_postgres::Error,
+    },
     /// A statement failed, or the server's answer was not of the expected type.
     #[error("PostgreSQL could not {action}")]
     Database {
@@ -158,7 +164,10 @@ impl PgStore {
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let (client, connection) = tokio_postgres::connect(url, NoTls)
             .await
-            .map_err(StoreError::Connect)?;
+            .map_err(|source| StoreError::Connect {
+                server: server_of(url),
+                source,
+            })?;
         tokio::spawn(async move {
             let _ = connection.await;
         });
@@ -574,5 +583,39 @@ async fn run(command: Command, out: &mut dyn Write) -> Result<(), BoxError> {
             .await
             .map(drop),
         Command::List => list(&store, out).await,
+    }
+}
+
+/// The server a connection string names, as `user@host:port/database`, for an error message:
+/// the password is left out. A string that does not parse is shown as such.
+fn server_of(url: &str) -> String {
+    let Ok(config) = url.parse::<tokio_postgres::Config>() else {
+        return "a connection string that does not parse".to_owned();
+    };
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+        #[cfg(unix)]
+        Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
+        None => "localhost".to_owned(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let user = config.get_user().unwrap_or("(the login user)");
+    let database = config.get_dbname().unwrap_or(user);
+    format!("{user}@{host}:{port}/{database}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::server_of;
+
+    #[test]
+    fn a_connection_error_names_the_server_and_never_the_password() {
+        let shown = server_of("postgresql://ada:s3cret@db.internal:6543/ops");
+        assert_eq!(shown, "ada@db.internal:6543/ops");
+        assert!(!server_of("host=127.0.0.1 user=postgres password=s3cret").contains("s3cret"));
+        assert_eq!(
+            server_of("postgresql://postgres@127.0.0.1/postgres"),
+            "postgres@127.0.0.1:5432/postgres"
+        );
     }
 }

@@ -73,8 +73,11 @@
 // needs; a stable build never sees the attribute.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+/// The behaviour contract: every rule the code, the tests and the guide cite by id.
+pub use tool_core::contract;
 /// A tool input deriving `schemars::JsonSchema` and `serde::Deserialize`, as rmcp takes it
-/// (C3, feature `schemars`); `docs/from-rmcp.md` moves an rmcp server over.
+/// (C3, feature `schemars`); the [`guide`]'s chapter `from_rmcp` moves an rmcp server
+/// over.
 #[cfg(feature = "schemars")]
 pub use tool_core::schema::Parameters;
 /// The schemars crate (feature `schemars`): `use tool_runtime::schemars;` lets
@@ -150,6 +153,8 @@ mod call;
 // MCP: `server/` serves tools, `client/` uses the tools of MCP servers.
 #[cfg(feature = "mcp")]
 pub mod mcp;
+// The guide: chapters of text whose code blocks are doc tests.
+pub mod guide;
 // The model interface every driver implements, the conversation, the model's errors.
 mod model;
 // What the spans of the agent and of MCP share (K2, K4–K6): fields named as OpenTelemetry
