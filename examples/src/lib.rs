@@ -4,6 +4,7 @@ pub mod approvals;
 pub mod durable;
 #[cfg(all(feature = "mcp", feature = "schemars"))]
 pub mod from_rmcp;
+pub mod local_postgres;
 pub mod maintenance;
 pub mod paused_store;
 #[cfg(feature = "mcp")]
