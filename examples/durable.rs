@@ -25,10 +25,13 @@
 //! `http://127.0.0.1:9070`) say where the server is; `DURABLE_WORKER` (default
 //! `127.0.0.1:9080`) where the worker serves; `DURABLE_LEDGER` (default `durable-ledger` in
 //! the build's `target/`) where its side-effect ledger is; `RESTATE_DATA` (default
-//! `restate-data` in the build's `target/`) where `server` keeps the engine's data; `DURABLE_STEP_ATTEMPTS` (default
-//! `tool_durable::DEFAULT_STEP_ATTEMPTS`) how many attempts one step gets before its run parks;
+//! `restate-data` in the build's `target/`) where `server` keeps the engine's data;
+//! `DURABLE_STEP_ATTEMPTS` (default `tool_durable::DEFAULT_STEP_ATTEMPTS`) how many attempts
+//! one step gets before its run parks;
 //! `DURABLE_MAX_STEP_BYTES` (default `tool_durable::DEFAULT_MAX_STEP_BYTES`) the largest step
-//! result its journal takes.
+//! result its journal takes; `DURABLE_MODEL_DOWN` a file whose presence makes the model fail
+//! (an outage: with `DURABLE_STEP_ATTEMPTS=3` the run parks at once, `status` says so, and
+//! `resume` goes on once the file is gone).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -125,28 +128,46 @@ fn path_or_target(name: &str, default: &str) -> Result<PathBuf, BoxError> {
     Ok(target.join(default))
 }
 
+/// The settings `server` gives the Restate server, for one machine and a person watching: no
+/// usage reports sent to the vendor; a run that waits (an approval, a step's retry) is
+/// suspended after 1 s without progress rather than 1 min, so a retried step and a restarted
+/// worker are seen at once; a small footprint (two partitions, RocksDB 256 MiB). The tests'
+/// server runs with the same (`tool-durable/tests/support/restate_server.rs`). An environment
+/// variable of the same name set by the user wins.
+const SERVER_SETTINGS: &[(&str, &str)] = &[
+    ("RESTATE_DISABLE_TELEMETRY", "true"),
+    ("RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT", "1s"),
+    ("RESTATE_WORKER__INVOKER__ABORT_TIMEOUT", "10s"),
+    ("RESTATE_DEFAULT_NUM_PARTITIONS", "2"),
+    ("RESTATE_ROCKSDB_TOTAL_MEMORY_SIZE", "256MiB"),
+];
+
 /// Runs a Restate server in the foreground (through `npx`, which installs the pinned package
-/// on first use), its data under `target/`, ingress on 8080 and admin on 9070, until Ctrl-C.
+/// on first use), its data under `target/`, ingress on 8080 and admin on 9070, with
+/// [`SERVER_SETTINGS`], until Ctrl-C.
 fn server() -> Result<(), BoxError> {
     let data = path_or_target("RESTATE_DATA", "restate-data")?;
     println!(
         "starting {RESTATE_SERVER} with its data in {} (ingress :8080, admin :9070)",
         data.display()
     );
-    let status = std::process::Command::new("npx")
+    let mut command = std::process::Command::new("npx");
+    command
         .args(["--yes", RESTATE_SERVER, "--no-logo", "--base-dir"])
-        .arg(&data)
-        // No usage reports sent to the vendor.
-        .env("RESTATE_DISABLE_TELEMETRY", "true")
-        .status()
-        .map_err(|e| {
-            format!(
-                "cannot run npx ({e}): the Restate server comes as the npm package \
+        .arg(&data);
+    for (name, value) in SERVER_SETTINGS {
+        if std::env::var_os(name).is_none() {
+            command.env(name, value);
+        }
+    }
+    let status = command.status().map_err(|e| {
+        format!(
+            "cannot run npx ({e}): the Restate server comes as the npm package \
                  {RESTATE_SERVER}; install Node.js and npm, or run a restate-server of your own \
                  (with --base-dir {})",
-                data.display()
-            )
-        })?;
+            data.display()
+        )
+    })?;
     if !status.success() {
         return Err(format!("the Restate server stopped: {status}").into());
     }
