@@ -73,11 +73,8 @@
 // needs; a stable build never sees the attribute.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-/// The behaviour contract: every rule the code, the tests and the guide cite by id.
-pub use tool_core::contract;
 /// A tool input deriving `schemars::JsonSchema` and `serde::Deserialize`, as rmcp takes it
-/// (C3, feature `schemars`); the [`guide`]'s chapter `from_rmcp` moves an rmcp server
-/// over.
+/// (C3, feature `schemars`); `docs/from-rmcp.md` moves an rmcp server over.
 #[cfg(feature = "schemars")]
 pub use tool_core::schema::Parameters;
 /// The schemars crate (feature `schemars`): `use tool_runtime::schemars;` lets

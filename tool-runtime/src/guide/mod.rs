@@ -24,7 +24,7 @@
 //! 11. `from_rmcp` (features `mcp` and `schemars`): an rmcp server moved over.
 //! 12. [`migrating`]: names that changed, and what to write instead.
 //!
-//! The rules the chapters cite by id (A4, S2, …) are stated in [`tool_core::contract`].
+//! The rules the chapters cite by id are stated in [`tool_core::contract`].
 
 #[doc = include_str!("declaring_tools.md")]
 pub mod declaring_tools {}
@@ -33,7 +33,7 @@ pub mod declaring_tools {}
 pub mod running_agents {}
 
 #[doc = include_str!("providers.md")]
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(all(feature = "openai", feature = "anthropic"))]
 pub mod providers {}
 
 #[doc = include_str!("approvals.md")]
