@@ -4,13 +4,14 @@
 //! worker at any point and start it again: the run goes on where its journal ends, and no
 //! restart happens twice (the ledger shows each once).
 //!
-//! With a Restate server running (README: "Durable runs on Restate"):
+//! The guide's chapter `tool_durable::guide` walks through it:
 //!
 //! ```text
+//! cargo run --example durable -- server            # a Restate server, its data in target/
 //! cargo run --example durable -- worker            # serves the workflow on 127.0.0.1:9080
 //! cargo run --example durable -- register          # tells the server where the worker is
 //! cargo run --example durable -- start run-1       # starts a run, as the admin `ada`
-//! cargo run --example durable -- status run-1      # its phase, usage and waiting calls
+//! cargo run --example durable -- status run-1      # its phase, usage, waiting calls; parked?
 //! cargo run --example durable -- approve run-1     # approves every waiting call
 //! cargo run --example durable -- output run-1      # waits for its end
 //! cargo run --example durable -- inspect run-1     # the engine's view: parked? why?
@@ -22,12 +23,17 @@
 //!
 //! `RESTATE_INGRESS` (default `http://127.0.0.1:8080`) and `RESTATE_ADMIN` (default
 //! `http://127.0.0.1:9070`) say where the server is; `DURABLE_WORKER` (default
-//! `127.0.0.1:9080`) where the worker serves; `DURABLE_LEDGER` (default
-//! `target/durable-ledger`) where its side-effect ledger is; `DURABLE_STEP_ATTEMPTS` (default
-//! `tool_durable::DEFAULT_STEP_ATTEMPTS`) how many attempts one step gets before its run parks;
+//! `127.0.0.1:9080`) where the worker serves; `DURABLE_LEDGER` (default `durable-ledger` in
+//! the build's `target/`) where its side-effect ledger is; `RESTATE_DATA` (default
+//! `restate-data` in the build's `target/`) where `server` keeps the engine's data;
+//! `DURABLE_STEP_ATTEMPTS` (default `tool_durable::DEFAULT_STEP_ATTEMPTS`) how many attempts
+//! one step gets before its run parks;
 //! `DURABLE_MAX_STEP_BYTES` (default `tool_durable::DEFAULT_MAX_STEP_BYTES`) the largest step
-//! result its journal takes.
+//! result its journal takes; `DURABLE_MODEL_DOWN` a file whose presence makes the model fail
+//! (an outage: with `DURABLE_STEP_ATTEMPTS=3` the run parks at once, `status` says so, and
+//! `resume` goes on once the file is gone).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use tool_durable::{
@@ -36,7 +42,10 @@ use tool_durable::{
 use tool_examples::durable::{Ledger, workflow};
 use tool_runtime::BoxError;
 
-const USAGE: &str = "usage: durable worker | register | start RUN | status RUN | inspect RUN | approve RUN | deny RUN | resume RUN | output RUN";
+/// The Restate server `server` runs: the version the tests run against.
+const RESTATE_SERVER: &str = "@restatedev/restate-server@1.7.12";
+
+const USAGE: &str = "usage: durable server | worker | register | start RUN | status RUN | inspect RUN | approve RUN | deny RUN | resume RUN | output RUN";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -73,6 +82,7 @@ async fn run(args: &[&str]) -> Result<(), BoxError> {
     let client = DurableClient::new(env("RESTATE_INGRESS", "http://127.0.0.1:8080"))
         .with_admin(env("RESTATE_ADMIN", "http://127.0.0.1:9070"));
     match args {
+        ["server"] => server()?,
         ["worker"] => worker().await?,
         ["register"] => {
             let admin = env("RESTATE_ADMIN", "http://127.0.0.1:9070");
@@ -88,33 +98,125 @@ async fn run(args: &[&str]) -> Result<(), BoxError> {
             }
             println!("started {run_id}");
         }
-        ["status", run_id] => {
-            let status = client.status(run_id).await?;
-            println!("{}", serde_json::to_string_pretty(&status)?);
-        }
+        ["status", run_id] => status(&client, run_id).await?,
         [verb @ ("approve" | "deny"), run_id] => decide_all(&client, verb, run_id).await?,
         ["inspect", run_id] => inspect(&client, run_id).await?,
         ["resume", run_id] => {
             let invocation = client.resume(run_id).await?;
             println!("resumed {run_id} ({invocation})");
         }
-        ["output", run_id] => match client.output(run_id).await? {
-            RunEnd::Answer { text, usage, .. } => {
-                println!(
-                    "{text}\n(usage: {} in, {} out)",
-                    usage.input_tokens, usage.output_tokens
-                );
-            }
-            other => println!("{}", serde_json::to_string_pretty(&other)?),
-        },
+        ["output", run_id] => output(&client, run_id).await?,
         _ => return Err(USAGE.into()),
+    }
+    Ok(())
+}
+
+/// The path in the environment variable `name`, else `default` in the `target/` directory
+/// this example was built in: nothing it writes lands in the current directory.
+fn path_or_target(name: &str, default: &str) -> Result<PathBuf, BoxError> {
+    if let Some(path) = std::env::var_os(name) {
+        return Ok(PathBuf::from(path));
+    }
+    // target/<profile>/examples/durable
+    let exe = std::env::current_exe()?;
+    let target = exe.ancestors().nth(3).ok_or_else(|| {
+        format!(
+            "{} is not in a cargo target directory: set {name}",
+            exe.display()
+        )
+    })?;
+    Ok(target.join(default))
+}
+
+/// The settings `server` gives the Restate server, for one machine and a person watching: no
+/// usage reports sent to the vendor; a run that waits (an approval, a step's retry) is
+/// suspended after 1 s without progress rather than 1 min, so a retried step and a restarted
+/// worker are seen at once; a small footprint (two partitions, RocksDB 256 MiB). The tests'
+/// server runs with the same (`tool-durable/tests/support/restate_server.rs`). An environment
+/// variable of the same name set by the user wins.
+const SERVER_SETTINGS: &[(&str, &str)] = &[
+    ("RESTATE_DISABLE_TELEMETRY", "true"),
+    ("RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT", "1s"),
+    ("RESTATE_WORKER__INVOKER__ABORT_TIMEOUT", "10s"),
+    ("RESTATE_DEFAULT_NUM_PARTITIONS", "2"),
+    ("RESTATE_ROCKSDB_TOTAL_MEMORY_SIZE", "256MiB"),
+];
+
+/// Runs a Restate server in the foreground (through `npx`, which installs the pinned package
+/// on first use), its data under `target/`, ingress on 8080 and admin on 9070, with
+/// [`SERVER_SETTINGS`], until Ctrl-C.
+fn server() -> Result<(), BoxError> {
+    let data = path_or_target("RESTATE_DATA", "restate-data")?;
+    println!(
+        "starting {RESTATE_SERVER} with its data in {} (ingress :8080, admin :9070)",
+        data.display()
+    );
+    let mut command = std::process::Command::new("npx");
+    command
+        .args(["--yes", RESTATE_SERVER, "--no-logo", "--base-dir"])
+        .arg(&data);
+    for (name, value) in SERVER_SETTINGS {
+        if std::env::var_os(name).is_none() {
+            command.env(name, value);
+        }
+    }
+    let status = command.status().map_err(|e| {
+        format!(
+            "cannot run npx ({e}): the Restate server comes as the npm package \
+                 {RESTATE_SERVER}; install Node.js and npm, or run a restate-server of your own \
+                 (with --base-dir {})",
+            data.display()
+        )
+    })?;
+    if !status.success() {
+        return Err(format!("the Restate server stopped: {status}").into());
+    }
+    Ok(())
+}
+
+/// The run's status, and whether the engine parked it (with the failure and the command that
+/// goes on).
+async fn status(client: &DurableClient, run_id: &str) -> Result<(), BoxError> {
+    let seen = client.inspect(run_id).await?;
+    println!("{}", serde_json::to_string_pretty(&seen.status)?);
+    if seen.is_parked() {
+        let step = seen
+            .last_failure
+            .as_ref()
+            .and_then(|failure| failure.step.as_deref())
+            .unwrap_or("a step");
+        println!("parked: {step} failed every attempt its budget gives it");
+        if let Some(failure) = &seen.last_failure {
+            println!("last failure: {}", serde_json::to_string(failure)?);
+        }
+        println!(
+            "starting a worker does not go on with it; once the cause is gone: \
+             cargo run --example durable -- resume {run_id}"
+        );
+    }
+    Ok(())
+}
+
+/// Waits for the run's end and prints it, saying first that it waits (the engine's backoff
+/// after restarts can take a while).
+async fn output(client: &DurableClient, run_id: &str) -> Result<(), BoxError> {
+    eprintln!(
+        "waiting for the end of {run_id} (at most {} s; `status {run_id}` says where it is)",
+        tool_durable::DEFAULT_WAIT.as_secs()
+    );
+    match client.output(run_id).await? {
+        RunEnd::Answer { text, usage, .. } => println!(
+            "{text}\n(usage: {} in, {} out)",
+            usage.input_tokens, usage.output_tokens
+        ),
+        other => println!("{}", serde_json::to_string_pretty(&other)?),
     }
     Ok(())
 }
 
 /// Serves the workflow until Ctrl-C.
 async fn worker() -> Result<(), BoxError> {
-    let ledger = Ledger::open(env("DURABLE_LEDGER", "target/durable-ledger"))?;
+    let ledger = Ledger::open(path_or_target("DURABLE_LEDGER", "durable-ledger")?)?;
     // `PORT`, as a platform that starts workers gives it, else `DURABLE_WORKER`.
     let address = match std::env::var("PORT") {
         Ok(port) => format!("127.0.0.1:{port}"),

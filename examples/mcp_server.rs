@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --example mcp_server --features mcp
-//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8080
+//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8181
 //! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8081 --stateless
 //! ```
 //!
@@ -39,7 +39,8 @@
 //! served on standard error. A replica accepts loopback `Host`s
 //! only, unless `MAINTENANCE_ALLOWED_HOSTS` lists, instead, the names clients reach the
 //! balancer by (`mcp.example.com,mcp.example.com:8080`). `examples/tests/scale_out.rs` runs two
-//! replicas behind HAProxy, and the README shows the configuration.
+//! replicas behind HAProxy, and the guide's chapter `tool_runtime::guide::mcp_server` shows the
+//! configuration.
 //!
 //! Over stdio, the peer is whoever started this process, so the principal comes from the
 //! process environment, never from the client's arguments:
@@ -80,12 +81,12 @@
 //! from any MCP client over stdio, such as the MCP Inspector or the official Python SDK's
 //! `stdio_client`.
 
-use tool_runtime::BoxError;
+use std::process::ExitCode;
 
 #[tokio::main]
-async fn main() -> Result<(), BoxError> {
+async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     // The program lives in the library (`tool_examples::serve::main`), so that the tests run
-    // it as it is, as separate processes.
-    tool_examples::serve::main(&args).await
+    // it as it is, as separate processes. Its error is printed in words (`Display`).
+    tool_examples::exit_with(tool_examples::serve::main(&args).await)
 }

@@ -5,8 +5,8 @@
 //! ```text
 //! cargo run --example telemetry
 //! OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 cargo run --example telemetry
-//! cargo run --example telemetry -- --serve 127.0.0.1:8080
-//! cargo run --example telemetry -- --remote http://127.0.0.1:8080/mcp
+//! cargo run --example telemetry -- --serve 127.0.0.1:8181
+//! cargo run --example telemetry -- --remote http://127.0.0.1:8181/mcp
 //! ```
 //!
 //! The endpoint is `OTEL_EXPORTER_OTLP_ENDPOINT` (default `http://127.0.0.1:4318`); spans go

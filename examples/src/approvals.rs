@@ -7,7 +7,9 @@
 //!   with the predicate's reason, writes the paused run to `STATE.json`.
 //! - `resume STATE.json approve|deny`: reads the paused run, checks it (an edited file is
 //!   refused with the reason), resumes it with the decision, prints what the model got back
-//!   and its final answer.
+//!   and its final answer. The pause is recorded beside the file ([`FileLedger`],
+//!   `STATE.json.resumed/`): the same file resumed again is refused, saying so, and its
+//!   approved restart does not run twice (H9).
 //!
 //! The model is the offline one (it calls `lookup-window` and `restart-service` with
 //! arguments from their schemas, then sums up what came back), so both commands run with no
@@ -18,10 +20,12 @@
 //! binary would.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tool_runtime::{
-    Agent, BoxError, Context, Decisions, ErrorKind, OfflineModel, PausedRun, PendingKind,
+    Agent, BoxError, BoxFuture, Context, Decisions, ErrorKind, OfflineModel, PauseLedger,
+    PausedRun, PendingKind, ResumeError, ResumeOptions, RunRequest,
 };
 
 use crate::maintenance::{LookupWindow, RestartLog, RestartService, Role, Windows, principal};
@@ -35,6 +39,80 @@ pub const KEY_VARIABLE: &str = "APPROVALS_STATE_KEY";
 /// How to run the program.
 pub const USAGE: &str =
     "usage: approvals pause STATE.json | approvals resume STATE.json approve|deny";
+
+/// Why a paused run was refused, in words that name the environment variable of the key
+/// (`variable`) where the key is the cause: a state sealed with a key that the process lacks,
+/// or sealed with another key than the one the variable holds.
+pub fn refusal(error: &ResumeError, variable: &str) -> String {
+    match error {
+        ResumeError::KeyRequired => format!(
+            "it is sealed with a key, and {variable} is not set: set {variable} to the key it \
+             was sealed with"
+        ),
+        ResumeError::WrongKey => format!(
+            "the state was sealed with another key than the one in {variable}: set {variable} \
+             to the key it was sealed with (its content was not found altered)"
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The record of the pauses resumed from state files, beside each file (`STATE.json.resumed/`,
+/// one empty file per pause id): a second resume of one file is refused as a replay
+/// ([`ResumeError::Replayed`]) instead of running its approved calls again (H9). Creating a
+/// file that must not exist is atomic, so of two resumes racing exactly one goes on.
+#[derive(Debug, Clone)]
+pub struct FileLedger {
+    dir: PathBuf,
+}
+
+impl FileLedger {
+    /// The ledger of the state file at `state`: the directory `STATE.resumed` beside it.
+    pub fn beside(state: &Path) -> Self {
+        let mut dir = state.as_os_str().to_owned();
+        dir.push(".resumed");
+        Self {
+            dir: PathBuf::from(dir),
+        }
+    }
+
+    /// The ledger's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl PauseLedger for FileLedger {
+    fn consume<'a>(
+        &'a self,
+        _run_id: &'a str,
+        pause_id: &'a str,
+    ) -> BoxFuture<'a, Result<bool, BoxError>> {
+        let consumed = (|| {
+            // Pause ids are the runtime's (`pause_` and hex), never a path; refuse any other.
+            if pause_id.is_empty()
+                || !pause_id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(BoxError::from(format!(
+                    "pause id {pause_id:?} is not a file name"
+                )));
+            }
+            std::fs::create_dir_all(&self.dir)?;
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(self.dir.join(pause_id))
+            {
+                Ok(_) => Ok(true),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+                Err(e) => Err(e.into()),
+            }
+        })();
+        Box::pin(std::future::ready(consumed))
+    }
+}
 
 /// What the person who decides says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +195,12 @@ pub async fn pause(path: &Path, out: &mut dyn Write) -> Result<(), BoxError> {
         }
     }
     writeln!(out, "Restarts so far: {}.", restarts(&ctx))?;
-    std::fs::write(path, paused.to_json()?)?;
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, paused.to_json()?)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     writeln!(out, "Wrote the paused run to {}.", path.display())?;
     writeln!(
         out,
@@ -133,15 +216,17 @@ pub async fn pause(path: &Path, out: &mut dyn Write) -> Result<(), BoxError> {
 /// # Errors
 ///
 /// Fails when the file cannot be read, is not a paused run, was altered or does not fit the
-/// agent's tools ([`tool_runtime::ResumeError`], with the reason), or the run fails.
+/// agent's tools ([`tool_runtime::ResumeError`], with the reason), was resumed before (its
+/// pause is in the [`FileLedger`] beside the file), or the run fails.
 pub async fn resume(path: &Path, choice: Choice, out: &mut dyn Write) -> Result<(), BoxError> {
     let agent = agent()?;
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let refused = |e: tool_runtime::ResumeError| {
+    let refused = |e: ResumeError| {
         format!(
-            "the paused run in {} cannot be resumed: {e}",
-            path.display()
+            "the paused run in {} cannot be resumed: {}",
+            path.display(),
+            refusal(&e, KEY_VARIABLE)
         )
     };
     let paused = PausedRun::from_json(&text).map_err(refused)?;
@@ -154,7 +239,25 @@ pub async fn resume(path: &Path, choice: Choice, out: &mut dyn Write) -> Result<
     )?;
     let decisions = decide(&paused, choice, out)?;
     let ctx = admin_context();
-    let answer = agent.resume(&ctx, paused, decisions).await?;
+    // The file resumes once: a second resume is refused before anything runs (H9).
+    let ledger = FileLedger::beside(path);
+    let request = RunRequest::resume(paused, decisions)
+        .resume_options(ResumeOptions::new().shared_ledger(Arc::new(ledger.clone())));
+    let answer = match agent.execute(&ctx, request).await {
+        Ok(answer) => answer,
+        Err(error) => match error.resume_error() {
+            Some(replayed @ ResumeError::Replayed { .. }) => {
+                return Err(format!(
+                    "{replayed}, and nothing ran (the resumes of {} are recorded in {}): pause \
+                     the request again for a new decision",
+                    path.display(),
+                    ledger.dir().display()
+                )
+                .into());
+            }
+            _ => return Err(error.into()),
+        },
+    };
     for call in &answer.calls {
         writeln!(
             out,

@@ -1,4 +1,4 @@
-//! An rmcp server's tools, moved over (C3, `docs/from-rmcp.md`): the input types are the ones
+//! An rmcp server's tools, moved over (C3, `tool-runtime/src/guide/from_rmcp.md`): the input types are the ones
 //! written for rmcp, unchanged (`serde::Deserialize` and `schemars::JsonSchema`); each
 //! `#[tool]` method becomes a `#[tool]` fn taking the same `Parameters<T>`, and what the
 //! method read from `&self` it takes from the context (C1).

@@ -14,9 +14,11 @@
 //!   object, respaces it and spells strings and numbers its own way. The seal covers the
 //!   meaning, so a state read back from the column still resumes, and one whose meaning was
 //!   changed in the database (an argument set with `jsonb_set`) is refused as altered (H8).
-//! - [`cli`] is the whole program: `pause`, `resume PAUSE_ID approve|deny` and `list`,
-//!   against the database named by `DATABASE_URL`; with `PAUSED_STORE_STATE_KEY` set, the
-//!   paused runs are sealed with HMAC-SHA256 under that key.
+//! - [`cli`] is the whole program: `pause`, `resume PAUSE_ID approve|deny`, `list` and
+//!   `stop`, against the database named by `DATABASE_URL`, or, when it is not set, against a
+//!   server of the example's own ([`crate::local_postgres`]: a throwaway cluster in a
+//!   temporary directory, started by the first command and removed by `stop`); with
+//!   `PAUSED_STORE_STATE_KEY` set, the paused runs are sealed with HMAC-SHA256 under that key.
 //!
 //! The connection has no TLS ([`NoTls`]): the example talks to a server on the same machine.
 
@@ -31,7 +33,8 @@ use tool_runtime::{
     RunError, RunOutput,
 };
 
-use crate::approvals::{Choice, REQUEST, admin_context, decide};
+use crate::approvals::{Choice, REQUEST, admin_context, decide, refusal};
+use crate::local_postgres::LocalServer;
 use crate::maintenance::{LookupWindow, RestartLog, RestartService};
 
 /// The environment variable that holds the PostgreSQL connection string, such as
@@ -44,7 +47,8 @@ pub const KEY_VARIABLE: &str = "PAUSED_STORE_STATE_KEY";
 
 /// How to run the program.
 pub const USAGE: &str = "usage: paused_store pause | paused_store resume PAUSE_ID approve|deny \
-                         | paused_store list (the database is DATABASE_URL)";
+                         | paused_store list | paused_store stop (the database is DATABASE_URL, \
+                         else a server of the example's own, which `stop` removes)";
 
 /// The key of the advisory lock that serializes [`PgStore::migrate`] between processes: two
 /// `CREATE TABLE IF NOT EXISTS` of one table racing can both try to create it.
@@ -54,15 +58,21 @@ const MIGRATION_LOCK: i64 = 0x7061_7573_6564; // "paused"
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
-    /// No connection string was given.
+    /// The connection string is not text (not Unicode).
     #[error(
         "set {DATABASE_VARIABLE} to a PostgreSQL connection string, such as \
          postgresql://postgres@127.0.0.1:5432/postgres"
     )]
     NoDatabase,
     /// The server could not be reached, or refused the connection.
-    #[error("cannot connect to PostgreSQL")]
-    Connect(#[source] tokio_postgres::Error),
+    #[error("cannot connect to PostgreSQL at {server} (from {DATABASE_VARIABLE})")]
+    Connect {
+        /// The server tried, as `user@host:port/database`: never the password.
+        server: String,
+        /// The client's error.
+        #[source]
+        source: tokio_postgres::Error,
+    },
     /// A statement failed, or the server's answer was not of the expected type.
     #[error("PostgreSQL could not {action}")]
     Database {
@@ -158,7 +168,10 @@ impl PgStore {
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let (client, connection) = tokio_postgres::connect(url, NoTls)
             .await
-            .map_err(StoreError::Connect)?;
+            .map_err(|source| StoreError::Connect {
+                server: server_of(url),
+                source,
+            })?;
         tokio::spawn(async move {
             let _ = connection.await;
         });
@@ -430,7 +443,10 @@ pub async fn resume(
 ) -> Result<RunOutput, BoxError> {
     let paused = store.load(pause_id).await?;
     agent.verify(&paused).map_err(|e| {
-        format!("the paused run stored under pause `{pause_id}` cannot be resumed: {e}")
+        format!(
+            "the paused run stored under pause `{pause_id}` cannot be resumed: {}",
+            refusal(&e, KEY_VARIABLE)
+        )
     })?;
     writeln!(
         out,
@@ -509,6 +525,8 @@ enum Command {
     Resume(String, Choice),
     /// `list`.
     List,
+    /// `stop`: stops the example's own server and removes it.
+    Stop,
 }
 
 /// The program: `args` without the program's name; the database is `DATABASE_URL`, the key
@@ -519,6 +537,7 @@ pub fn cli(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let command = match args {
         [command] if command == "pause" => Some(Command::Pause),
         [command] if command == "list" => Some(Command::List),
+        [command] if command == "stop" => Some(Command::Stop),
         [command, pause_id, choice] if command == "resume" => match choice.as_str() {
             "approve" => Some(Command::Resume(pause_id.clone(), Choice::Approve)),
             "deny" => Some(Command::Resume(pause_id.clone(), Choice::Deny)),
@@ -540,7 +559,7 @@ pub fn cli(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
             return 1;
         }
     };
-    let result = runtime.block_on(run(command, out));
+    let result = runtime.block_on(run(command, out, err));
     match result {
         Ok(()) => 0,
         Err(error) => {
@@ -561,9 +580,42 @@ pub fn cli(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     }
 }
 
-/// Runs `command` against the database of `DATABASE_URL`, migrated first.
-async fn run(command: Command, out: &mut dyn Write) -> Result<(), BoxError> {
-    let url = std::env::var(DATABASE_VARIABLE).map_err(|_| StoreError::NoDatabase)?;
+/// Runs `command` against the database of `DATABASE_URL` (else the example's own server,
+/// started if need be, which `err` is told of), migrated first.
+async fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), BoxError> {
+    if let Command::Stop = command {
+        let dir = LocalServer::directory();
+        if LocalServer::stop()? {
+            writeln!(
+                out,
+                "Stopped this example's PostgreSQL and removed {}.",
+                dir.display()
+            )?;
+        } else {
+            writeln!(
+                out,
+                "This example's PostgreSQL is not there ({}).",
+                dir.display()
+            )?;
+        }
+        return Ok(());
+    }
+    let url = match std::env::var(DATABASE_VARIABLE) {
+        Ok(url) => url,
+        Err(std::env::VarError::NotUnicode(_)) => return Err(StoreError::NoDatabase.into()),
+        Err(std::env::VarError::NotPresent) => {
+            let (server, made) = LocalServer::start()?;
+            let url = server.url()?;
+            let verb = if made { "started" } else { "using" };
+            writeln!(
+                err,
+                "{DATABASE_VARIABLE} is not set: {verb} this example's own PostgreSQL at {url} \
+                 (in {}; `cargo run --example paused_store -- stop` removes it)",
+                server.dir().display()
+            )?;
+            url
+        }
+    };
     let key = std::env::var(KEY_VARIABLE).ok();
     let store = Arc::new(PgStore::connect(&url).await?);
     store.migrate().await?;
@@ -574,5 +626,40 @@ async fn run(command: Command, out: &mut dyn Write) -> Result<(), BoxError> {
             .await
             .map(drop),
         Command::List => list(&store, out).await,
+        Command::Stop => Ok(()),
+    }
+}
+
+/// The server a connection string names, as `user@host:port/database`, for an error message:
+/// the password is left out. A string that does not parse is shown as such.
+fn server_of(url: &str) -> String {
+    let Ok(config) = url.parse::<tokio_postgres::Config>() else {
+        return "a connection string that does not parse".to_owned();
+    };
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+        #[cfg(unix)]
+        Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
+        None => "localhost".to_owned(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let user = config.get_user().unwrap_or("(the login user)");
+    let database = config.get_dbname().unwrap_or(user);
+    format!("{user}@{host}:{port}/{database}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::server_of;
+
+    #[test]
+    fn a_connection_error_names_the_server_and_never_the_password() {
+        let shown = server_of("postgresql://ada:s3cret@db.internal:6543/ops");
+        assert_eq!(shown, "ada@db.internal:6543/ops");
+        assert!(!server_of("host=127.0.0.1 user=postgres password=s3cret").contains("s3cret"));
+        assert_eq!(
+            server_of("postgresql://postgres@127.0.0.1/postgres"),
+            "postgres@127.0.0.1:5432/postgres"
+        );
     }
 }

@@ -37,7 +37,7 @@ impl Options {
     pub fn parse(args: &[String]) -> Result<Self, BoxError> {
         let address = |addr: &str| -> Result<SocketAddr, BoxError> {
             addr.parse().map_err(|e| {
-                format!("--http {addr:?} is not an address such as 127.0.0.1:8080: {e}").into()
+                format!("--http {addr:?} is not an address such as 127.0.0.1:8181: {e}").into()
             })
         };
         match args {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tool_examples::approvals::{KEY_VARIABLE, cli};
+use tool_examples::approvals::{FileLedger, KEY_VARIABLE, cli};
 
 /// The arguments of the example's program, for a child, separated by this character.
 const ARGS_VARIABLE: &str = "APPROVALS_EXAMPLE_ARGS";
@@ -97,7 +97,23 @@ fn h3_h4_pause_in_one_process_and_resume_in_another() {
         );
     }
 
-    // The same file, another process, another decision.
+    // The same file, another process: refused as resumed before, saying so, and the restart
+    // does not run twice (H9), whatever the decision.
+    for choice in ["approve", "deny"] {
+        let again = example(&["resume", path(&state), choice], None);
+        assert_eq!(again.code, Some(1), "{}{}", again.stdout, again.stderr);
+        assert!(
+            again.stderr.contains("was resumed before") && again.stderr.contains("nothing ran"),
+            "{}",
+            again.stderr
+        );
+        assert!(!again.stdout.contains("gets back"), "{}", again.stdout);
+    }
+
+    // A new pause in the same file is a new pause: denied, the model is told so.
+    let paused = example(&["pause", path(&state)], None);
+    assert_eq!(paused.code, Some(0), "{}{}", paused.stdout, paused.stderr);
+    let json = std::fs::read_to_string(&state).expect("the paused run was written");
     let denied = example(&["resume", path(&state), "deny"], None);
     assert_eq!(denied.code, Some(0), "{}{}", denied.stdout, denied.stderr);
     for line in [
@@ -120,7 +136,13 @@ fn h3_h4_pause_in_one_process_and_resume_in_another() {
         edited.stderr
     );
     assert!(!edited.stdout.contains("gets back"), "{}", edited.stdout);
-    let _ = std::fs::remove_file(&state);
+    remove(&state);
+}
+
+/// Removes a test's state file and the record of its resumes beside it.
+fn remove(state: &Path) {
+    let _ = std::fs::remove_file(state);
+    let _ = std::fs::remove_dir_all(FileLedger::beside(state).dir());
 }
 
 #[test]
@@ -132,10 +154,23 @@ fn h3_a_keyed_paused_run_resumes_only_where_the_key_is() {
     let without = example(&["resume", path(&state), "approve"], None);
     assert_eq!(without.code, Some(1));
     assert!(
-        without.stderr.contains("sealed with a key"),
+        without
+            .stderr
+            .contains("sealed with a key, and APPROVALS_STATE_KEY is not set"),
         "{}",
         without.stderr
     );
+    // H3: another key is told apart from an alteration, and names the variable.
+    let other = example(&["resume", path(&state), "approve"], Some("another secret"));
+    assert_eq!(other.code, Some(1));
+    assert!(
+        other
+            .stderr
+            .contains("the state was sealed with another key than the one in APPROVALS_STATE_KEY"),
+        "{}",
+        other.stderr
+    );
+    assert!(!other.stderr.contains("altered after"), "{}", other.stderr);
     let with = example(&["resume", path(&state), "approve"], key);
     assert_eq!(with.code, Some(0), "{}{}", with.stdout, with.stderr);
     assert!(
@@ -143,7 +178,7 @@ fn h3_a_keyed_paused_run_resumes_only_where_the_key_is() {
         "{}",
         with.stdout
     );
-    let _ = std::fs::remove_file(&state);
+    remove(&state);
 }
 
 #[test]

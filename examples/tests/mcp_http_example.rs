@@ -1,4 +1,4 @@
-//! The HTTP mode of the `mcp_server` example (`-- --http 127.0.0.1:8080`): each request's
+//! The HTTP mode of the `mcp_server` example (`-- --http 127.0.0.1:8181`): each request's
 //! bearer token names its principal, a request without a known token is refused before any MCP
 //! processing, and the maintenance tools answer with their output schema and hints (O1, O4).
 #![cfg(feature = "mcp")]

@@ -8,6 +8,9 @@
 //!   the example's program (`tool_examples::paused_store::cli`, all that
 //!   `examples/paused_store.rs` does): this test binary starts itself again once per command,
 //!   as `approvals_processes.rs` does.
+//! - Without `DATABASE_URL`, the example's commands start a server of the example's own in the
+//!   temporary directory, use it, and `stop` removes it; a connection error names the server
+//!   tried and the variable it came from, never the password.
 //! - H8: the state PostgreSQL gives back from its `jsonb` column (keys reordered, respaced)
 //!   verifies and resumes, sealed with a key or without; a state whose argument was changed
 //!   in the database (`jsonb_set`) is refused as altered, and nothing runs.
@@ -380,4 +383,127 @@ fn without_postgresql_the_tests_say_what_to_install() {
         false,
     );
     assert!(wrong.expect_err("PG_BIN is wrong").contains("PG_BIN"));
+}
+
+/// The example's program in a new process with no `DATABASE_URL`: it uses a server of its
+/// own, in `tmp` (its temporary directory), made with the programs in `bin`.
+fn example_on_its_own(tmp: &Path, bin: &Path, args: &[&str]) -> Run {
+    let mut command = Command::new(std::env::current_exe().expect("the test binary"));
+    command
+        .args(["child_runs_the_example_program", "--exact", "--nocapture"])
+        .env(ARGS_VARIABLE, args.join(&SEPARATOR.to_string()))
+        .env_remove(DATABASE_VARIABLE)
+        .env_remove(KEY_VARIABLE)
+        .env_remove(GO_VARIABLE)
+        .env("TMPDIR", tmp)
+        .env("PG_BIN", bin)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    finish(command.spawn().expect("the child starts"))
+}
+
+/// Stops the example's own server and removes the test's temporary directory, also when the
+/// test fails.
+struct OwnServer {
+    tmp: PathBuf,
+    bin: PathBuf,
+}
+
+impl Drop for OwnServer {
+    fn drop(&mut self) {
+        let _ = example_on_its_own(&self.tmp, &self.bin, &["stop"]);
+        let _ = std::fs::remove_dir_all(&self.tmp);
+    }
+}
+
+#[test]
+fn without_database_url_the_example_starts_a_server_of_its_own() {
+    // The commands of the example's documentation, as a user types them with no DATABASE_URL:
+    // the first starts a throwaway cluster in the temporary directory (as the `postgres` user
+    // when run as root), the next ones use it, and `stop` removes it.
+    let bin = postgres_server::binaries();
+    let tmp = std::env::temp_dir().join(format!("paused-store-own-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).expect("a temporary directory");
+    // The server's user (when run as root) must reach the cluster's directory inside it.
+    std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("the directory is opened to the server's user");
+    let guard = OwnServer { tmp, bin };
+    let run = |args: &[&str]| example_on_its_own(&guard.tmp, &guard.bin, args);
+    let cluster = guard.tmp.join(tool_examples::local_postgres::DIR_NAME);
+
+    let paused = run(&["pause"]);
+    assert_eq!(paused.code, Some(0), "{paused:?}");
+    assert!(
+        paused.stderr.contains(
+            "DATABASE_URL is not set: started this example's own PostgreSQL at \
+             postgresql://postgres@127.0.0.1:"
+        ) && paused.stderr.contains("-- stop` removes it"),
+        "{paused:?}"
+    );
+    assert!(cluster.join("data").is_dir(), "the cluster is in TMPDIR");
+    let pause_id = paused
+        .stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("Saved pause "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("the pause id is printed")
+        .to_owned();
+
+    let listed = run(&["list"]);
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    assert!(
+        listed
+            .stderr
+            .contains("using this example's own PostgreSQL"),
+        "{listed:?}"
+    );
+    assert!(
+        listed.stdout.contains("1 pause(s) wait for a decision."),
+        "{listed:?}"
+    );
+    let first = run(&["resume", &pause_id, "approve"]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    assert_eq!(first.restarts(), 1, "{first:?}");
+    let again = run(&["resume", &pause_id, "approve"]);
+    assert_refused_as_replay(&again, &pause_id);
+
+    let stopped = run(&["stop"]);
+    assert_eq!(stopped.code, Some(0), "{stopped:?}");
+    assert!(
+        stopped.stdout.contains("Stopped this example's PostgreSQL"),
+        "{stopped:?}"
+    );
+    assert!(!cluster.exists(), "stop removes the cluster");
+}
+
+#[test]
+fn a_connection_error_names_the_server_tried() {
+    // Nothing listens on port 1: the error names the server and the variable it came from.
+    let child = {
+        let mut command = Command::new(std::env::current_exe().expect("the test binary"));
+        command
+            .args(["child_runs_the_example_program", "--exact", "--nocapture"])
+            .env(ARGS_VARIABLE, "list")
+            .env(
+                DATABASE_VARIABLE,
+                "postgresql://ada:s3cret@127.0.0.1:1/ops?connect_timeout=5",
+            )
+            .env_remove(KEY_VARIABLE)
+            .env_remove(GO_VARIABLE)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command.spawn().expect("the child starts")
+    };
+    let run = finish(child);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(
+        run.stderr.contains(
+            "error: cannot connect to PostgreSQL at ada@127.0.0.1:1/ops (from DATABASE_URL)"
+        ),
+        "{run:?}"
+    );
+    assert!(!run.stderr.contains("s3cret"), "{run:?}");
 }

@@ -24,6 +24,15 @@ pub struct Inspection {
     pub last_failure: Option<Failure>,
 }
 
+impl Inspection {
+    /// Whether the engine parked the run: a step failed its whole budget of attempts (W5,
+    /// W7). Starting a worker does not go on with a parked run;
+    /// [`crate::DurableClient::resume`] does, once the cause is gone.
+    pub fn is_parked(&self) -> bool {
+        self.invocation.as_deref() == Some("paused")
+    }
+}
+
 /// A failure of a durable run's attempt, as the engine recorded it: what failed and where,
 /// never a cause or a secret (a step's failure says only its kind and status, W4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,8 +13,15 @@
 //!   decide its calls (a call decided before answered as such), resume it when parked, wait
 //!   for its end, each call with a timeout (W8).
 //!
+//! [`guide`] walks through a worker, a client and the operator's commands.
+//!
 //! Restate's Rust SDK is pinned exactly (`=0.13.0`) and lives in this crate only: an
 //! application that runs agents in one process does not build it.
+
+/// The guide's chapter on durable runs: the worker, the client, the example's commands, and
+/// what to do with a parked run.
+#[doc = include_str!("guide.md")]
+pub mod guide {}
 
 mod admin;
 mod client;

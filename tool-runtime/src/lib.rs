@@ -12,7 +12,8 @@
 //! # Where things are
 //!
 //! At the root, the names of a first program: [`tool`] and [`Schema`] to declare, [`Tool`],
-//! [`Context`], [`ToolError`] and [`Permanent`] for handlers, [`Agent`] and [`RunRequest`] to
+//! [`Context`], [`ToolError`] and [`Permanent`] for handlers, [`registry`] for the tools
+//! declared with the attribute, [`Agent`] and [`RunRequest`] to
 //! run, [`Model`] with [`OfflineModel`] and [`ScriptedModel`]. Everything else lives in the
 //! module named for what it holds:
 //!
@@ -30,6 +31,7 @@
 //! | [`journal`] | the journal of a durable run |
 //! | `mcp` | MCP servers and clients (feature `mcp`) |
 //! | `surface` | the tool surface as one document, its diff and snapshot test |
+//! | [`guide`] | the guide, chapter by chapter, its code compiled and run as doc tests |
 //! | [`contract`] | every rule the code, tests and docs cite by id |
 //!
 //! # Running agents
@@ -104,7 +106,7 @@ pub use tool_core::contract;
 
 pub use tool_core::{
     BoxError, CallId, CallName, Context, Error, ErrorKind, Hook, IntoTool, Outcome, OutcomeKind,
-    Permanent, Schema, Tool, ToolError,
+    Permanent, Schema, Tool, ToolError, registry,
 };
 pub use tool_runtime_macros::Schema;
 /// A compiled example of the attribute (the reference below lists every key):
@@ -164,6 +166,9 @@ mod call;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 
+// The guide: chapters of text whose code blocks are doc tests.
+pub mod guide;
+
 // The model interface every driver implements, the conversation and the model's errors.
 pub mod model;
 
@@ -216,7 +221,7 @@ pub use model::Model;
 pub use testing::{OfflineModel, ScriptedModel};
 
 /// A tool input deriving `schemars::JsonSchema` and `serde::Deserialize`, as rmcp takes it
-/// (C3, feature `schemars`).
+/// (C3, feature `schemars`); the [`guide`]'s chapter `from_rmcp` moves an rmcp server over.
 #[cfg(feature = "schemars")]
 pub use tool_core::schema::Parameters;
 /// The schemars crate (feature `schemars`): `use tool_runtime::schemars;` lets
@@ -267,6 +272,6 @@ pub use {
     },
     tools::{
         Annotations, ArgumentValidator, DEFAULT_MAX_ARGUMENT_BYTES, DeclarationError, Limits,
-        OutputSchema, Site, ToolBuilder, registered, registry,
+        OutputSchema, Site, ToolBuilder, registered,
     },
 };

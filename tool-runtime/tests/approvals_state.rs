@@ -178,7 +178,7 @@ async fn h3_a_keyed_paused_run_resumes_only_with_its_key() {
     assert_eq!(fixture.agent(model(), Some(key)).verify(&keyed), Ok(()));
     assert_eq!(
         fixture.agent(model(), Some(b"another key")).verify(&keyed),
-        Err(ResumeError::Altered)
+        Err(ResumeError::WrongKey)
     );
     assert_eq!(
         fixture.agent(model(), None).verify(&keyed),

@@ -198,7 +198,7 @@ impl Drop for Postgres {
 }
 
 /// The directory of the server's programs, found or installed once for the whole test binary.
-fn binaries() -> PathBuf {
+pub(crate) fn binaries() -> PathBuf {
     static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let found = FOUND.get_or_init(|| {
         let path = std::env::var_os("PATH").unwrap_or_default();

@@ -31,9 +31,18 @@ pub enum ResumeError {
         version: u32,
     },
     /// The content does not match its digest: the paused run was altered after it was
-    /// written (or, with a key, sealed under another key).
+    /// written (or, for a keyed state written before seals named their key, sealed under
+    /// another key).
     #[error("the paused run was altered after it was written: its content does not match its seal")]
     Altered,
+    /// The paused run was sealed with another key than this agent's: its seal names a key
+    /// that is not this one. Nothing says it was altered; resume it with the key it was
+    /// sealed with.
+    #[error(
+        "the state was sealed with another key than this agent's: set the key it was sealed \
+         with (`AgentBuilder::state_key`)"
+    )]
+    WrongKey,
     /// The paused run is sealed with a key, and this agent has none.
     #[error(
         "the paused run is sealed with a key, and this agent has none: set the same key with \

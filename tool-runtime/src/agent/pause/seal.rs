@@ -6,6 +6,12 @@
 //! recompute it. With a key ([`crate::AgentBuilder::state_key`]) only a holder of the key can
 //! produce a state that resumes. The HMAC is RustCrypto's, the comparison `subtle`'s (in
 //! constant time), the hex `base16ct`'s: none is written here.
+//!
+//! A keyed seal also names its key by an identifier (an HMAC of a fixed label under the key,
+//! cut to 8 bytes), so that a state sealed under another key is refused as such
+//! ([`ResumeError::WrongKey`]) rather than as altered: an operator who set the wrong key
+//! learns it, and a change of content under the right key is still [`ResumeError::Altered`].
+//! The identifier tells nothing of the key that the digest beside it does not already.
 
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
@@ -27,11 +33,17 @@ pub(crate) enum Algorithm {
     HmacSha256,
 }
 
-/// The seal of a paused run: the algorithm and the digest, in lowercase hex.
+/// The seal of a paused run: the algorithm and the digest, in lowercase hex, and for a keyed
+/// seal the identifier of its key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Seal {
     pub(crate) algorithm: Algorithm,
     pub(crate) digest: String,
+    /// The identifier of the key of a keyed seal ([`key_id`]). Absent from an unkeyed seal,
+    /// and from keyed seals written before it existed: those are checked by their digest
+    /// alone, as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) key_id: Option<String>,
 }
 
 impl Seal {
@@ -46,7 +58,11 @@ impl Seal {
         let digest = digest(content, key)
             .map(|digest| base16ct::lower::encode_string(&digest))
             .unwrap_or_default();
-        Seal { algorithm, digest }
+        Seal {
+            algorithm,
+            digest,
+            key_id: key.and_then(key_id),
+        }
     }
 
     /// Checks that this seal is `content`'s under `key`, comparing the digests in constant
@@ -55,13 +71,22 @@ impl Seal {
     /// # Errors
     ///
     /// [`ResumeError::KeyRequired`] for a keyed seal and no key, [`ResumeError::NotKeyed`] for
-    /// an unkeyed seal and a key (anyone could have made it), [`ResumeError::Altered`] when
-    /// the digest does not match or is not lowercase hex.
+    /// an unkeyed seal and a key (anyone could have made it), [`ResumeError::WrongKey`] for a
+    /// keyed seal whose key identifier is not `key`'s, [`ResumeError::Altered`] when the
+    /// digest does not match or is not lowercase hex.
     pub(crate) fn verify(&self, content: &[u8], key: Option<&[u8]>) -> Result<(), ResumeError> {
         match (self.algorithm, key) {
             (Algorithm::HmacSha256, None) => return Err(ResumeError::KeyRequired),
             (Algorithm::Sha256, Some(_)) => return Err(ResumeError::NotKeyed),
-            _ => {}
+            (Algorithm::HmacSha256, Some(key)) => {
+                // Identifiers are public: an ordinary comparison leaks nothing.
+                if let Some(sealed_with) = &self.key_id
+                    && key_id(key).as_ref() != Some(sealed_with)
+                {
+                    return Err(ResumeError::WrongKey);
+                }
+            }
+            (Algorithm::Sha256, None) => {}
         }
         let stored = base16ct::lower::decode_vec(&self.digest).map_err(|_| ResumeError::Altered)?;
         let expected = digest(content, key).ok_or(ResumeError::Altered)?;
@@ -85,6 +110,18 @@ fn digest(content: &[u8], key: Option<&[u8]>) -> Option<[u8; 32]> {
         None => Sha256::digest(content),
     };
     Some(digest.into())
+}
+
+/// The identifier of a key: HMAC-SHA256 of a fixed label under the key, its first 8 bytes in
+/// lowercase hex. It names the key without revealing it; `None` only if the HMAC refused the
+/// key.
+fn key_id(key: &[u8]) -> Option<String> {
+    let tag = Hmac::<Sha256>::new_from_slice(key)
+        .ok()?
+        .chain_update(b"tool-runtime paused run key id")
+        .finalize()
+        .into_bytes();
+    Some(base16ct::lower::encode_string(&tag[..8]))
 }
 
 /// The fingerprint of a JSON value (a typed answer's schema, H7): SHA-256 over its canonical
@@ -156,7 +193,7 @@ mod tests {
         assert_eq!(keyed.verify(b"content", Some(b"key")), Ok(()));
         assert_eq!(
             keyed.verify(b"content", Some(b"other")),
-            Err(ResumeError::Altered)
+            Err(ResumeError::WrongKey)
         );
         assert_eq!(
             keyed.verify(b"content", None),
@@ -165,11 +202,52 @@ mod tests {
     }
 
     #[test]
+    fn h3_another_key_is_told_apart_from_an_alteration() {
+        // H3/H8: a state sealed under one key and checked under another is refused as sealed
+        // with another key; a change of content under the right key is still an alteration.
+        let keyed = Seal::new(b"content", Some(b"key"));
+        assert!(keyed.key_id.is_some(), "a keyed seal names its key");
+        assert_eq!(
+            keyed.verify(b"content", Some(b"other")),
+            Err(ResumeError::WrongKey)
+        );
+        assert_eq!(
+            keyed.verify(b"contenT", Some(b"key")),
+            Err(ResumeError::Altered)
+        );
+        // The identifier changed to another key's: still refused, as sealed with another key.
+        let relabelled = Seal {
+            key_id: Seal::new(b"content", Some(b"other")).key_id,
+            ..keyed.clone()
+        };
+        assert_eq!(
+            relabelled.verify(b"content", Some(b"key")),
+            Err(ResumeError::WrongKey)
+        );
+        // A keyed seal without an identifier (as written before there was one) is checked by
+        // its digest alone, as before: another key reads as altered, the right one passes.
+        let old = Seal {
+            key_id: None,
+            ..keyed.clone()
+        };
+        assert_eq!(old.verify(b"content", Some(b"key")), Ok(()));
+        assert_eq!(
+            old.verify(b"content", Some(b"other")),
+            Err(ResumeError::Altered)
+        );
+        // An unkeyed seal carries none.
+        assert_eq!(Seal::new(b"content", None).key_id, None);
+        let json = serde_json::to_value(Seal::new(b"content", None)).expect("JSON");
+        assert!(json.get("key_id").is_none(), "{json}");
+    }
+
+    #[test]
     fn h8_a_digest_that_is_not_lowercase_hex_of_the_content_is_altered() {
         let sealed = Seal::new(b"content", None);
         let with = |digest: String| Seal {
             algorithm: Algorithm::Sha256,
             digest,
+            key_id: None,
         };
         let refused = [
             sealed.digest.to_uppercase(),
