@@ -28,7 +28,7 @@
 //! `examples/tests/mcp_conformance.rs` runs the suite with it.
 
 use tool_runtime::mcp::{Handshake, McpToolset};
-use tool_runtime::{BoxError, Context, ElicitAnswer, OutcomeKind};
+use tool_runtime::{BoxError, Context, OutcomeKind, elicit::ElicitAnswer};
 
 /// The variable in which the suite names the scenario.
 const SCENARIO_VARIABLE: &str = "MCP_CONFORMANCE_SCENARIO";

@@ -52,7 +52,9 @@ use tool_runtime::mcp::{
     HttpOptions, HttpServer, JsonSchemaValidator, McpNaming, McpServer, McpServerBuilder,
 };
 use tool_runtime::{
-    BoxError, Context, Elicited, Image, Resource, Schema, Tool, ToolError, WithImages,
+    BoxError, Context, Schema, Tool, ToolError,
+    elicit::Elicited,
+    outcome::{Image, Resource, WithImages},
 };
 
 /// The address served when none is given: loopback, a port the system chooses.

@@ -26,8 +26,8 @@ use tool_examples::maintenance::{
 };
 use tool_runtime::RunRequest;
 use tool_runtime::{
-    Agent, Arguments, BoxError, Context, ErrorKind, Model, OfflineModel, RunEvent, Schema,
-    ScriptedModel, ScriptedTurn,
+    Agent, BoxError, Context, ErrorKind, Model, OfflineModel, RunEvent, Schema, ScriptedModel,
+    testing::{Arguments, ScriptedTurn},
 };
 
 /// The typed answer of act 4 (O2): what the operator wants to know, as data.

@@ -43,7 +43,7 @@ use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tool_examples::maintenance::{LookupWindow, RestartService, Role, Windows, principal};
 use tool_runtime::mcp::{HttpOptions, HttpServer, McpRequest, McpToolset};
-use tool_runtime::{Agent, Arguments, BoxError, Context, Model, OfflineModel};
+use tool_runtime::{Agent, BoxError, Context, Model, OfflineModel, testing::Arguments};
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;

@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tool_runtime::{
-    Agent, BoxError, BoxFuture, Context, Decisions, ErrorKind, OfflineModel, PauseLedger,
-    PausedRun, PendingKind, ResumeError, ResumeOptions, RunRequest,
+    Agent, BoxError, Context, Decisions, ErrorKind, OfflineModel, PausedRun, RunRequest,
+    agent::{BoxFuture, PauseLedger, PendingKind, ResumeError, ResumeOptions},
 };
 
 use crate::maintenance::{LookupWindow, RestartLog, RestartService, Role, Windows, principal};
@@ -216,7 +216,7 @@ pub async fn pause(path: &Path, out: &mut dyn Write) -> Result<(), BoxError> {
 /// # Errors
 ///
 /// Fails when the file cannot be read, is not a paused run, was altered or does not fit the
-/// agent's tools ([`tool_runtime::ResumeError`], with the reason), was resumed before (its
+/// agent's tools ([`tool_runtime::agent::ResumeError`], with the reason), was resumed before (its
 /// pause is in the [`FileLedger`] beside the file), or the run fails.
 pub async fn resume(path: &Path, choice: Choice, out: &mut dyn Write) -> Result<(), BoxError> {
     let agent = agent()?;

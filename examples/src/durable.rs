@@ -17,8 +17,9 @@ use std::time::Duration;
 use serde::Serialize;
 use tool_durable::AgentRun;
 use tool_runtime::{
-    Agent, BoxError, Context, FinishReason, Message, Model, ModelError, ModelEvent, ModelRequest,
-    ModelStream, Usage, tool,
+    Agent, BoxError, Context, Model,
+    model::{FinishReason, Message, ModelError, ModelEvent, ModelRequest, ModelStream, Usage},
+    tool,
 };
 
 use crate::maintenance::{RestartInput, Role, is_admin, principal, restart_needs_ok};

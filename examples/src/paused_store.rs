@@ -9,7 +9,7 @@
 //!   pauses not resumed yet. It is a [`PauseLedger`]: a resume consumes its pause id with an
 //!   `INSERT … ON CONFLICT DO NOTHING` into `consumed_pauses`, which PostgreSQL makes atomic
 //!   across processes, so a state resumed once is refused the second time
-//!   ([`tool_runtime::ResumeError::Replayed`]) and its approved calls never run twice (H9).
+//!   ([`tool_runtime::agent::ResumeError::Replayed`]) and its approved calls never run twice (H9).
 //! - `jsonb` keeps a JSON value's meaning, not its text: PostgreSQL reorders the keys of each
 //!   object, respaces it and spells strings and numbers its own way. The seal covers the
 //!   meaning, so a state read back from the column still resumes, and one whose meaning was
@@ -29,8 +29,8 @@ use serde_json::Value;
 use tokio_postgres::{Client, NoTls};
 use tool_runtime::RunRequest;
 use tool_runtime::{
-    Agent, BoxError, BoxFuture, ErrorKind, OfflineModel, PauseLedger, PausedRun, ResumeOptions,
-    RunError, RunOutput,
+    Agent, BoxError, ErrorKind, OfflineModel, PausedRun, RunError, RunOutput,
+    agent::{BoxFuture, PauseLedger, ResumeOptions},
 };
 
 use crate::approvals::{Choice, REQUEST, admin_context, decide, refusal};
@@ -432,8 +432,8 @@ pub async fn pause(
 /// # Errors
 ///
 /// Fails when the store fails, the stored state is refused (altered, or sealed under another
-/// key: [`tool_runtime::ResumeError`] with the reason), the pause was resumed before
-/// ([`tool_runtime::ResumeError::Replayed`]), or the run fails.
+/// key: [`tool_runtime::agent::ResumeError`] with the reason), the pause was resumed before
+/// ([`tool_runtime::agent::ResumeError::Replayed`]), or the run fails.
 pub async fn resume(
     store: &Arc<PgStore>,
     agent: &Agent,

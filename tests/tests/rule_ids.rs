@@ -4,8 +4,8 @@
 //!
 //! Where ids are looked for: every `.rs` file under `tool-core/`, `tool-macros/`,
 //! `tool-runtime/`, `tests/`, `examples/` and any other member of the workspace (wherever it
-//! sits in them, `target` directories left out), and every `.md` file at the workspace root
-//! and in `docs/`, this file aside (it quotes ids as examples). In Rust sources only comments
+//! sits in them, `target` directories left out), and every `.md` file at the workspace root,
+//! in `docs/` and in the guide's chapters, this file aside (it quotes ids as examples). In Rust sources only comments
 //! and string literals are read: an identifier in code that looks like an id (a type named
 //! after a nesting level, say) cites nothing.
 //!
@@ -37,7 +37,7 @@ const SOURCE_DIRS: &[&str] = &[
 ];
 
 /// The directories whose `.md` files (not their subdirectories') are scanned.
-const DOC_DIRS: &[&str] = &[".", "docs"];
+const DOC_DIRS: &[&str] = &[".", "docs", "tool-runtime/src/guide", "tool-durable/src"];
 
 /// A rule id: its group letter and its number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
