@@ -306,3 +306,14 @@ mod tests {
         assert_eq!(request, RunRequest::new("hi"));
     }
 }
+
+/// What the workflow's `call` handler gets (W9): one call of a run, and the run's context data
+/// to make the call's [`tool_runtime::Context`] from, as the run's own attempts do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct CallRequest {
+    /// The run's context data ([`RunRequest::context`]).
+    #[serde(default)]
+    pub(crate) context: Value,
+    /// The call.
+    pub(crate) call: tool_runtime::journal::CallStep,
+}

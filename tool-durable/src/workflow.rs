@@ -8,10 +8,10 @@ use tool_runtime::{
     RunOutput,
 };
 
-use crate::journal::{CANCELLED, RestateJournal};
+use crate::journal::{self, CANCELLED, RestateJournal};
 use crate::state;
 use crate::types::{
-    DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
+    CallRequest, DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
     UNFIT_DECISION,
 };
 
@@ -30,11 +30,14 @@ pub type ContextFactory = dyn Fn(&serde_json::Value) -> Result<Context, String> 
 /// - `POST /AgentRun/{run-id}/run` (or `/run/send` to start it without waiting) with a
 ///   [`RunRequest`]: the run, answering its [`RunEnd`];
 /// - `POST /AgentRun/{run-id}/status`: its [`RunStatus`];
-/// - `POST /restate/awakeables/{id}/resolve` with a [`DecisionBody`]: a decision.
+/// - `POST /restate/awakeables/{id}/resolve` with a [`DecisionBody`]: a decision;
+/// - `call`: one call of a run whose turns run their calls concurrently
+///   ([`AgentRun::parallel_calls`], W9), invoked by the run itself.
 pub struct AgentRun {
     agent: Arc<Agent>,
     contexts: Arc<ContextFactory>,
     max_step: usize,
+    parallel: bool,
 }
 
 /// The default of [`AgentRun::max_step_bytes`]: 30 MiB, under the 32 MiB a Restate server
@@ -48,7 +51,26 @@ impl AgentRun {
             agent: agent.into(),
             contexts: Arc::new(|_| Ok(Context::new())),
             max_step: DEFAULT_MAX_STEP_BYTES,
+            parallel: false,
         }
+    }
+
+    /// The same workflow, a turn's calls run concurrently (W9): each call an invocation of the
+    /// workflow's `call` handler, keyed by the run, which any worker of the deployment takes;
+    /// the run starts them in the model's order, at most the agent's `max_concurrency` in
+    /// flight (R2), and its journal holds their commands in that order and their results as
+    /// they came, so a replay starts the same calls at the same points. Each call gets its
+    /// own retry budget ([`crate::Serving::step_attempts`], W7); a call that keeps failing is
+    /// parked as its own invocation, which [`crate::DurableClient::inspect`] finds and
+    /// [`crate::DurableClient::resume`] resumes with the run (W8).
+    ///
+    /// Off by default: the calls of a turn are then steps of the run itself, one at a time in
+    /// the model's order, which costs no invocation per call and no replay of the run as each
+    /// call ends.
+    #[must_use]
+    pub fn parallel_calls(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
     }
 
     /// The same workflow, a step's result refused past `bytes` of JSON (default
@@ -102,7 +124,10 @@ impl AgentRun {
             HandlerError::from("the run's context could not be made (the worker's log says why)")
         })?;
         ctx.set(state::PHASE, Json(Phase::Running));
-        let journal = RestateJournal::new(&ctx, self.max_step);
+        let mut journal = RestateJournal::new(&ctx, self.max_step);
+        if self.parallel {
+            journal = journal.parallel(crate::WORKFLOW, request.context.clone());
+        }
         let options = request.options.map(|options| self.bounded(options));
         let mut result = self
             .agent
@@ -131,6 +156,30 @@ impl AgentRun {
                 )
                 .await;
         }
+    }
+
+    /// One call of the run (W9), invoked by the run itself when its turns run their calls
+    /// concurrently: the call's pipeline, its outcome in its recorded form as the invocation's
+    /// output. A failure to retry fails the attempt, retried under the workflow's retry policy
+    /// (W7); a result too large to journal is refused as the run's own steps are (W10).
+    #[handler(name = "call")]
+    async fn call_step(
+        &self,
+        ctx: SharedWorkflowContext<'_>,
+        request: Json<CallRequest>,
+    ) -> Result<Json<serde_json::Value>, HandlerError> {
+        let Json(request) = request;
+        let run_ctx = (self.contexts)(&request.context).map_err(|e| {
+            tracing::warn!(error = %e, "the call's context could not be made; the attempt is retried");
+            HandlerError::from("the run's context could not be made (the worker's log says why)")
+        })?;
+        let value = request
+            .call
+            .run(&self.agent, &run_ctx, ctx.key())
+            .await
+            .map_err(HandlerError::from)?;
+        let step = request.call.kind().to_string();
+        Ok(Json(journal::fitting(&step, value, self.max_step)?))
     }
 
     /// Where the run is, what waits for a decision and what the run used so far (W5).

@@ -174,7 +174,10 @@ pub use agent::{
 /// Durable runs (W1): the journal a run records its steps in
 /// ([`RunRequest::journal`]), and a journal in memory.
 pub mod journal {
-    pub use crate::agent::{Journal, JournalError, MemoryJournal, Retry, Step, StepKind};
+    pub use crate::agent::{
+        CallBatch, CallResults, CallStep, Journal, JournalError, MemoryJournal, Retry, Step,
+        StepKind,
+    };
 }
 pub use model::{
     AnswerFormat, ApiError, FinishReason, Input, Message, Model, ModelError, ModelEvent,
