@@ -13,6 +13,8 @@
 //! handler's work (so a test counts the calls in flight in one process); in `attempts`,
 //! `key item pid` at each handler start; in `effects`, `key item` the first time a key's
 //! effect happens (W2). A handler takes `DURABLE_TOOL_DELAY_MS` (default 0) before its effect.
+//! While the ledger holds a file `crash`, the call of `item-3` aborts its worker at its start,
+//! as a call that crashes its process on every attempt would.
 //!
 //! ```text
 //! PORT=9080 DURABLE_LEDGER=/tmp/ledger cargo run -p tool-durable --example durable_parallel
@@ -78,6 +80,10 @@ pub async fn process(ctx: Context, input: ProcessInput) -> Result<Processed, Box
         .ok_or("a process call runs inside a run's call")?;
     let pid = std::process::id();
     append("attempts", &format!("{key} {} {pid}", input.item))?;
+    // A call that crashes its worker while the ledger holds `crash`: the third item's.
+    if input.item == "item-3" && ledger().join("crash").exists() {
+        std::process::abort();
+    }
     append("flight", &format!("begin {key} {pid}"))?;
     tokio::time::sleep(Duration::from_millis(number("DURABLE_TOOL_DELAY_MS", 0))).await;
     let line = format!("{key} {}", input.item);

@@ -140,6 +140,8 @@ impl DurableClient {
 
     /// What the engine holds of the run: its status, its invocation's id and status (`paused`
     /// when parked) and its last failure (what failed and at which step, never a cause, W8).
+    /// A run whose calls run concurrently ([`crate::AgentRun::parallel_calls`], W9) is shown
+    /// `paused` when the engine parked one of its calls, with that call's last failure.
     ///
     /// # Errors
     ///
@@ -148,8 +150,9 @@ impl DurableClient {
         self.admin()?.inspect(id(run_id)?).await
     }
 
-    /// Resumes a parked run (W5, W7): the engine attempts its step again, with a fresh budget.
-    /// Answers the run's invocation id.
+    /// Resumes a parked run (W5, W7): the engine attempts its step again, with a fresh budget;
+    /// so are the parked calls of a run whose calls run concurrently (W9). Answers the run's
+    /// invocation id.
     ///
     /// # Errors
     ///

@@ -4,7 +4,8 @@
 //! worker runs turns of four calls, two at a time: its ledger shows how many calls were in
 //! flight in one process at once, each call's effect once, and the answer of a run without a
 //! kill; then a run whose worker is killed with SIGKILL whenever a new step starts (mid-call,
-//! two calls in flight) ends with the same answer and each effect once.
+//! two calls in flight) ends with the same answer and each effect once; and a call that crashes
+//! its worker on every attempt is parked on its own, found and resumed from the client (W8).
 
 mod support;
 
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
 use support::{RestateServer, TempDir, Worker, lines};
-use tool_durable::{DurableClient, RunEnd, RunRequest, Started};
+use tool_durable::{ClientError, DurableClient, RunEnd, RunRequest, Started};
 
 /// The calls a turn asks for, and the most in flight at once.
 const TURN_CALLS: usize = 4;
@@ -271,5 +272,65 @@ async fn w9_a_worker_killed_mid_turn_runs_each_effect_once() -> anyhow::Result<(
         starts as f64 / ITEMS as f64
     );
     ensure!(kills >= 10, "at least 10 kills in the run: {kills}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w7_w8_w9_a_call_that_keeps_crashing_parks_and_resumes_with_its_run() -> anyhow::Result<()>
+{
+    let mut parallel = Parallel::start(&[
+        ("DURABLE_TOOL_DELAY_MS", "200"),
+        ("DURABLE_STEP_ATTEMPTS", "3"),
+    ])
+    .await?;
+    let crash = parallel.ledger.path().join("crash");
+    std::fs::write(&crash, "item-3 crashes its worker")?;
+    let run_id = "run-par-park";
+    ensure!(parallel.client.start(run_id, &request(4)).await? == Started::Now);
+    // Each crash is a failed attempt of the call (and of its sibling in flight): the worker
+    // is started again at once, until the engine parks the call after its three attempts.
+    let started = Instant::now();
+    let seen = loop {
+        if !parallel.worker.is_running() {
+            parallel.worker.restart().await?;
+        }
+        let seen = parallel.client.inspect(run_id).await?;
+        if seen.invocation.as_deref() == Some("paused") {
+            break seen;
+        }
+        if started.elapsed() > RUN_WITHIN {
+            bail!("the crashing call was not parked: {seen:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let crashed = parallel
+        .ledger("attempts")
+        .iter()
+        .filter(|a| a.contains(" item-3 "))
+        .count();
+    ensure!(
+        crashed == 3,
+        "W7: the call's budget, three attempts: {crashed}"
+    );
+    ensure!(seen.last_failure.is_some(), "why it is parked: {seen:?}");
+    ensure!(
+        !parallel
+            .ledger("effects")
+            .iter()
+            .any(|e| e.ends_with(" item-3"))
+    );
+    // The cause is gone; an operator resumes the run, which resumes its parked calls.
+    std::fs::remove_file(&crash)?;
+    if !parallel.worker.is_running() {
+        parallel.worker.restart().await?;
+    }
+    ensure!(Some(parallel.client.resume(run_id).await?) == seen.invocation_id);
+    let end = parallel.client.output(run_id).await?;
+    check_end(&parallel, run_id, 4, &end)?;
+    let again = parallel.client.resume(run_id).await;
+    ensure!(
+        matches!(again, Err(ClientError::NotParked { .. })),
+        "{again:?}"
+    );
     Ok(())
 }
