@@ -6,7 +6,8 @@
 //! none is left it answers with the calls' results, in the conversation's order. It answers
 //! from the conversation alone, as a provider does, so a worker that restarts gets the turn
 //! its journal needs. The agent runs at most `DURABLE_MAX_CONCURRENCY` calls at once
-//! (default 2).
+//! (default 2). One deployment serves three workflows of it (W10): `AgentRun` (calls run
+//! concurrently, W9), `Sequential` (one at a time) and `TypedBatches` (a typed answer).
 //!
 //! The ledger (`DURABLE_LEDGER`, a directory) gets, per line: in `requests`, `request N pid`
 //! for each model request; in `flight`, `begin key pid` and `end key pid` around each
@@ -145,7 +146,12 @@ impl Model for Batches {
             .take(per_turn)
             .collect();
         let mut events = Vec::new();
-        if next.is_empty() {
+        if next.is_empty() && request.answer.is_some() {
+            // A typed answer (O2), as the provider's structured output gives it.
+            let summary = serde_json::json!({"processed": results.len(), "items": items(asked)});
+            events.push(ModelEvent::TextDelta(summary.to_string()));
+            events.push(ModelEvent::Finish(FinishReason::Stop));
+        } else if next.is_empty() {
             events.push(ModelEvent::TextDelta("Done. ".to_owned()));
             events.push(ModelEvent::TextDelta(results.join("; ")));
             events.push(ModelEvent::Finish(FinishReason::Stop));
@@ -167,6 +173,10 @@ impl Model for Batches {
         Box::pin(futures_util::stream::iter(events.into_iter().map(Ok)))
     }
 
+    fn native_answers(&self) -> bool {
+        true
+    }
+
     fn provider_name(&self) -> &str {
         "offline"
     }
@@ -176,16 +186,41 @@ impl Model for Batches {
     }
 }
 
-/// The workflow: the agent on [`Batches`], its calls run concurrently (W9).
-fn workflow() -> Result<AgentRun, BoxError> {
-    let agent = Agent::builder(Batches)
+/// The typed answer of the `TypedBatches` workflow.
+#[derive(Schema)]
+pub struct Summary {
+    /// How many items were processed.
+    pub processed: u32,
+    /// The items.
+    pub items: Vec<String>,
+}
+
+/// The agent on [`Batches`].
+fn agent() -> Result<Agent, BoxError> {
+    Ok(Agent::builder(Batches)
         .name("batches")
         .instructions("Process the items the user names, then say what happened.")
         .tool(Process)
         .max_concurrency(number("DURABLE_MAX_CONCURRENCY", 2))
         .max_turns(32)
-        .build()?;
-    Ok(AgentRun::new(agent).parallel_calls(number("DURABLE_PARALLEL", 1_u8) == 1))
+        .build()?)
+}
+
+/// The deployment's workflows (W10): `AgentRun`, the agent with its calls run concurrently
+/// (W9); `Sequential`, the same agent with its calls one at a time; `TypedBatches`, the agent
+/// answering a [`Summary`].
+fn serving() -> Result<Serving, BoxError> {
+    let attempts = number("DURABLE_STEP_ATTEMPTS", tool_durable::DEFAULT_STEP_ATTEMPTS);
+    let parallel = AgentRun::new(agent()?).parallel_calls(true);
+    let sequential = AgentRun::new(agent()?).named("Sequential")?;
+    let typed = AgentRun::new(agent()?)
+        .parallel_calls(true)
+        .typed::<Summary>()
+        .named("TypedBatches")?;
+    Ok(Serving::new(parallel)
+        .with(sequential)?
+        .with(typed)?
+        .step_attempts(attempts))
 }
 
 #[tokio::main]
@@ -193,11 +228,7 @@ async fn main() -> Result<(), BoxError> {
     std::fs::create_dir_all(ledger())?;
     let port: u16 = number("PORT", 9080);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    let attempts = number("DURABLE_STEP_ATTEMPTS", tool_durable::DEFAULT_STEP_ATTEMPTS);
-    println!("worker serving the AgentRun workflow on http://127.0.0.1:{port}");
-    Serving::new(workflow()?)
-        .step_attempts(attempts)
-        .serve(listener, tokio::signal::ctrl_c())
-        .await;
+    println!("worker serving AgentRun, Sequential and TypedBatches on http://127.0.0.1:{port}");
+    serving()?.serve(listener, tokio::signal::ctrl_c()).await;
     Ok(())
 }

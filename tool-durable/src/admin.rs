@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::http::{ClientError, Http};
 use crate::journal::CALL_HANDLER;
+use crate::state;
 use crate::types::{DecisionBody, RunStatus};
-use crate::{WORKFLOW, state};
 
 /// What the engine holds of a durable run ([`crate::DurableClient::inspect`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +57,8 @@ pub enum FailureKind {
 pub(crate) struct Admin {
     pub(crate) http: Http,
     pub(crate) url: String,
+    /// The workflow's name (a checked id: it cannot end an SQL string).
+    pub(crate) workflow: String,
 }
 
 /// The row of a run's invocation (or of one of its calls') in `sys_invocation`.
@@ -91,7 +93,8 @@ impl Admin {
         let rows = self
             .query(&format!(
                 "SELECT key, value_utf8 FROM state \
-                 WHERE service_name = '{WORKFLOW}' AND service_key = '{key}'"
+                 WHERE service_name = '{}' AND service_key = '{key}'",
+                self.workflow
             ))
             .await?;
         let mut status = RunStatus::not_started();
@@ -145,8 +148,9 @@ impl Admin {
             .query(&format!(
                 "SELECT id, status, last_failure, last_failure_error_code, \
                  last_failure_related_command_name FROM sys_invocation \
-                 WHERE target_service_name = '{WORKFLOW}' AND target_service_key = '{key}' \
-                 {filter} ORDER BY created_at"
+                 WHERE target_service_name = '{}' AND target_service_key = '{key}' \
+                 {filter} ORDER BY created_at",
+                self.workflow
             ))
             .await?;
         Ok(rows
@@ -247,8 +251,9 @@ impl Admin {
         let rows = self
             .query(&format!(
                 "SELECT j.entry_json FROM sys_journal j JOIN sys_invocation i ON j.id = i.id \
-                 WHERE i.target_service_name = '{WORKFLOW}' AND i.target_service_key = '{key}' \
-                 AND i.target_handler_name = 'run' AND j.entry_type = 'Notification: Signal'"
+                 WHERE i.target_service_name = '{}' AND i.target_service_key = '{key}' \
+                 AND i.target_handler_name = 'run' AND j.entry_type = 'Notification: Signal'",
+                self.workflow
             ))
             .await?;
         for row in rows {

@@ -33,7 +33,7 @@ const TOO_LARGE: u16 = 413;
 pub(crate) struct RestateJournal<'a> {
     ctx: &'a WorkflowContext<'a>,
     /// The workflow's name, and the run's context data each call's invocation gets (W9).
-    parallel: Option<(&'a str, Value)>,
+    parallel: Option<(String, Value)>,
     usage: Mutex<Usage>,
     /// The largest result a step may record, in bytes of JSON.
     max_step: usize,
@@ -54,8 +54,8 @@ impl<'a> RestateJournal<'a> {
 
     /// The same journal, taking a turn's calls concurrently as invocations of the workflow
     /// `workflow`'s `call` handler, each given the run's `context` data (W9).
-    pub(crate) fn parallel(mut self, workflow: &'a str, context: Value) -> Self {
-        self.parallel = Some((workflow, context));
+    pub(crate) fn parallel(mut self, workflow: &str, context: Value) -> Self {
+        self.parallel = Some((workflow.to_owned(), context));
         self
     }
 
@@ -173,7 +173,8 @@ impl Journal for RestateJournal<'_> {
                         context: context.clone(),
                         call: calls[next].clone(),
                     };
-                    let target = RequestTarget::workflow(*workflow, ctx.key(), CALL_HANDLER);
+                    let target =
+                        RequestTarget::workflow(workflow.as_str(), ctx.key(), CALL_HANDLER);
                     // The stable index the set gives is the call's: both count from 0.
                     running.push(ctx.request::<_, Json<Value>>(target, Json(request)).call());
                     next += 1;

@@ -36,7 +36,8 @@ pub use types::{
     DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
     UNFIT_DECISION, UNREADABLE_DECISION,
 };
-pub use workflow::{AgentRun, ContextFactory, DEFAULT_MAX_STEP_BYTES};
+pub use workflow::{AgentRun, ContextFactory, DEFAULT_MAX_STEP_BYTES, WorkflowNameError};
 
-/// The workflow's name in Restate: the first segment of its ingress paths.
+/// The workflow's name in Restate, unless an agent is given its own
+/// ([`AgentRun::named`], W10): the first segment of its ingress paths.
 pub const WORKFLOW: &str = "AgentRun";

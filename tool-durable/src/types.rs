@@ -75,6 +75,16 @@ pub enum RunEnd {
 }
 
 impl RunEnd {
+    /// The final answer's text read as JSON of `T`: the typed answer of a run of an
+    /// [`crate::AgentRun::typed`] workflow (W10). `None` for a run that ended without an
+    /// answer, or whose answer is not JSON of `T`.
+    pub fn answer_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        match self {
+            RunEnd::Answer { text, .. } => serde_json::from_str(text).ok(),
+            _ => None,
+        }
+    }
+
     /// A final answer of `text`, with the run's `usage`.
     pub fn answer(text: impl Into<String>, usage: Usage) -> Self {
         RunEnd::Answer {

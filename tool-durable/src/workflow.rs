@@ -1,14 +1,20 @@
 //! [`AgentRun`]: an agent's run as a Restate workflow keyed by the run's id (W1, W3, W5).
+//!
+//! - `named`: an agent served under a workflow name of its own (W10).
+
+pub(crate) mod named;
 
 use std::sync::Arc;
 
 use restate_sdk::prelude::*;
 use tool_runtime::{
-    Agent, Context, Decision, Decisions, ErrorKind, PausedRun, PendingKind, RunError, RunOptions,
-    RunOutput,
+    Agent, BoxFuture, Context, Decision, Decisions, ErrorKind, PausedRun, PendingKind, RunError,
+    RunOptions, RunOutput,
 };
 
 use crate::journal::{self, CANCELLED, RestateJournal};
+pub use named::WorkflowNameError;
+
 use crate::state;
 use crate::types::{
     CallRequest, DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
@@ -38,7 +44,21 @@ pub struct AgentRun {
     contexts: Arc<ContextFactory>,
     max_step: usize,
     parallel: bool,
+    /// The workflow's name: [`crate::WORKFLOW`] unless [`AgentRun::named`] (W10).
+    name: String,
+    /// How a run of the agent goes: for its output, or for a typed answer (W10).
+    execute: Arc<Execute>,
 }
+
+/// How the workflow runs its agent on a request: for the run's output, or for a typed answer
+/// whose output it keeps ([`AgentRun::typed`]).
+type Execute = dyn for<'r> Fn(
+        &'r Agent,
+        &'r Context,
+        tool_runtime::RunRequest<'r>,
+    ) -> BoxFuture<'r, Result<RunOutput, RunError>>
+    + Send
+    + Sync;
 
 /// The default of [`AgentRun::max_step_bytes`]: 30 MiB, under the 32 MiB a Restate server
 /// takes in one message by default.
@@ -52,7 +72,45 @@ impl AgentRun {
             contexts: Arc::new(|_| Ok(Context::new())),
             max_step: DEFAULT_MAX_STEP_BYTES,
             parallel: false,
+            name: crate::WORKFLOW.to_owned(),
+            execute: Arc::new(|agent, ctx, request| Box::pin(agent.execute(ctx, request))),
         }
+    }
+
+    /// The same workflow, each run ending only with a final answer that parses as `T` (O2,
+    /// W10): the model answers through its native structured output or a final-answer tool,
+    /// the run checks the answer with `T`'s parser (asking again, within the agent's retries,
+    /// when it does not parse), and the run's [`RunEnd::Answer`] holds the answer's JSON as
+    /// its text, which [`RunEnd::answer_as`] reads. A resumed run asks for the same type.
+    #[must_use]
+    pub fn typed<T: tool_runtime::Schema + Send + 'static>(mut self) -> Self {
+        self.execute = Arc::new(|agent, ctx, request| {
+            Box::pin(async move {
+                let typed = agent.execute(ctx, request.typed::<T>()).await?;
+                Ok(typed.output)
+            })
+        });
+        self
+    }
+
+    /// The same workflow, served under the name `name` rather than [`crate::WORKFLOW`]
+    /// (W10): one deployment serves several agents, each under a name of its own
+    /// ([`crate::Serving::with`]); its ingress paths start with `/{name}/`, and a client
+    /// reaches its runs with [`crate::DurableClient::for_workflow`]. A run is replayed by the
+    /// agent of the name it was started under: keep an agent's name as long as its runs live.
+    ///
+    /// # Errors
+    ///
+    /// [`WorkflowNameError::Invalid`] for a name Restate does not take (a letter first, then
+    /// letters, digits, `.`, `_`, `-`).
+    pub fn named(mut self, name: &str) -> Result<Self, WorkflowNameError> {
+        self.name = named::checked(name)?;
+        Ok(self)
+    }
+
+    /// The workflow's name in Restate.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The same workflow, a turn's calls run concurrently (W9): each call an invocation of the
@@ -126,18 +184,17 @@ impl AgentRun {
         ctx.set(state::PHASE, Json(Phase::Running));
         let mut journal = RestateJournal::new(&ctx, self.max_step);
         if self.parallel {
-            journal = journal.parallel(crate::WORKFLOW, request.context.clone());
+            journal = journal.parallel(&self.name, request.context.clone());
         }
         let options = request.options.map(|options| self.bounded(options));
-        let mut result = self
-            .agent
-            .execute(
-                &run_ctx,
-                tool_runtime::RunRequest::new(request.input)
-                    .options(options)
-                    .journal(&journal),
-            )
-            .await;
+        let mut result = (self.execute)(
+            &self.agent,
+            &run_ctx,
+            tool_runtime::RunRequest::new(request.input)
+                .options(options)
+                .journal(&journal),
+        )
+        .await;
         let mut decided = Vec::new();
         loop {
             let paused = match result.map_err(RunError::into_paused) {
@@ -148,13 +205,12 @@ impl AgentRun {
             let decisions = wait_for_decisions(&ctx, &paused, &mut decided).await?;
             ctx.set(state::PHASE, Json(Phase::Running));
             ctx.clear(state::PENDING);
-            result = self
-                .agent
-                .execute(
-                    &run_ctx,
-                    tool_runtime::RunRequest::resume(paused, decisions).journal(&journal),
-                )
-                .await;
+            result = (self.execute)(
+                &self.agent,
+                &run_ctx,
+                tool_runtime::RunRequest::resume(paused, decisions).journal(&journal),
+            )
+            .await;
         }
     }
 

@@ -6,6 +6,9 @@
 //! kill; then a run whose worker is killed with SIGKILL whenever a new step starts (mid-call,
 //! two calls in flight) ends with the same answer and each effect once; and a call that crashes
 //! its worker on every attempt is parked on its own, found and resumed from the client (W8).
+//!
+//! W10: the same deployment serves the agent under two more workflow names, with its calls one
+//! at a time (`Sequential`) and with a typed answer (`TypedBatches`).
 
 mod support;
 
@@ -14,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
 use support::{RestateServer, TempDir, Worker, lines};
-use tool_durable::{ClientError, DurableClient, RunEnd, RunRequest, Started};
+use tool_durable::{ClientError, DurableClient, Phase, RunEnd, RunRequest, Started};
 
 /// The calls a turn asks for, and the most in flight at once.
 const TURN_CALLS: usize = 4;
@@ -332,5 +335,42 @@ async fn w7_w8_w9_a_call_that_keeps_crashing_parks_and_resumes_with_its_run() ->
         matches!(again, Err(ClientError::NotParked { .. })),
         "{again:?}"
     );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w10_one_deployment_serves_several_agents_and_typed_answers() -> anyhow::Result<()> {
+    let parallel = Parallel::start(&[("DURABLE_TOOL_DELAY_MS", "100")]).await?;
+    // `Sequential`: the same agent under its own name, its calls one at a time.
+    let sequential = parallel.client.clone().for_workflow("Sequential")?;
+    ensure!(sequential.start("run-seq", &request(6)).await? == Started::Now);
+    let end = sequential.output("run-seq").await?;
+    check_end(&parallel, "run-seq", 6, &end)?;
+    let most = parallel.most_in_flight();
+    ensure!(most == 1, "one call at a time: {most}");
+    // Its state and invocation are the named workflow's, read from the engine (W8).
+    let status = sequential.status("run-seq").await?;
+    ensure!(status.phase == Phase::Ended, "{status:?}");
+    let seen = sequential.inspect("run-seq").await?;
+    ensure!(seen.invocation.as_deref() == Some("completed"), "{seen:?}");
+    // The default workflow holds no run of that id: the names are two workflows.
+    let other = parallel.client.status("run-seq").await?;
+    ensure!(other.phase == Phase::NotStarted, "{other:?}");
+    // `TypedBatches`: the run ends with the typed answer's JSON, its calls concurrent.
+    let typed = parallel.client.clone().for_workflow("TypedBatches")?;
+    ensure!(typed.start("run-typed", &request(4)).await? == Started::Now);
+    let end = typed.output("run-typed").await?;
+    let summary: serde_json::Value = end.answer_as().context("a typed answer")?;
+    ensure!(
+        summary == serde_json::json!({"processed": 4, "items": items(4)}),
+        "{summary}"
+    );
+    ensure!(parallel.most_in_flight() == MAX_CONCURRENCY);
+    // A name Restate does not take is refused when it is given.
+    let refused = tool_durable::AgentRun::new(
+        tool_runtime::Agent::builder(tool_runtime::ConversationModel::new([])).build()?,
+    )
+    .named("9 lives");
+    ensure!(refused.is_err());
     Ok(())
 }
