@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use restate_sdk::discovery::ServiceName;
 use restate_sdk::endpoint::ContextInternal;
-use restate_sdk::errors::HandlerError;
 use restate_sdk::service::{Discoverable, Service, ServiceDefinition, macro_support};
 
 use super::AgentRun;
@@ -70,17 +69,17 @@ impl Service for Named {
                 "run" => {
                     let (input, metadata) = ctx.input().await;
                     let result = run.run((&ctx, metadata).into(), input).await;
-                    ctx.handle_handler_result(result.map_err(HandlerError::from));
+                    ctx.handle_handler_result(result);
                 }
                 CALL_HANDLER => {
                     let (input, metadata) = ctx.input().await;
                     let result = run.call_step((&ctx, metadata).into(), input).await;
-                    ctx.handle_handler_result(result.map_err(HandlerError::from));
+                    ctx.handle_handler_result(result);
                 }
                 "status" => {
                     let (_, metadata) = ctx.input::<()>().await;
                     let result = run.status((&ctx, metadata).into()).await;
-                    ctx.handle_handler_result(result.map_err(HandlerError::from));
+                    ctx.handle_handler_result(result);
                 }
                 _ => {
                     return Err(restate_sdk::endpoint::Error::unknown_handler(

@@ -74,7 +74,8 @@ pub(crate) async fn run_calls(
             }
             !ctx.is_cancelled()
         };
-        let limit = if range.len() == 1 {
+        // A sequential call runs with nothing else in flight (L4).
+        let limit = if sequential(shared, targets[start]) {
             1
         } else {
             shared.max_concurrency
@@ -161,8 +162,8 @@ fn outcome(result: Option<Result<Value, JournalError>>, end: CallsEnd) -> Outcom
 fn segments(shared: &Shared, targets: &[Option<usize>]) -> Vec<Range<usize>> {
     let mut segments: Vec<Range<usize>> = Vec::new();
     let mut open = false;
-    for (index, target) in targets.iter().enumerate() {
-        let alone = target.is_some_and(|i| shared.set.tools[i].is_sequential());
+    for (index, &target) in targets.iter().enumerate() {
+        let alone = sequential(shared, target);
         match segments.last_mut() {
             Some(last) if open && !alone => last.end = index + 1,
             _ => segments.push(index..index + 1),
@@ -170,6 +171,11 @@ fn segments(shared: &Shared, targets: &[Option<usize>]) -> Vec<Range<usize>> {
         open = !alone;
     }
     segments
+}
+
+/// Whether the call of this tool (its index, when callable) is sequential (L4).
+fn sequential(shared: &Shared, target: Option<usize>) -> bool {
+    target.is_some_and(|i| shared.set.tools[i].is_sequential())
 }
 
 impl CallStep {
