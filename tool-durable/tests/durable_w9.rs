@@ -268,6 +268,13 @@ async fn w9_a_worker_killed_mid_turn_runs_each_effect_once() -> anyhow::Result<(
     check_end(&parallel, run_id, ITEMS, &end)?;
     let most = parallel.most_in_flight();
     ensure!(most <= MAX_CONCURRENCY, "calls in flight at once: {most}");
+    // Replayed at every restart, the journal still starts each call once, in the model's order.
+    let calls = parallel.started_calls(run_id).await?;
+    let order: Vec<String> = (1..=ITEMS).map(|i| format!("c{i}")).collect();
+    ensure!(
+        calls == order,
+        "the calls' commands in the journal: {calls:?}"
+    );
     let starts = parallel.ledger("attempts").len();
     eprintln!(
         "W9 {run_id}: {kills} kills, {starts} handler starts for {ITEMS} effects ({:.2} a call), \

@@ -18,7 +18,7 @@ use tracing::Instrument;
 use super::{One, record};
 use crate::agent::batch::{Batch, CallsEnd};
 use crate::agent::env::Env;
-use crate::agent::event::RunEvent;
+use crate::agent::event::{RunEvent, Sink};
 use crate::agent::handle::Agent;
 use crate::agent::journal::{
     CallBatch, CallStep, Journal, JournalError, Retry, StepKind, outcome_value,
@@ -41,21 +41,7 @@ pub(crate) async fn run_calls(
     let Env {
         shared, ctx, sink, ..
     } = env;
-    let steps: Vec<CallStep> = batch
-        .calls
-        .iter()
-        .zip(targets)
-        .enumerate()
-        .map(|(index, (call, target))| CallStep {
-            id: call.id.to_string(),
-            tool: call.name.to_string(),
-            arguments: call.arguments.clone(),
-            turn,
-            position: batch.position(index),
-            approved: batch.approved.is_some(),
-            callable: target.is_some(),
-        })
-        .collect();
+    let steps = call_steps(batch, targets, turn);
     let mut results: Vec<Option<Result<Value, JournalError>>> = vec![None; steps.len()];
     // The position of the first call that ended fatally, in the order the calls ended.
     let fatal: OnceLock<usize> = OnceLock::new();
@@ -106,11 +92,46 @@ pub(crate) async fn run_calls(
             break;
         }
     }
-    let mut records = Vec::with_capacity(steps.len());
+    records(
+        Ended {
+            sink,
+            turn,
+            batch,
+            end,
+            fatal: fatal.into_inner(),
+        },
+        results,
+    )
+}
+
+/// How a batch of concurrent calls ended, for its records.
+struct Ended<'a> {
+    sink: &'a Sink,
+    turn: usize,
+    batch: Batch<'a>,
+    end: CallsEnd,
+    /// The position of the first call that ended fatally, if one did.
+    fatal: Option<usize>,
+}
+
+/// The records of the batch's calls in call order, from what the journal answered, and how the
+/// turn ended; the run's stream hears of each call.
+fn records(
+    ended: Ended<'_>,
+    results: Vec<Option<Result<Value, JournalError>>>,
+) -> (Vec<CallRecord>, CallsEnd) {
+    let Ended {
+        sink,
+        turn,
+        batch,
+        mut end,
+        fatal: mut first_fatal,
+    } = ended;
+    let mut records = Vec::with_capacity(results.len());
     for (index, (call, result)) in batch.calls.iter().zip(results).enumerate() {
         let outcome = outcome(result, end);
-        if outcome.is_fatal() && end == CallsEnd::Done && fatal.get().is_none() {
-            let _ = fatal.set(batch.position(index));
+        if outcome.is_fatal() && end == CallsEnd::Done && first_fatal.is_none() {
+            first_fatal = Some(batch.position(index));
         }
         let record = record(turn, batch.position(index), call, outcome);
         if sink.is_active() {
@@ -120,11 +141,30 @@ pub(crate) async fn run_calls(
         records.push(record);
     }
     if end == CallsEnd::Done
-        && let Some(&position) = fatal.get()
+        && let Some(position) = first_fatal
     {
         end = CallsEnd::Fatal(position);
     }
     (records, end)
+}
+
+/// The calls of `batch` as plain data, for the journal.
+fn call_steps(batch: Batch<'_>, targets: &[Option<usize>], turn: usize) -> Vec<CallStep> {
+    batch
+        .calls
+        .iter()
+        .zip(targets)
+        .enumerate()
+        .map(|(index, (call, target))| CallStep {
+            id: call.id.to_string(),
+            tool: call.name.to_string(),
+            arguments: call.arguments.clone(),
+            turn,
+            position: batch.position(index),
+            approved: batch.approved.is_some(),
+            callable: target.is_some(),
+        })
+        .collect()
 }
 
 /// A call's outcome from what the journal answered: its recorded outcome, the journal's
