@@ -143,7 +143,8 @@ impl CallBatch<'_> {
         &self.calls
     }
 
-    /// The most calls in flight at once: the agent's `max_concurrency` (R2), at least 1.
+    /// The most calls in flight at once: the agent's `max_concurrency` (R2), or 1 for a batch
+    /// of one sequential call (L4); at least 1.
     pub fn limit(&self) -> usize {
         self.limit.max(1)
     }
