@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::http::{ClientError, Http};
+use crate::journal::CALL_HANDLER;
+use crate::state;
 use crate::types::{DecisionBody, RunStatus};
-use crate::{WORKFLOW, state};
 
 /// What the engine holds of a durable run ([`crate::DurableClient::inspect`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -65,9 +66,12 @@ pub enum FailureKind {
 pub(crate) struct Admin {
     pub(crate) http: Http,
     pub(crate) url: String,
+    /// The workflow's name (a checked id: it cannot end an SQL string).
+    pub(crate) workflow: String,
 }
 
-/// The row of a run's invocation in `sys_invocation`.
+/// The row of a run's invocation (or of one of its calls') in `sys_invocation`.
+#[derive(Clone)]
 struct Invocation {
     id: String,
     status: Option<String>,
@@ -98,7 +102,8 @@ impl Admin {
         let rows = self
             .query(&format!(
                 "SELECT key, value_utf8 FROM state \
-                 WHERE service_name = '{WORKFLOW}' AND service_key = '{key}'"
+                 WHERE service_name = '{}' AND service_key = '{key}'",
+                self.workflow
             ))
             .await?;
         let mut status = RunStatus::not_started();
@@ -129,32 +134,51 @@ impl Admin {
 
     /// The run's invocation, if it was started.
     async fn invocation(&self, key: &str) -> Result<Option<Invocation>, ClientError> {
+        let found = self
+            .invocations(key, "AND target_handler_name = 'run'")
+            .await?;
+        Ok(found.into_iter().next())
+    }
+
+    /// The invocations of the run's calls that the engine parked (W9: a run whose calls run
+    /// concurrently runs each as an invocation of the workflow's `call` handler, W7: each with
+    /// its own budget).
+    async fn parked_calls(&self, key: &str) -> Result<Vec<Invocation>, ClientError> {
+        self.invocations(
+            key,
+            &format!("AND target_handler_name = '{CALL_HANDLER}' AND status = 'paused'"),
+        )
+        .await
+    }
+
+    /// The invocations of the workflow keyed `key` that `filter` (more SQL conditions) keeps.
+    async fn invocations(&self, key: &str, filter: &str) -> Result<Vec<Invocation>, ClientError> {
         let rows = self
             .query(&format!(
                 "SELECT id, status, last_failure, last_failure_error_code, \
                  last_failure_related_command_name FROM sys_invocation \
-                 WHERE target_service_name = '{WORKFLOW}' AND target_service_key = '{key}' \
-                 AND target_handler_name = 'run'"
+                 WHERE target_service_name = '{}' AND target_service_key = '{key}' \
+                 {filter} ORDER BY created_at",
+                self.workflow
             ))
             .await?;
-        let Some(row) = rows.first() else {
-            return Ok(None);
-        };
-        let Some(id) = text(row, "id") else {
-            return Ok(None);
-        };
-        let failure = text(row, "last_failure").map(|message| {
-            failure(
-                message,
-                text(row, "last_failure_error_code"),
-                text(row, "last_failure_related_command_name"),
-            )
-        });
-        Ok(Some(Invocation {
-            id: id.to_owned(),
-            status: text(row, "status").map(str::to_owned),
-            failure,
-        }))
+        Ok(rows
+            .iter()
+            .filter_map(|row| {
+                let failure = text(row, "last_failure").map(|message| {
+                    failure(
+                        message,
+                        text(row, "last_failure_error_code"),
+                        text(row, "last_failure_related_command_name"),
+                    )
+                });
+                Some(Invocation {
+                    id: text(row, "id")?.to_owned(),
+                    status: text(row, "status").map(str::to_owned),
+                    failure,
+                })
+            })
+            .collect())
     }
 
     /// The failure that parked invocation `id` (the engine keeps it in the journal's events,
@@ -201,14 +225,24 @@ impl Admin {
                 last_failure: None,
             });
         };
-        let last_failure = match invocation.failure {
+        // W9: a run that waits for a call the engine parked is parked with it; the call's
+        // failure is the run's.
+        let mut shown = None;
+        if invocation.status.as_deref() != Some("paused") {
+            shown = self.parked_calls(key).await?.into_iter().next();
+        }
+        let (status_of, failed) = match shown {
+            Some(call) => (Some("paused".to_owned()), call),
+            None => (invocation.status.clone(), invocation.clone()),
+        };
+        let last_failure = match failed.failure {
             Some(failure) => Some(failure),
-            None => self.journaled_failure(&invocation.id).await?,
+            None => self.journaled_failure(&failed.id).await?,
         };
         Ok(Inspection {
             status,
             invocation_id: Some(invocation.id),
-            invocation: invocation.status,
+            invocation: status_of,
             last_failure,
         })
     }
@@ -226,8 +260,9 @@ impl Admin {
         let rows = self
             .query(&format!(
                 "SELECT j.entry_json FROM sys_journal j JOIN sys_invocation i ON j.id = i.id \
-                 WHERE i.target_service_name = '{WORKFLOW}' AND i.target_service_key = '{key}' \
-                 AND i.target_handler_name = 'run' AND j.entry_type = 'Notification: Signal'"
+                 WHERE i.target_service_name = '{}' AND i.target_service_key = '{key}' \
+                 AND i.target_handler_name = 'run' AND j.entry_type = 'Notification: Signal'",
+                self.workflow
             ))
             .await?;
         for row in rows {
@@ -253,21 +288,33 @@ impl Admin {
         Ok(None)
     }
 
-    /// Resumes the run's parked invocation (`PATCH /invocations/{id}/resume`).
+    /// Resumes the run's parked invocation and those of its parked calls (W9), each with
+    /// `PATCH /invocations/{id}/resume`; answers the run's invocation id.
     pub(crate) async fn resume(&self, key: &str) -> Result<String, ClientError> {
         let invocation = self
             .invocation(key)
             .await?
             .ok_or_else(|| ClientError::NoRun(key.to_owned()))?;
-        let status = invocation.status.unwrap_or_default();
-        if status != "paused" {
+        let status = invocation.status.clone().unwrap_or_default();
+        let mut parked: Vec<String> = self
+            .parked_calls(key)
+            .await?
+            .into_iter()
+            .map(|call| call.id)
+            .collect();
+        if status == "paused" {
+            parked.insert(0, invocation.id.clone());
+        }
+        if parked.is_empty() {
             return Err(ClientError::NotParked {
                 run_id: key.to_owned(),
                 status,
             });
         }
-        let url = format!("{}/invocations/{}/resume", self.url, invocation.id);
-        self.http.empty("resume", self.http.patch(&url)).await?;
+        for id in parked {
+            let url = format!("{}/invocations/{id}/resume", self.url);
+            self.http.empty("resume", self.http.patch(&url)).await?;
+        }
         Ok(invocation.id)
     }
 

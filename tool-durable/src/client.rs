@@ -52,6 +52,8 @@ pub struct DurableClient {
     ingress: String,
     admin: Option<String>,
     wait: Duration,
+    /// The workflow's name: [`WORKFLOW`], or the one an agent was served under (W10).
+    workflow: String,
 }
 
 impl DurableClient {
@@ -69,7 +71,19 @@ impl DurableClient {
             ingress,
             admin: None,
             wait: DEFAULT_WAIT,
+            workflow: WORKFLOW.to_owned(),
         }
+    }
+
+    /// The same client, for the runs of the agent served under the workflow name `workflow`
+    /// ([`crate::AgentRun::named`], W10) rather than [`WORKFLOW`].
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::Id`] when `workflow` is not a name (letters, digits, `-`, `_` and `.`).
+    pub fn for_workflow(mut self, workflow: &str) -> Result<Self, ClientError> {
+        self.workflow = id(workflow)?.to_owned();
+        Ok(self)
     }
 
     /// The same client, reading the engine's state through the admin API at `admin` (its base
@@ -103,6 +117,7 @@ impl DurableClient {
         Ok(Admin {
             http: self.http.clone(),
             url,
+            workflow: self.workflow.clone(),
         })
     }
 
@@ -114,7 +129,12 @@ impl DurableClient {
     ///
     /// [`ClientError`] when the ingress refuses, cannot be reached or does not answer in time.
     pub async fn start(&self, run_id: &str, request: &RunRequest) -> Result<Started, ClientError> {
-        let url = format!("{}/{WORKFLOW}/{}/run/send", self.ingress, id(run_id)?);
+        let url = format!(
+            "{}/{}/{}/run/send",
+            self.ingress,
+            self.workflow,
+            id(run_id)?
+        );
         let answer: serde_json::Value = self
             .http
             .json("invocation", self.http.post(&url).json(request))
@@ -140,6 +160,8 @@ impl DurableClient {
 
     /// What the engine holds of the run: its status, its invocation's id and status (`paused`
     /// when parked) and its last failure (what failed and at which step, never a cause, W8).
+    /// A run whose calls run concurrently ([`crate::AgentRun::parallel_calls`], W9) is shown
+    /// `paused` when the engine parked one of its calls, with that call's last failure.
     ///
     /// # Errors
     ///
@@ -148,8 +170,9 @@ impl DurableClient {
         self.admin()?.inspect(id(run_id)?).await
     }
 
-    /// Resumes a parked run (W5, W7): the engine attempts its step again, with a fresh budget.
-    /// Answers the run's invocation id.
+    /// Resumes a parked run (W5, W7): the engine attempts its step again, with a fresh budget;
+    /// so are the parked calls of a run whose calls run concurrently (W9). Answers the run's
+    /// invocation id.
     ///
     /// # Errors
     ///
@@ -233,8 +256,9 @@ impl DurableClient {
     /// [`ClientError`] when the ingress refuses, cannot be reached or the wait ends first.
     pub async fn output(&self, run_id: &str) -> Result<RunEnd, ClientError> {
         let url = format!(
-            "{}/restate/workflow/{WORKFLOW}/{}/attach",
+            "{}/restate/workflow/{}/{}/attach",
             self.ingress,
+            self.workflow,
             id(run_id)?
         );
         let request = self.http.client.get(url).timeout(self.wait);

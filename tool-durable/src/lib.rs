@@ -6,7 +6,10 @@
 //! anywhere.
 //!
 //! - [`AgentRun`]: the workflow, and [`Serving`] (or [`serve`]) to serve it, each step of a
-//!   run with its own retry budget (W7).
+//!   run with its own retry budget (W7); a turn's calls run concurrently with
+//!   [`AgentRun::parallel_calls`] (W9); several agents on one deployment, each under its own
+//!   workflow name ([`AgentRun::named`], [`Serving::with`]), and typed answers
+//!   ([`AgentRun::typed`], W10).
 //! - [`RunRequest`], [`RunEnd`], [`RunStatus`], [`PendingApproval`], [`DecisionBody`]: what
 //!   goes in and out, as JSON.
 //! - [`DurableClient`]: start a run, read its status from the engine (no worker needed),
@@ -43,7 +46,8 @@ pub use types::{
     DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
     UNFIT_DECISION, UNREADABLE_DECISION,
 };
-pub use workflow::{AgentRun, ContextFactory, DEFAULT_MAX_STEP_BYTES};
+pub use workflow::{AgentRun, ContextFactory, DEFAULT_MAX_STEP_BYTES, WorkflowNameError};
 
-/// The workflow's name in Restate: the first segment of its ingress paths.
+/// The workflow's name in Restate, unless an agent is given its own
+/// ([`AgentRun::named`], W10): the first segment of its ingress paths.
 pub const WORKFLOW: &str = "AgentRun";

@@ -38,7 +38,8 @@ use restate_sdk::endpoint::{Endpoint, HandleOptions, ProtocolMode, ServiceOption
 use restate_sdk::service::IntoServiceDefinition;
 use tokio::net::TcpListener;
 
-use crate::workflow::AgentRun;
+use crate::workflow::named;
+use crate::workflow::{AgentRun, WorkflowNameError};
 
 /// The default of [`Serving::step_attempts`]: a step gets 20 attempts in a row before its run
 /// is parked.
@@ -72,7 +73,8 @@ const DRAIN: Duration = Duration::from_secs(10);
 /// # }
 /// ```
 pub struct Serving {
-    workflow: AgentRun,
+    /// The agents served, each under its workflow name (W10).
+    workflows: Vec<AgentRun>,
     attempts: u32,
     first_retry: Duration,
     max_retry: Duration,
@@ -83,11 +85,25 @@ impl Serving {
     /// after [`DEFAULT_RETRY_INTERVAL`] doubling up to [`DEFAULT_MAX_RETRY_INTERVAL`].
     pub fn new(workflow: AgentRun) -> Self {
         Self {
-            workflow,
+            workflows: vec![workflow],
             attempts: DEFAULT_STEP_ATTEMPTS,
             first_retry: DEFAULT_RETRY_INTERVAL,
             max_retry: DEFAULT_MAX_RETRY_INTERVAL,
         }
+    }
+
+    /// The same deployment, serving `workflow` too, under its own name ([`AgentRun::named`],
+    /// W10): several agents on one endpoint, each its own workflow, with the same budget.
+    ///
+    /// # Errors
+    ///
+    /// [`WorkflowNameError::Duplicate`] when an agent of the deployment has that name already.
+    pub fn with(mut self, workflow: AgentRun) -> Result<Self, WorkflowNameError> {
+        if self.workflows.iter().any(|w| w.name() == workflow.name()) {
+            return Err(WorkflowNameError::Duplicate(workflow.name().to_owned()));
+        }
+        self.workflows.push(workflow);
+        Ok(self)
     }
 
     /// The attempts one step gets in a row, its first included, before its run is parked (at
@@ -108,7 +124,7 @@ impl Serving {
         self
     }
 
-    /// The Restate endpoint of the workflow, its retry policy set.
+    /// The Restate endpoint of the workflows, each with the retry policy set.
     fn endpoint(self) -> Endpoint {
         let options = ServiceOptions::new()
             .retry_policy_max_attempts(u64::from(self.attempts))
@@ -116,8 +132,17 @@ impl Serving {
             .retry_policy_exponentiation_factor(2.0)
             .retry_policy_max_interval(self.max_retry)
             .retry_policy_pause_on_max_attempts();
-        let definition = self.workflow.into_service_definition().options(options);
-        Endpoint::builder().bind(definition).build()
+        let mut endpoint = Endpoint::builder();
+        for workflow in self.workflows {
+            // The macro's own binding under its own name; another name is bound by hand.
+            let definition = if workflow.name() == crate::WORKFLOW {
+                workflow.into_service_definition()
+            } else {
+                named::definition(workflow)
+            };
+            endpoint = endpoint.bind(definition.options(options.clone()));
+        }
+        endpoint.build()
     }
 
     /// Serves on `listener` (HTTP/2 cleartext, as the Restate server calls a deployment) until

@@ -75,6 +75,16 @@ pub enum RunEnd {
 }
 
 impl RunEnd {
+    /// The final answer's text read as JSON of `T`: the typed answer of a run of an
+    /// [`crate::AgentRun::typed`] workflow (W10). `None` for a run that ended without an
+    /// answer, or whose answer is not JSON of `T`.
+    pub fn answer_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        match self {
+            RunEnd::Answer { text, .. } => serde_json::from_str(text).ok(),
+            _ => None,
+        }
+    }
+
     /// A final answer of `text`, with the run's `usage`.
     pub fn answer(text: impl Into<String>, usage: Usage) -> Self {
         RunEnd::Answer {
@@ -305,4 +315,15 @@ mod tests {
             serde_json::from_str(r#"{"input":"hi"}"#).expect("a request with defaults");
         assert_eq!(request, RunRequest::new("hi"));
     }
+}
+
+/// What the workflow's `call` handler gets (W9): one call of a run, and the run's context data
+/// to make the call's [`tool_runtime::Context`] from, as the run's own attempts do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct CallRequest {
+    /// The run's context data ([`RunRequest::context`]).
+    #[serde(default)]
+    pub(crate) context: Value,
+    /// The call.
+    pub(crate) call: tool_runtime::journal::CallStep,
 }

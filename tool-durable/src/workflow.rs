@@ -1,17 +1,23 @@
 //! [`AgentRun`]: an agent's run as a Restate workflow keyed by the run's id (W1, W3, W5).
+//!
+//! - `named`: an agent served under a workflow name of its own (W10).
+
+pub(crate) mod named;
 
 use std::sync::Arc;
 
 use restate_sdk::prelude::*;
 use tool_runtime::{
-    Agent, Context, Decision, Decisions, ErrorKind, PausedRun, PendingKind, RunError, RunOptions,
-    RunOutput,
+    Agent, BoxFuture, Context, Decision, Decisions, ErrorKind, PausedRun, PendingKind, RunError,
+    RunOptions, RunOutput,
 };
 
-use crate::journal::{CANCELLED, RestateJournal};
+use crate::journal::{self, CANCELLED, RestateJournal};
+pub use named::WorkflowNameError;
+
 use crate::state;
 use crate::types::{
-    DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
+    CallRequest, DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
     UNFIT_DECISION,
 };
 
@@ -30,12 +36,29 @@ pub type ContextFactory = dyn Fn(&serde_json::Value) -> Result<Context, String> 
 /// - `POST /AgentRun/{run-id}/run` (or `/run/send` to start it without waiting) with a
 ///   [`RunRequest`]: the run, answering its [`RunEnd`];
 /// - `POST /AgentRun/{run-id}/status`: its [`RunStatus`];
-/// - `POST /restate/awakeables/{id}/resolve` with a [`DecisionBody`]: a decision.
+/// - `POST /restate/awakeables/{id}/resolve` with a [`DecisionBody`]: a decision;
+/// - `call`: one call of a run whose turns run their calls concurrently
+///   ([`AgentRun::parallel_calls`], W9), invoked by the run itself.
 pub struct AgentRun {
     agent: Arc<Agent>,
     contexts: Arc<ContextFactory>,
     max_step: usize,
+    parallel: bool,
+    /// The workflow's name: [`crate::WORKFLOW`] unless [`AgentRun::named`] (W10).
+    name: String,
+    /// How a run of the agent goes: for its output, or for a typed answer (W10).
+    execute: Arc<Execute>,
 }
+
+/// How the workflow runs its agent on a request: for the run's output, or for a typed answer
+/// whose output it keeps ([`AgentRun::typed`]).
+type Execute = dyn for<'r> Fn(
+        &'r Agent,
+        &'r Context,
+        tool_runtime::RunRequest<'r>,
+    ) -> BoxFuture<'r, Result<RunOutput, RunError>>
+    + Send
+    + Sync;
 
 /// The default of [`AgentRun::max_step_bytes`]: 30 MiB, under the 32 MiB a Restate server
 /// takes in one message by default.
@@ -48,7 +71,64 @@ impl AgentRun {
             agent: agent.into(),
             contexts: Arc::new(|_| Ok(Context::new())),
             max_step: DEFAULT_MAX_STEP_BYTES,
+            parallel: false,
+            name: crate::WORKFLOW.to_owned(),
+            execute: Arc::new(|agent, ctx, request| Box::pin(agent.execute(ctx, request))),
         }
+    }
+
+    /// The same workflow, each run ending only with a final answer that parses as `T` (O2,
+    /// W10): the model answers through its native structured output or a final-answer tool,
+    /// the run checks the answer with `T`'s parser (asking again, within the agent's retries,
+    /// when it does not parse), and the run's [`RunEnd::Answer`] holds the answer's JSON as
+    /// its text, which [`RunEnd::answer_as`] reads. A resumed run asks for the same type.
+    #[must_use]
+    pub fn typed<T: tool_runtime::Schema + Send + 'static>(mut self) -> Self {
+        self.execute = Arc::new(|agent, ctx, request| {
+            Box::pin(async move {
+                let typed = agent.execute(ctx, request.typed::<T>()).await?;
+                Ok(typed.output)
+            })
+        });
+        self
+    }
+
+    /// The same workflow, served under the name `name` rather than [`crate::WORKFLOW`]
+    /// (W10): one deployment serves several agents, each under a name of its own
+    /// ([`crate::Serving::with`]); its ingress paths start with `/{name}/`, and a client
+    /// reaches its runs with [`crate::DurableClient::for_workflow`]. A run is replayed by the
+    /// agent of the name it was started under: keep an agent's name as long as its runs live.
+    ///
+    /// # Errors
+    ///
+    /// [`WorkflowNameError::Invalid`] for a name Restate does not take (a letter first, then
+    /// letters, digits, `.`, `_`, `-`).
+    pub fn named(mut self, name: &str) -> Result<Self, WorkflowNameError> {
+        self.name = named::checked(name)?;
+        Ok(self)
+    }
+
+    /// The workflow's name in Restate.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The same workflow, a turn's calls run concurrently (W9): each call an invocation of the
+    /// workflow's `call` handler, keyed by the run, which any worker of the deployment takes;
+    /// the run starts them in the model's order, at most the agent's `max_concurrency` in
+    /// flight (R2), and its journal holds their commands in that order and their results as
+    /// they came, so a replay starts the same calls at the same points. Each call gets its
+    /// own retry budget ([`crate::Serving::step_attempts`], W7); a call that keeps failing is
+    /// parked as its own invocation, which [`crate::DurableClient::inspect`] finds and
+    /// [`crate::DurableClient::resume`] resumes with the run (W8).
+    ///
+    /// Off by default: the calls of a turn are then steps of the run itself, one at a time in
+    /// the model's order, which costs no invocation per call and no replay of the run as each
+    /// call ends.
+    #[must_use]
+    pub fn parallel_calls(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
     }
 
     /// The same workflow, a step's result refused past `bytes` of JSON (default
@@ -102,17 +182,19 @@ impl AgentRun {
             HandlerError::from("the run's context could not be made (the worker's log says why)")
         })?;
         ctx.set(state::PHASE, Json(Phase::Running));
-        let journal = RestateJournal::new(&ctx, self.max_step);
+        let mut journal = RestateJournal::new(&ctx, self.max_step);
+        if self.parallel {
+            journal = journal.parallel(&self.name, request.context.clone());
+        }
         let options = request.options.map(|options| self.bounded(options));
-        let mut result = self
-            .agent
-            .execute(
-                &run_ctx,
-                tool_runtime::RunRequest::new(request.input)
-                    .options(options)
-                    .journal(&journal),
-            )
-            .await;
+        let mut result = (self.execute)(
+            &self.agent,
+            &run_ctx,
+            tool_runtime::RunRequest::new(request.input)
+                .options(options)
+                .journal(&journal),
+        )
+        .await;
         let mut decided = Vec::new();
         loop {
             let paused = match result.map_err(RunError::into_paused) {
@@ -123,14 +205,37 @@ impl AgentRun {
             let decisions = wait_for_decisions(&ctx, &paused, &mut decided).await?;
             ctx.set(state::PHASE, Json(Phase::Running));
             ctx.clear(state::PENDING);
-            result = self
-                .agent
-                .execute(
-                    &run_ctx,
-                    tool_runtime::RunRequest::resume(paused, decisions).journal(&journal),
-                )
-                .await;
+            result = (self.execute)(
+                &self.agent,
+                &run_ctx,
+                tool_runtime::RunRequest::resume(paused, decisions).journal(&journal),
+            )
+            .await;
         }
+    }
+
+    /// One call of the run (W9), invoked by the run itself when its turns run their calls
+    /// concurrently: the call's pipeline, its outcome in its recorded form as the invocation's
+    /// output. A failure to retry fails the attempt, retried under the workflow's retry policy
+    /// (W7); a result too large to journal is refused as the run's own steps are (W10).
+    #[handler(name = "call")]
+    async fn call_step(
+        &self,
+        ctx: SharedWorkflowContext<'_>,
+        request: Json<CallRequest>,
+    ) -> Result<Json<serde_json::Value>, HandlerError> {
+        let Json(request) = request;
+        let run_ctx = (self.contexts)(&request.context).map_err(|e| {
+            tracing::warn!(error = %e, "the call's context could not be made; the attempt is retried");
+            HandlerError::from("the run's context could not be made (the worker's log says why)")
+        })?;
+        let value = request
+            .call
+            .run(&self.agent, &run_ctx, ctx.key())
+            .await
+            .map_err(HandlerError::from)?;
+        let step = request.call.kind().to_string();
+        Ok(Json(journal::fitting(&step, value, self.max_step)?))
     }
 
     /// Where the run is, what waits for a decision and what the run used so far (W5).

@@ -191,7 +191,10 @@ pub mod testing;
 /// Durable runs (W1): the journal a run records its steps in
 /// ([`RunRequest::journal`]), and a journal in memory.
 pub mod journal {
-    pub use crate::agent::{Journal, JournalError, MemoryJournal, Retry, Step, StepKind};
+    pub use crate::agent::{
+        CallBatch, CallResults, CallStep, Journal, JournalError, MemoryJournal, Retry, Step,
+        StepKind,
+    };
 }
 
 /// Tools built at run time ([`tools::ToolBuilder`]), what a declaration says

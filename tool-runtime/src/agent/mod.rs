@@ -57,7 +57,9 @@ pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFA
 pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
 pub use handle::Agent;
-pub use journal::{Journal, JournalError, MemoryJournal, Retry, Step, StepKind};
+pub use journal::{
+    CallBatch, CallResults, CallStep, Journal, JournalError, MemoryJournal, Retry, Step, StepKind,
+};
 pub use options::{RunOptions, UsageLimits};
 pub use output::{CallRecord, RunOutput};
 pub use pause::{

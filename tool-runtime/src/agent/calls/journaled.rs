@@ -18,7 +18,9 @@ use crate::agent::{progress, spans};
 use crate::model::ToolCall;
 
 /// Runs the calls of `batch` one at a time, each a step of `journal`: a call starts when the
-/// one before it has ended, so the journal's order is the model's on every replay. A fatal
+/// one before it has ended, so the journal's order is the model's on every replay. A journal
+/// that takes calls concurrently ([`Journal::parallel_calls`]) gets them all at once instead
+/// (`super::parallel`, W9). A fatal
 /// outcome ends the turn: the calls after it do not run (P2), and are answered as cancelled.
 pub(crate) async fn run_calls(
     journal: &dyn Journal,
@@ -28,6 +30,10 @@ pub(crate) async fn run_calls(
     turn: usize,
     slots: &Semaphore,
 ) -> (Vec<CallRecord>, CallsEnd) {
+    // W9: a journal that takes each call as a step of its own runs them concurrently.
+    if journal.parallel_calls() {
+        return super::parallel::run_calls(journal, env, batch, targets, turn).await;
+    }
     let Env {
         shared, ctx, sink, ..
     } = env;

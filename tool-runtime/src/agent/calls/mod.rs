@@ -1,9 +1,11 @@
 //! Running the calls of one turn: concurrently, each behind a concurrency slot (R2), each
 //! through [`Tool::invoke_with`] on its own call context; a fatal outcome cancels the turn's
 //! other calls, which are all joined (P1–P3). In a durable run (`journaled`) each call is a
-//! step of the run's journal, and the calls run one at a time in the model's order (W1).
+//! step of the run's journal, and the calls run one at a time in the model's order (W1), or
+//! concurrently when the journal takes each call as a step of its own (`parallel`, W9).
 
 mod journaled;
+mod parallel;
 
 pub(crate) use journaled::run_calls as run_journaled;
 

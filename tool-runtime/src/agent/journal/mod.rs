@@ -15,7 +15,9 @@
 //!
 //! Everything else a run decides follows from those results and the run's options, so a
 //! replay decides it again the same way. The calls of one turn run one at a time in a durable
-//! run: the journal's order is the model's order, the same on every replay.
+//! run, the journal's order the model's order, unless the journal takes them concurrently
+//! ([`Journal::parallel_calls`], W9): each call a step of its own, started in the model's
+//! order, at most `max_concurrency` in flight.
 //!
 //! [`MemoryJournal`] keeps the steps in memory, for tests and for seeing what a run journals;
 //! the `tool-durable` crate journals them in Restate.
@@ -49,6 +51,119 @@ pub trait Journal: Send + Sync {
     /// [`JournalError`]. So does a journal that cannot record a result, or whose recorded
     /// step is not this one; the run then ends with kind `Journal`.
     fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Value, JournalError>>;
+
+    /// Whether this journal takes a turn's calls concurrently, each a step of its own that
+    /// runs apart from the run ([`Journal::calls`], W9). When it does not (the default), each
+    /// call is a [`Journal::step`] and the calls run one at a time in the model's order.
+    fn parallel_calls(&self) -> bool {
+        false
+    }
+
+    /// Takes the calls of `batch` concurrently, each a step of its own whose work
+    /// [`CallStep::run`] does wherever the journal runs it (W9): the steps start in the
+    /// batch's order, at most [`CallBatch::limit`] in flight; as each ends, the journal tells
+    /// [`CallBatch::ended`], and starts no further call once it answers `false`. The answer
+    /// holds each call's recorded result in the batch's order, `None` for a call not started;
+    /// an error when the engine cancelled the run.
+    ///
+    /// The default, for a journal whose [`Journal::parallel_calls`] is `false`, answers an
+    /// error without running anything.
+    fn calls<'a>(
+        &'a self,
+        batch: CallBatch<'a>,
+    ) -> BoxFuture<'a, Result<CallResults, JournalError>> {
+        let step = batch
+            .calls()
+            .first()
+            .map_or_else(|| "calls".to_owned(), |call| call.kind().to_string());
+        Box::pin(std::future::ready(Err(JournalError::new(
+            step,
+            "this journal takes a turn's calls one at a time",
+        ))))
+    }
+}
+
+/// What [`Journal::calls`] answers: each call's recorded result in the batch's order, `None`
+/// for a call the journal did not start.
+pub type CallResults = Vec<Option<Result<Value, JournalError>>>;
+
+/// A tool call of a durable run as plain data (W9): what running it as a step of its own,
+/// apart from the run (another invocation, another process), takes. [`CallStep::run`] runs it
+/// through the same pipeline as a call of the run (availability re-check, validation, the
+/// approval predicate, hooks, handler) and answers its outcome in its recorded form (W4).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CallStep {
+    pub(crate) id: String,
+    pub(crate) tool: String,
+    pub(crate) arguments: String,
+    pub(crate) turn: usize,
+    pub(crate) position: usize,
+    /// Whether the call runs approved (H4, at a resume).
+    pub(crate) approved: bool,
+    /// Whether the run advertised the tool the call names (A5): when not, the call is answered
+    /// as unavailable without being looked up.
+    pub(crate) callable: bool,
+}
+
+impl CallStep {
+    /// The step's kind: `call {id} {tool}`.
+    pub fn kind(&self) -> StepKind {
+        StepKind::Call {
+            id: self.id.clone(),
+            tool: self.tool.clone(),
+        }
+    }
+
+    /// The call id the model gave.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The turn the call belongs to, from 1.
+    pub fn turn(&self) -> usize {
+        self.turn
+    }
+
+    /// The call's position in its turn, from 0.
+    pub fn position(&self) -> usize {
+        self.position
+    }
+}
+
+/// The calls of one turn that a journal takes concurrently ([`Journal::calls`], W9).
+pub struct CallBatch<'a> {
+    pub(crate) calls: Vec<CallStep>,
+    pub(crate) limit: usize,
+    pub(crate) ended: &'a (dyn Fn(usize, &Value) -> bool + Send + Sync),
+}
+
+impl CallBatch<'_> {
+    /// The calls, in the model's order: the order in which their steps start.
+    pub fn calls(&self) -> &[CallStep] {
+        &self.calls
+    }
+
+    /// The most calls in flight at once: the agent's `max_concurrency` (R2), or 1 for a batch
+    /// of one sequential call (L4); at least 1.
+    pub fn limit(&self) -> usize {
+        self.limit.max(1)
+    }
+
+    /// Call `index` (in [`CallBatch::calls`]) ended with the recorded result `value`: whether
+    /// further calls may start (`false` after a fatal outcome, P2, or once the run was
+    /// cancelled).
+    pub fn ended(&self, index: usize, value: &Value) -> bool {
+        (self.ended)(index, value)
+    }
+}
+
+impl fmt::Debug for CallBatch<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallBatch")
+            .field("calls", &self.calls)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What a step of a durable run is.
