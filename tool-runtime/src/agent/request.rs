@@ -138,7 +138,9 @@ impl<'j, O> RunRequest<'j, O> {
     /// is a step of `journal`, which records its result and answers it without running it
     /// again when the run is taken again from the same journal after its process died. The
     /// run's id is the journal's ([`Journal::run_id`]); the calls of a turn run one at a
-    /// time, in the model's order. A paused durable run resumes on the same journal.
+    /// time, in the model's order, unless the journal takes them as concurrent steps
+    /// ([`Journal::parallel_calls`], W9), `max_concurrency` at most at once. A paused durable
+    /// run resumes on the same journal.
     pub fn journal<'k>(self, journal: &'k dyn Journal) -> RunRequest<'k, O> {
         RunRequest {
             begin: self.begin,
