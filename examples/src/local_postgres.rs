@@ -8,9 +8,10 @@
 //! `/usr/lib/postgresql/VERSION/bin` (Debian and Ubuntu, the newest version); the example does
 //! not install them. `initdb` refuses to run as root: run as root, the server runs as the
 //! `postgres` system user (which the package creates; `nobody` when there is none), in a
-//! directory it owns, as the tests' own server does (`examples/tests/postgres_server/`).
+//! directory it owns. The tests' own servers (`examples/tests/postgres_server/`) are made the
+//! same way, each in a directory of its own ([`LocalServer::at`]).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -21,7 +22,7 @@ use std::time::{Duration, Instant};
 const PROGRAMS: [&str; 3] = ["initdb", "pg_ctl", "postgres"];
 
 /// Where Debian and Ubuntu put each PostgreSQL version's programs (`VERSION/bin`).
-const DEBIAN_LIB: &str = "/usr/lib/postgresql";
+pub const DEBIAN_LIB: &str = "/usr/lib/postgresql";
 
 /// The name of the server's directory in the temporary directory.
 pub const DIR_NAME: &str = "tool-examples-paused-store-pg";
@@ -88,36 +89,88 @@ impl LocalServer {
     /// [`LocalServerError::Missing`] when PostgreSQL's programs are not installed, any other
     /// variant when the cluster cannot be made or the server does not start (with its log).
     pub fn start() -> Result<(Self, bool), LocalServerError> {
-        let server = Self::locate()?;
+        let bin = binaries(std::env::var_os("PG_BIN"))?;
+        let server = Self::at(Self::directory(), bin)?;
         let made = !server.data().join("PG_VERSION").is_file();
         if made {
             server.make()?;
         }
-        let port = server.port()?;
         if !server.running() {
-            let started = server
-                .command("pg_ctl")
-                .arg("-D")
-                .arg(server.data())
-                .arg("-l")
-                .arg(server.dir.join("server.log"))
-                .args(["-w", "-t", "30", "start"])
-                .output()
-                .map_err(io("run pg_ctl"))?;
-            if !started.status.success() {
-                return Err(LocalServerError::Failed {
-                    program: "pg_ctl start",
-                    output: format!("{}\n{}", text(&started), server.log()),
-                });
-            }
+            server.launch()?;
         }
-        if !accepts_connections(port) {
+        server.wait_for_connections()?;
+        Ok((server, made))
+    }
+
+    /// A server whose cluster is (or will be) in `dir`, run with the programs in `bin`: as the
+    /// `postgres` system user (else `nobody`) when this process is root, since `initdb`
+    /// refuses to run as root. Nothing is made or started yet.
+    ///
+    /// # Errors
+    ///
+    /// [`LocalServerError::NoServerUser`] when run as root on a machine with neither user.
+    pub fn at(dir: PathBuf, bin: PathBuf) -> Result<Self, LocalServerError> {
+        let user = if is_root() {
+            Some(server_user().ok_or(LocalServerError::NoServerUser)?)
+        } else {
+            None
+        };
+        Ok(Self { dir, bin, user })
+    }
+
+    /// Starts the server of a made cluster (`pg_ctl start`), and waits until it accepts
+    /// connections.
+    ///
+    /// # Errors
+    ///
+    /// When `pg_ctl` fails or the server takes no connection within 10 s (with its log).
+    pub fn launch(&self) -> Result<(), LocalServerError> {
+        let started = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(self.data())
+            .arg("-l")
+            .arg(self.dir.join("server.log"))
+            .args(["-w", "-t", "30", "start"])
+            .output()
+            .map_err(io("run pg_ctl"))?;
+        if !started.status.success() {
             return Err(LocalServerError::Failed {
-                program: "the server",
-                output: format!("no connection on port {port} within 10 s\n{}", server.log()),
+                program: "pg_ctl start",
+                output: format!("{}\n{}", text(&started), self.log()),
             });
         }
-        Ok((server, made))
+        self.wait_for_connections()
+    }
+
+    /// Stops the server if it runs (`pg_ctl stop`, fast, else immediate); the cluster stays.
+    pub fn shut_down(&self) {
+        if !self.data().join("postmaster.pid").exists() {
+            return;
+        }
+        let stop = |mode: &str| {
+            self.command("pg_ctl")
+                .arg("-D")
+                .arg(self.data())
+                .args(["-m", mode, "-w", "-t", "30", "stop"])
+                .output()
+                .is_ok_and(|out| out.status.success())
+        };
+        if !stop("fast") {
+            stop("immediate");
+        }
+    }
+
+    fn wait_for_connections(&self) -> Result<(), LocalServerError> {
+        let port = self.port()?;
+        if accepts_connections(port) {
+            Ok(())
+        } else {
+            Err(LocalServerError::Failed {
+                program: "the server",
+                output: format!("no connection on port {port} within 10 s\n{}", self.log()),
+            })
+        }
     }
 
     /// Stops the example's server, if it runs, and removes its directory. Returns whether
@@ -132,21 +185,11 @@ impl LocalServer {
             return Ok(false);
         }
         // Stopping needs the programs only if a server runs.
-        if let Ok(server) = Self::locate()
+        let found = binaries(std::env::var_os("PG_BIN")).and_then(|bin| Self::at(dir.clone(), bin));
+        if let Ok(server) = found
             && server.running()
         {
-            let stop = |mode: &str| {
-                server
-                    .command("pg_ctl")
-                    .arg("-D")
-                    .arg(server.data())
-                    .args(["-m", mode, "-w", "-t", "30", "stop"])
-                    .output()
-                    .is_ok_and(|out| out.status.success())
-            };
-            if !stop("fast") {
-                stop("immediate");
-            }
+            server.shut_down();
         }
         std::fs::remove_dir_all(&dir).map_err(io(format!("remove {}", dir.display())))?;
         Ok(true)
@@ -176,26 +219,18 @@ impl LocalServer {
         &self.dir
     }
 
-    fn locate() -> Result<Self, LocalServerError> {
-        let bin = binaries(std::env::var_os("PG_BIN"))?;
-        let user = if is_root() {
-            Some(server_user().ok_or(LocalServerError::NoServerUser)?)
-        } else {
-            None
-        };
-        Ok(Self {
-            dir: Self::directory(),
-            bin,
-            user,
-        })
-    }
-
     fn data(&self) -> PathBuf {
         self.dir.join("data")
     }
 
-    /// Makes the cluster, on a free port.
-    fn make(&self) -> Result<(), LocalServerError> {
+    /// Makes the cluster in the server's directory (anything there before is removed): `initdb`
+    /// trusting local connections, listening on 127.0.0.1 only on a free port, with durability
+    /// off (a throwaway cluster).
+    ///
+    /// # Errors
+    ///
+    /// When the directory cannot be made or given to the server's user, or `initdb` fails.
+    pub fn make(&self) -> Result<(), LocalServerError> {
         // A directory left by a cluster that was never made whole is made again.
         let _ = std::fs::remove_dir_all(&self.dir);
         std::fs::create_dir_all(&self.dir).map_err(io(format!("create {}", self.dir.display())))?;
@@ -262,7 +297,8 @@ impl LocalServer {
                 .is_ok_and(|out| out.status.success())
     }
 
-    fn log(&self) -> String {
+    /// What the server has logged.
+    pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
     }
 
@@ -299,7 +335,12 @@ impl LocalServer {
 
 /// The directory of the server's programs: `pg_bin` when it is given; else the first
 /// directory of the `PATH` that holds them all, or the newest `/usr/lib/postgresql/VERSION/bin`.
-fn binaries(pg_bin: Option<OsString>) -> Result<PathBuf, LocalServerError> {
+///
+/// # Errors
+///
+/// [`LocalServerError::BadPgBin`] when `pg_bin` lacks one, [`LocalServerError::Missing`] when
+/// no directory holds them.
+pub fn binaries(pg_bin: Option<OsString>) -> Result<PathBuf, LocalServerError> {
     if let Some(dir) = pg_bin {
         let dir = PathBuf::from(dir);
         return if holds_programs(&dir) {
@@ -309,11 +350,17 @@ fn binaries(pg_bin: Option<OsString>) -> Result<PathBuf, LocalServerError> {
         };
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    if let Some(dir) = std::env::split_paths(&path).find(|dir| holds_programs(dir)) {
-        return Ok(dir);
+    find(&path, Path::new(DEBIAN_LIB)).ok_or(LocalServerError::Missing)
+}
+
+/// The first directory of `path` that holds the server's programs, else the newest
+/// `lib/VERSION/bin` that does.
+pub fn find(path: &OsStr, lib: &Path) -> Option<PathBuf> {
+    if let Some(dir) = std::env::split_paths(path).find(|dir| holds_programs(dir)) {
+        return Some(dir);
     }
-    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir(DEBIAN_LIB)
-        .map_err(|_| LocalServerError::Missing)?
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir(lib)
+        .ok()?
         .flatten()
         .filter_map(|entry| {
             let name = entry.file_name();
@@ -323,18 +370,16 @@ fn binaries(pg_bin: Option<OsString>) -> Result<PathBuf, LocalServerError> {
         .filter(|(_, dir)| holds_programs(dir))
         .collect();
     versions.sort();
-    versions
-        .pop()
-        .map(|(_, dir)| dir)
-        .ok_or(LocalServerError::Missing)
+    versions.pop().map(|(_, dir)| dir)
 }
 
-fn holds_programs(dir: &Path) -> bool {
+/// Whether `dir` holds the server's programs (`initdb`, `pg_ctl`, `postgres`).
+pub fn holds_programs(dir: &Path) -> bool {
     PROGRAMS.iter().all(|program| dir.join(program).is_file())
 }
 
 /// Whether this process runs as root.
-fn is_root() -> bool {
+pub fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()
