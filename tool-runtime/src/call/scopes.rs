@@ -71,4 +71,58 @@ mod tests {
         // Without a grant (no authorization configured), nothing is checked.
         assert!(missing(&tool(&["b"]), &Context::new()).is_empty());
     }
+
+    /// Z3, U1: the one way into a call runs nothing its token does not grant, whatever
+    /// brought the call; with the scope granted, the call runs.
+    #[tokio::test]
+    async fn z3_the_one_way_into_a_call_runs_nothing_its_token_does_not_grant() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        use tool_core::violation::ParseCx;
+        use tool_core::{BoxError, Hooks, Limits, OutcomeKind};
+
+        use crate::call::{CallRequest, Entered, Facts, Pausing, Via, enter};
+
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&runs);
+        let tool = Tool::builder("close", "Closes.")
+            .scopes(["tickets:write"])
+            .dynamic_handler(
+                serde_json::json!({"type": "object"}),
+                |_: &serde_json::Value, _: &mut ParseCx| {},
+                move |_, args: serde_json::Value| {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    async move { Ok::<_, BoxError>(args) }
+                },
+            )
+            .build();
+        let (hooks, limits) = (
+            Hooks::new(tool_core::hook::Transport::Mcp),
+            Limits::default(),
+        );
+        for (granted, kind, ran) in [
+            ("tickets:read", OutcomeKind::Unavailable, 0),
+            ("tickets:write", OutcomeKind::Success, 1),
+        ] {
+            let ctx = Context::new().with(Granted::new([granted.to_owned()].into(), true));
+            let request = CallRequest {
+                tool: &tool,
+                ctx: &ctx,
+                args: b"{}",
+                hooks: &hooks,
+                limits: &limits,
+                approved: false,
+                cancelled: None,
+                facts: Facts {
+                    via: Via::Http { stateless: true },
+                    protocol: None,
+                    task: false,
+                    round: false,
+                },
+            };
+            let Entered::Outcome(outcome) = enter(&request, &Pausing).await;
+            assert_eq!(outcome.kind(), kind, "{granted}: {}", outcome.text());
+            assert_eq!(runs.load(Ordering::SeqCst), ran, "{granted}");
+        }
+    }
 }
