@@ -22,7 +22,7 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use support::issuer::{Issuer, b64, now};
 use tool_runtime::mcp::auth::{Authorization, Claims, JwtVerifier};
-use tool_runtime::mcp::{HttpOptions, HttpServer, McpServer};
+use tool_runtime::mcp::{HttpOptions, HttpServer, McpRequest, McpServer, McpServerBuilder};
 use tool_runtime::{IntoTool, tool};
 use tracing::Event;
 use tracing::field::{Field, Visit};
@@ -142,12 +142,13 @@ async fn protected(
     configure: impl FnOnce(Authorization) -> Authorization,
 ) -> Protected {
     let options = HttpOptions::new().stateless().json_answers();
-    protected_with(options, tune, configure).await
+    protected_with(options, |b| b, tune, configure).await
 }
 
 /// A protected server with `options`, trusting a fresh issuer.
 async fn protected_with(
     options: HttpOptions,
+    build: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
     tune: impl FnOnce(JwtVerifier) -> JwtVerifier,
     configure: impl FnOnce(Authorization) -> Authorization,
 ) -> Protected {
@@ -163,8 +164,7 @@ async fn protected_with(
         .expect("a resource URL")
         .authorization_server(&issuer.url)
         .scopes_supported(["tickets:read", "tickets:write", "offline_access"]);
-    let server = McpServer::builder()
-        .tools([Whoami.into_tool(), CloseTicket.into_tool()])
+    let server = build(McpServer::builder().tools([Whoami.into_tool(), CloseTicket.into_tool()]))
         .build()
         .expect("the tools are declared right");
     let options = options.authorization(configure(auth));
@@ -540,7 +540,7 @@ async fn z3_a_server_listing_for_step_up_lists_all_and_still_refuses_the_call() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn z3_sessions_are_counted_against_the_tokens_subject() {
     let options = HttpOptions::new().max_sessions_per_principal(1);
-    let server = protected_with(options, |v| v, |a| a).await;
+    let server = protected_with(options, |b| b, |v| v, |a| a).await;
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "z3", "version": "1"}}});
@@ -551,5 +551,25 @@ async fn z3_sessions_are_counted_against_the_tokens_subject() {
     assert_ne!(first, second);
     let answer = server.post(&initialize, Some(&second), "").await;
     assert_eq!(answer.status, 429, "{answer:?}");
+    server.http.shutdown().await.expect("stops");
+}
+
+/// Z1: on a protected server, a request whose context function fails (after its token was
+/// admitted) is `401` with the challenge naming the metadata, and nothing runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn z1_a_failing_context_function_is_401_with_the_metadata_url_too() {
+    let failing = |b: McpServerBuilder| {
+        b.context(|_: McpRequest| async { Err::<tool_runtime::Context, _>("no such tenant") })
+    };
+    let options = HttpOptions::new().stateless().json_answers();
+    let server = protected_with(options, failing, |v| v, |a| a).await;
+    let token = server.issuer.token(&server.resource, "tickets:read");
+    let answer = server.call("whoami", Some(&token)).await;
+    assert_eq!(answer.status, 401, "{answer:?}");
+    assert!(
+        answer.challenge.contains("resource_metadata=\""),
+        "{answer:?}"
+    );
+    assert_eq!(runs_of("whoami", &server.issuer), 0, "a handler ran");
     server.http.shutdown().await.expect("stops");
 }

@@ -25,7 +25,7 @@ use super::principal::{KeyFn, Owner};
 use super::refusal::Refusal;
 use super::sessions::{Bound, Ledger, admit};
 use crate::call::scopes::Granted;
-use crate::mcp::server::auth::Claims;
+use crate::mcp::server::auth::{Challenge, Claims};
 use crate::mcp::server::request::McpRequest;
 use crate::mcp::server::session::Authenticated;
 use crate::mcp::server::shared::Shared;
@@ -122,7 +122,11 @@ pub(super) async fn check(guard: Arc<Guard>, request: Request, next: Next) -> Re
         Ok(ctx) => ctx,
         Err(error) => {
             tracing::warn!(error = %error, "MCP request rejected: the context function failed");
-            return Refusal::Unauthenticated.into_response();
+            // Z1: a protected server's every 401 names its metadata.
+            return match &guard.auth {
+                Some(auth) => auth.auth.challenge(&Challenge::InvalidToken),
+                None => Refusal::Unauthenticated.into_response(),
+            };
         }
     };
     let (ctx, body) = match authorize(&guard, authorized, ctx, &parts, body).await {
