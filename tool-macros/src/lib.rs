@@ -143,6 +143,7 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | hints ([O4]), written bare (`read_only`) or with a boolean (`open_world = false`); `read_only` with `destructive` is a compile error |
 /// | `retries = n` | the tool's retry budget: failed calls in a row a run allows before it ends ([L1]); else the agent's (3 by default) |
 /// | `sequential` | its calls run with no other call of the run in flight, in the model's order ([L4]) |
+/// | `scopes = "a b"` | the OAuth scopes a call needs, separated by spaces ([Z3]): an MCP server that authorizes its callers offers the tool only to a token granting them, and answers a call without them `403`; a word that is not a scope token is a compile error |
 /// | `available = path` | the availability policy: `async fn(&Context) -> Result<bool, E>` or `fn(&Context) -> Result<bool, E>` ([A1]), asked at discovery and before every call ([A4]) |
 /// | `approval = always` | every call waits for approval: the run pauses with it pending ([H1], [H2]); over MCP the client's user is asked ([H6]) |
 /// | `approval = path` | the approval predicate: `async fn(&Context, &Input) -> Result<Approval, E>` or the same plain `fn`, over the validated input ([H1]); the input must be one type that implements `Schema` (a predicate cannot name the hidden input of plain parameters) |
@@ -193,6 +194,7 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 #[doc = concat!("[H6]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
 #[doc = concat!("[L1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
 #[doc = concat!("[L4]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
+#[doc = concat!("[Z3]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#15-mcp-authorization")]
 #[doc = concat!("[O1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
 #[doc = concat!("[O4]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#9-the-next-capabilities")]
 #[doc = concat!("[C1]: ", "https://docs.rs/tool-core/", env!("CARGO_PKG_VERSION"), "/tool_core/contract/index.html#12-contracts-a-build-proves")]

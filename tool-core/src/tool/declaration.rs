@@ -117,6 +117,19 @@ pub enum DeclarationError {
         /// The predicate's input type.
         found: &'static str,
     },
+    /// A scope the tool declares is not an OAuth scope token (Z3): empty, or with a space,
+    /// a quote, a backslash or a control character.
+    #[error(
+        "tool `{name}` (declared at {site}) declares the scope {scope:?}, which is not an OAuth scope token"
+    )]
+    InvalidScope {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+        /// The scope as given.
+        scope: String,
+    },
     /// Two tools share one name (N3).
     #[error("two tools are named `{name}`: one declared at {first}, one at {second}")]
     DuplicateName {

@@ -10,6 +10,7 @@ mod metadata;
 mod needs;
 mod outcome;
 mod registry;
+mod scopes;
 
 pub use content::{Image, Rendered, Resource, WithImages, render_rich};
 pub use declaration::{DeclarationError, Site};
@@ -79,6 +80,8 @@ struct Inner {
     retries: Option<u32>,
     /// Whether its calls run alone (L4).
     sequential: bool,
+    /// The scopes a call needs (Z3).
+    scopes: Arc<[String]>,
 }
 
 /// Anything that becomes a [`Tool`]: a `Tool`, or the handle `#[tool]` generates.
@@ -134,6 +137,7 @@ impl Tool {
             output: None,
             retries: None,
             sequential: false,
+            scopes: Vec::new(),
         }
     }
 
@@ -294,6 +298,7 @@ pub struct ToolBuilder {
     output: Option<OutputSchema>,
     retries: Option<u32>,
     sequential: bool,
+    scopes: Vec<String>,
 }
 
 /// What runs a call: a handler, or nothing here (a deferred tool, H5).
@@ -489,6 +494,7 @@ impl ToolBuilder {
             output,
             retries,
             sequential,
+            scopes,
         } = self;
         let policy = needs::policy(&needs, policy);
         let mut error = check_name(&name)
@@ -512,6 +518,9 @@ impl ToolBuilder {
                 site,
                 reason,
             });
+        }
+        if error.is_none() {
+            error = scopes::check(&name, site, &scopes);
         }
         if let (Some((body, _)), Some(gate)) = (&body, &gate)
             && error.is_none()
@@ -560,6 +569,7 @@ impl ToolBuilder {
                 output,
                 retries,
                 sequential,
+                scopes: scopes.into(),
             }),
         }
     }

@@ -36,6 +36,55 @@ pub(crate) struct ToolArgs {
     pub(crate) sequential: Option<Keyed<Hint>>,
     /// The name of the generated handle; else the tool's name in `PascalCase`.
     pub(crate) handle: Option<HandleArg>,
+    /// The OAuth scopes a call needs (Z3), separated by spaces.
+    pub(crate) scopes: Option<ScopesArg>,
+}
+
+/// `scopes = "tickets:read tickets:write"` (Z3): OAuth scope tokens separated by spaces.
+#[derive(Debug, Clone)]
+pub(crate) struct ScopesArg(pub(crate) Vec<String>);
+
+const SCOPES_HELP: &str = "write `scopes = \"tickets:read tickets:write\"`: the OAuth scopes a \
+                           call of this tool needs, separated by spaces";
+
+impl FromMeta for ScopesArg {
+    fn from_value(value: &Lit) -> darling::Result<Self> {
+        let Lit::Str(text) = value else {
+            return Err(darling::Error::custom(SCOPES_HELP).with_span(value));
+        };
+        let text = text.value();
+        let scopes: Vec<String> = text
+            .split(' ')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if scopes.is_empty() {
+            return Err(
+                darling::Error::custom(format!("no scope is named: {SCOPES_HELP}"))
+                    .with_span(value),
+            );
+        }
+        if let Some(bad) = scopes.iter().find(|scope| !is_scope_token(scope)) {
+            return Err(darling::Error::custom(format!(
+                "`{bad}` is not an OAuth scope token (printable ASCII without a space, `\"` or \
+                 `\\`): {SCOPES_HELP}"
+            ))
+            .with_span(value));
+        }
+        Ok(ScopesArg(scopes))
+    }
+
+    fn from_word() -> darling::Result<Self> {
+        Err(darling::Error::custom(SCOPES_HELP))
+    }
+}
+
+/// Whether `scope` is an OAuth scope token (RFC 6749 §3.3), as `tool_core` checks it.
+fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b))
 }
 
 /// `retries = n` of `#[tool]` (L1): a whole number of failed calls in a row.
@@ -178,6 +227,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "open_world",
     "read_only",
     "retries",
+    "scopes",
     "sequential",
     "title",
 ];

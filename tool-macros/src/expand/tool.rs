@@ -87,8 +87,8 @@ pub(super) fn expand(tool: &ToolFn) -> TokenStream {
     }
 }
 
-/// The builder calls of the tool's run control: its retry budget (L1) and whether its calls
-/// run alone (L4).
+/// The builder calls of the tool's run control: its retry budget (L1), whether its calls
+/// run alone (L4), and the scopes a call needs (Z3).
 fn control(tool: &ToolFn) -> TokenStream {
     let retries = tool.args.retries.as_ref().map(|keyed| {
         let n = keyed.value.0;
@@ -100,7 +100,12 @@ fn control(tool: &ToolFn) -> TokenStream {
         .as_ref()
         .filter(|keyed| keyed.value.0)
         .map(|_| quote!(.sequential()));
-    quote!(#retries #sequential)
+    // Z3: the scopes a call needs.
+    let scopes = tool.args.scopes.as_ref().map(|scopes| {
+        let scopes = &scopes.0;
+        quote!(.scopes([#(#scopes),*]))
+    });
+    quote!(#retries #sequential #scopes)
 }
 
 /// The builder calls of the tool's hints (O4).

@@ -7,8 +7,8 @@
 //! already, and the protocol facts in [`Facts`]) and one [`Seam`] (how it asks for approval,
 //! and whether a question of the handler ends the call), and adapts the one [`Entered`] back.
 //! What every call must keep is written here once, or below in `Tool::invoke_with` and
-//! `Hooks::invoke`: availability (A4, A5), validation (S2, R5), hooks (K1), redaction (E2,
-//! E3), approval (H1, H6), cancellation (P2).
+//! `Hooks::invoke`: scopes (Z3, in `scopes`), availability (A4, A5), validation (S2, R5),
+//! hooks (K1), redaction (E2, E3), approval (H1, H6), cancellation (P2).
 
 // Without the `mcp` feature only the agent enters a call: the transports' variants and
 // seams go unused.
@@ -18,6 +18,8 @@ use std::fmt;
 use std::future::Future;
 
 use tool_core::{CancellationToken, Context, Hooks, Limits, Outcome, OutcomeKind, Tool};
+
+pub(crate) mod scopes;
 
 /// One call of a tool, as a transport hands it to [`enter`].
 pub(crate) struct CallRequest<'a> {
@@ -150,6 +152,17 @@ pub(crate) async fn enter<S: Seam>(request: &CallRequest<'_>, seam: &S) -> Enter
         round,
         "a call enters"
     );
+    // Z3: a token that lacks a scope the tool needs runs nothing. Over HTTP the server has
+    // answered `403` before this; any other way in ends here, as for a hidden tool (A5).
+    let missing = scopes::missing(request.tool, request.ctx);
+    if !missing.is_empty() {
+        tracing::debug!(
+            tool = request.tool.name(),
+            ?missing,
+            "a call was refused: its token lacks a scope the tool needs"
+        );
+        return Entered::Outcome(Outcome::unavailable());
+    }
     let outcome = match run_or_hold(request, seam, request.approved).await {
         Entered::Outcome(outcome) => outcome,
         held @ Entered::Held(_) => return held,

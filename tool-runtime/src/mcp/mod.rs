@@ -32,6 +32,7 @@ pub use client::{
     Handshake, JsonSchemaValidator, McpToolset, McpToolsetBuilder, RemoteCallError, SchemaLimits,
     SchemaRejected, ToolsetError, ToolsetProblem, check_schema, local_name,
 };
+pub use server::auth;
 #[cfg(all(feature = "openai", feature = "anthropic"))]
 pub(crate) use server::list_entry;
 pub use server::{

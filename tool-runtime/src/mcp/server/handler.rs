@@ -52,6 +52,10 @@ impl ServerHandler for Handler {
             .iter()
             .zip(&self.session.shared.listed)
         {
+            // Z3: a tool is offered only to a token that grants its scopes (or for step-up).
+            if !crate::call::scopes::offers(tool, &ctx) {
+                continue;
+            }
             match tool.available(&ctx).await {
                 Ok(true) => listed.push(entry.clone()),
                 Ok(false) => {}

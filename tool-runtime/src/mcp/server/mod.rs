@@ -23,6 +23,7 @@
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
 
 mod approval;
+pub mod auth;
 mod builder;
 mod compat;
 mod elicit;

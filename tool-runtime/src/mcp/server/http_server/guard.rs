@@ -1,7 +1,7 @@
 //! What every request goes through before rmcp serves it, in order: the `Host` and `Origin`
-//! checks (T4),
-//! the application's context function (`401` when it fails), and, for a request that may
-//! open a session, the session bounds (T5). Only the last reads a body: that of a request
+//! checks (T4), on a protected server its metadata and the bearer token (Z1, Z2), the
+//! application's context function (`401` when it fails), on a protected server the scopes of a
+//! `tools/call` (Z3), and, for a request that may open a session, the session bounds (T5). Only the last reads a body: that of a request
 //! that may open a session when its principal or the server is already at a bound.
 
 use std::borrow::Cow;
@@ -18,11 +18,14 @@ use http::request::Parts;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use serde::Deserialize;
 
+use super::authorize::Authorizer;
 use super::host::Hosts;
 use super::origin::Origins;
 use super::principal::{KeyFn, Owner};
 use super::refusal::Refusal;
 use super::sessions::{Bound, Ledger, admit};
+use crate::call::scopes::Granted;
+use crate::mcp::server::auth::{Challenge, Claims};
 use crate::mcp::server::request::McpRequest;
 use crate::mcp::server::session::Authenticated;
 use crate::mcp::server::shared::Shared;
@@ -38,6 +41,10 @@ pub(super) struct Guard {
     pub(super) origins: Origins,
     /// The session bounds; `None` for a stateless server, which holds no session.
     pub(super) sessions: Option<SessionBounds>,
+    /// The protected resource's checks (Z1–Z3); `None` for a server that does not authorize.
+    pub(super) auth: Option<Authorizer>,
+    /// The largest body read (rmcp's limit).
+    pub(super) max_body: usize,
 }
 
 /// The session bounds of a server with sessions.
@@ -94,6 +101,11 @@ pub(super) async fn check(guard: Arc<Guard>, request: Request, next: Next) -> Re
         );
         return Refusal::Origin.into_response();
     }
+    let authorized =
+        match authenticate(&guard, request.method(), request.uri(), request.headers()).await {
+            Ok(authorized) => authorized,
+            Err(answer) => return answer,
+        };
     // The body stays out of the future's borrows (it is not `Sync`).
     let (mut parts, body) = request.into_parts();
     let made = guard
@@ -110,8 +122,16 @@ pub(super) async fn check(guard: Arc<Guard>, request: Request, next: Next) -> Re
         Ok(ctx) => ctx,
         Err(error) => {
             tracing::warn!(error = %error, "MCP request rejected: the context function failed");
-            return Refusal::Unauthenticated.into_response();
+            // Z1: a protected server's every 401 names its metadata.
+            return match &guard.auth {
+                Some(auth) => auth.auth.challenge(&Challenge::InvalidToken),
+                None => Refusal::Unauthenticated.into_response(),
+            };
         }
+    };
+    let (ctx, body) = match authorize(&guard, authorized, ctx, &parts, body).await {
+        Ok(authorized) => authorized,
+        Err(refused) => return refused,
     };
     // Only a POST without a session id may open a session (an `initialize`).
     let bounds = guard
@@ -141,8 +161,50 @@ pub(super) async fn check(guard: Arc<Guard>, request: Request, next: Next) -> Re
     }
 }
 
+/// Z1, Z2: on a protected server, the metadata to anyone (as the `Err` answer), and the
+/// claims of the request's valid token, or its `401`; `Ok(None)` on a server that does not
+/// authorize.
+async fn authenticate(
+    guard: &Guard,
+    method: &Method,
+    uri: &http::Uri,
+    headers: &http::HeaderMap,
+) -> Result<Option<(Claims, Granted)>, Response> {
+    let Some(auth) = &guard.auth else {
+        return Ok(None);
+    };
+    if let Some(metadata) = auth.metadata(method, uri.path()) {
+        return Err(metadata);
+    }
+    auth.authenticate(headers).await.map(Some)
+}
+
+/// Z3: the validated claims and grant added to `ctx`, where handlers take them (C1); a
+/// `tools/call` its token does not grant answered `403` here, where the status can still be
+/// set.
+async fn authorize(
+    guard: &Guard,
+    authorized: Option<(Claims, Granted)>,
+    ctx: tool_core::Context,
+    parts: &Parts,
+    body: Body,
+) -> Result<(tool_core::Context, Body), Response> {
+    let (Some((claims, granted)), Some(auth)) = (authorized, &guard.auth) else {
+        return Ok((ctx, body));
+    };
+    let ctx = ctx.with(claims).with(granted);
+    let body = (auth.check_scopes(&guard.shared, &ctx, parts, body, guard.max_body)).await?;
+    Ok((ctx, body))
+}
+
 /// Whom a session the request opens is counted against.
 fn owner(bounds: &SessionBounds, parts: &Parts, ctx: &tool_core::Context) -> Owner {
+    // Z3: on a protected server, the token's subject at its issuer, whatever token it holds
+    // now (a refreshed token is the same principal), unless the application names one.
+    let subject = (ctx.get::<Claims>()).and_then(|c| Some((&c.issuer, c.subject.as_ref()?)));
+    if let (None, Some((issuer, subject))) = (&bounds.key, subject) {
+        return Owner::Named(format!("{subject} at {issuer}").into());
+    }
     let peer = parts
         .extensions
         .get::<ConnectInfo<SocketAddr>>()

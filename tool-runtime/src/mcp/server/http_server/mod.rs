@@ -6,6 +6,7 @@
 //! task messages (`compat::tasks`): both mounted here, both behind that seam.
 //!
 //! - `options`: [`HttpOptions`].
+//! - `authorize`: a protected resource's metadata, token and scope checks (Z1–Z3).
 //! - `guard`: what a request goes through first: its `Host` and `Origin` (T4), the context
 //!   function, the session bounds (T5).
 //! - `host`: the `Host`s a server answers to (T4).
@@ -14,6 +15,7 @@
 //! - `sessions`: rmcp's session manager with the sessions counted (T5).
 //! - `refusal`: the answers to refused requests, and `Connection: close` on them (T4).
 
+mod authorize;
 mod guard;
 mod host;
 mod options;
@@ -152,6 +154,9 @@ pub(crate) fn spawn(
             retry_after: SessionBounds::retry_after(options.session_idle_timeout),
             max_body: config.max_request_body_bytes,
         }),
+        auth: (options.authorization.clone())
+            .map(|auth| authorize::Authorizer::new(auth, &options.path, &shared)),
+        max_body: config.max_request_body_bytes,
     });
     let stateless = options.stateless;
     let max_body = config.max_request_body_bytes;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tool_core::Context;
 
 use super::principal::KeyFn;
+use crate::mcp::server::auth::Authorization;
 
 /// Options of the streamable HTTP transport.
 ///
@@ -32,11 +33,17 @@ use super::principal::KeyFn;
 ///
 /// A session costs about 50 KB (rmcp's session task and its channels), so the defaults hold
 /// the server's session memory to about 50 MB, and one principal's to about 5 MB. The
-/// principal is whom [`HttpOptions::principal_key`] names; without it, the request's
+/// principal is whom [`HttpOptions::principal_key`] names; without it, on a server that
+/// authorizes its callers, the validated token's subject at its issuer; else the request's
 /// `Authorization` header (its SHA-256 digest is kept, not the credential), or, for a request
 /// without one, its peer's IP address (behind a proxy, the proxy's: name the principal
 /// there). A stateless server ([`HttpOptions::stateless`]) holds no session, and none of this
 /// applies.
+///
+/// # Authorization (Z1–Z3)
+///
+/// With [`HttpOptions::authorization`] the server is an OAuth 2.1 protected resource: see
+/// [`crate::mcp::auth`].
 #[derive(Clone)]
 pub struct HttpOptions {
     pub(super) path: String,
@@ -49,6 +56,7 @@ pub struct HttpOptions {
     pub(super) session_idle_timeout: Duration,
     pub(super) principal_key: Option<KeyFn>,
     pub(super) direct_calls: bool,
+    pub(super) authorization: Option<Authorization>,
 }
 
 impl HttpOptions {
@@ -75,6 +83,7 @@ impl Default for HttpOptions {
             session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
             principal_key: None,
             direct_calls: true,
+            authorization: None,
         }
     }
 }
@@ -217,6 +226,22 @@ impl HttpOptions {
     }
 }
 
+impl HttpOptions {
+    /// Makes the server an OAuth 2.1 protected resource (Z1–Z3): it serves its Protected
+    /// Resource Metadata at the well-known URIs, answers a request without a valid bearer
+    /// token `401` with a challenge naming that metadata (before the context function runs),
+    /// lists to each token only the tools its scopes grant (or all, for step-up), answers a
+    /// call whose token lacks a scope of its tool `403 insufficient_scope`, and puts the
+    /// token's [`Claims`](crate::mcp::auth::Claims) in every request's context, where a
+    /// handler takes them as `&Claims` (C1). The context function still runs, for what the
+    /// application adds; the claims are added to what it returns.
+    #[must_use]
+    pub fn authorization(mut self, authorization: Authorization) -> Self {
+        self.authorization = Some(authorization);
+        self
+    }
+}
+
 impl fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpOptions")
@@ -233,6 +258,7 @@ impl fmt::Debug for HttpOptions {
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("principal_key", &self.principal_key.as_ref().map(|_| ".."))
             .field("direct_calls", &self.direct_calls)
+            .field("authorization", &self.authorization)
             .finish()
     }
 }

@@ -1,0 +1,102 @@
+//! A real authorization server for the authorization tests (Z5): npm `oidc-provider`, pinned,
+//! installed by the tests under the build's `target/peers/` on first use (nothing to run
+//! before `cargo test`), started on a free loopback port with `provider.mjs`.
+#![allow(unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// The pinned version of `oidc-provider`.
+pub const VERSION: &str = "9.13.3";
+
+/// A running `oidc-provider`; killed when dropped.
+pub struct OidcProvider {
+    /// Its issuer identifier, `http://127.0.0.1:PORT`.
+    pub issuer: String,
+    _child: Child,
+    /// Its stdout, kept open while it runs.
+    _stdout: BufReader<tokio::process::ChildStdout>,
+}
+
+impl OidcProvider {
+    /// Starts one issuing JWT access tokens for `resource`.
+    pub async fn start(resource: &str) -> Result<Self, String> {
+        let home = provisioned()?;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/oidc/provider.mjs");
+        let local = home.join("provider.mjs");
+        std::fs::copy(&script, &local).map_err(|e| format!("cannot copy the script: {e}"))?;
+        let mut child = Command::new("node")
+            .arg(&local)
+            .env("RESOURCE", resource)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("`node` cannot be run ({e}): install Node.js 20 or later"))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut line = String::new();
+        let mut stdout = BufReader::new(stdout);
+        let read = stdout.read_line(&mut line);
+        tokio::time::timeout(std::time::Duration::from_secs(30), read)
+            .await
+            .map_err(|_| "oidc-provider did not start within 30 s".to_owned())?
+            .map_err(|e| format!("reading oidc-provider's stdout: {e}"))?;
+        Ok(Self {
+            issuer: line.trim().to_owned(),
+            _child: child,
+            _stdout: stdout,
+        })
+    }
+}
+
+/// `target/peers/oidc-provider-VERSION`, installed with npm on first use.
+fn provisioned() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("no test binary path: {e}"))?;
+    let target = (exe.ancestors().nth(3))
+        .ok_or_else(|| format!("the test binary `{}` is not under target/", exe.display()))?;
+    let home = target
+        .join("peers")
+        .join(format!("oidc-provider-{VERSION}"));
+    if home
+        .join("node_modules/oidc-provider/package.json")
+        .exists()
+    {
+        return Ok(home);
+    }
+    let building = home.with_extension(format!("building-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&building);
+    std::fs::create_dir_all(&building).map_err(|e| format!("cannot create a directory: {e}"))?;
+    eprintln!(
+        "installing oidc-provider {VERSION} in {} (once)",
+        home.display()
+    );
+    let status = std::process::Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&building)
+        .arg(format!("oidc-provider@{VERSION}"))
+        .stdout(Stdio::null())
+        .status()
+        .map_err(|e| format!("`npm` cannot be run ({e}): install Node.js 20 or later with npm"))?;
+    if !status.success() {
+        let _ = std::fs::remove_dir_all(&building);
+        return Err(format!(
+            "npm could not install oidc-provider {VERSION}: {status}"
+        ));
+    }
+    match std::fs::rename(&building, &home) {
+        Ok(()) => Ok(home),
+        // Another test binary finished first: use its copy.
+        Err(_)
+            if home
+                .join("node_modules/oidc-provider/package.json")
+                .exists() =>
+        {
+            let _ = std::fs::remove_dir_all(&building);
+            Ok(home)
+        }
+        Err(e) => Err(format!("cannot move oidc-provider into place: {e}")),
+    }
+}
