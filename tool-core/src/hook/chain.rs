@@ -3,6 +3,7 @@
 
 use std::any::type_name;
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 
 use crate::context::Context;
@@ -85,14 +86,14 @@ impl Hooks {
     ///
     /// Dropping the future drops the hook's or the handler's future at its current await
     /// point; no `after` runs then.
-    pub async fn invoke(
+    pub fn invoke(
         &self,
         tool: &Tool,
         ctx: &Context,
         args: &[u8],
         limits: &Limits,
-    ) -> Outcome {
-        tool.call(ctx, args, limits, false, self.scope()).await
+    ) -> impl Future<Output = Outcome> {
+        self.call(tool, ctx, args, limits, false)
     }
 
     /// Runs one call that was approved (H4, H6), as [`Tool::invoke_approved`] does, with these
@@ -102,14 +103,31 @@ impl Hooks {
     /// # Cancel safety
     ///
     /// As [`Hooks::invoke`].
-    pub async fn invoke_approved(
+    pub fn invoke_approved(
         &self,
         tool: &Tool,
         ctx: &Context,
         args: &[u8],
         limits: &Limits,
-    ) -> Outcome {
-        tool.call(ctx, args, limits, true, self.scope()).await
+    ) -> impl Future<Output = Outcome> {
+        self.call(tool, ctx, args, limits, true)
+    }
+
+    /// [`Hooks::invoke_approved`] when `approved`, else [`Hooks::invoke`]: one future type for
+    /// both, so that a transport holding either holds no second one.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`Hooks::invoke`].
+    pub fn call(
+        &self,
+        tool: &Tool,
+        ctx: &Context,
+        args: &[u8],
+        limits: &Limits,
+        approved: bool,
+    ) -> impl Future<Output = Outcome> {
+        tool.call(ctx, args, limits, approved, self.scope())
     }
 
     /// What the pipeline runs the hooks with: nothing without hooks.

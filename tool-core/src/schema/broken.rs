@@ -11,6 +11,9 @@ use super::Num;
 use super::json::Json;
 use super::violation::{ParseCx, Rule, preview_str};
 
+/// The bytes a violation's message is given before it is written: most fit.
+const MESSAGE_CAPACITY: usize = 96;
+
 /// A rule a value broke, with what its message names: the limit the schema declares and
 /// what the model sent, each already written as the message shows it (a number as [`Num`]
 /// writes it, a string quoted and shortened, S3).
@@ -158,6 +161,16 @@ pub enum Broken<'a> {
 }
 
 impl Broken<'_> {
+    /// The message, written into a string made large enough for most at once: `to_string`
+    /// would grow it two or three times (an invalid call of three violations: 13,863 -> 12,723
+    /// instructions, `benches/RESULTS.md`).
+    fn message(&self) -> String {
+        use std::fmt::Write as _;
+        let mut message = String::with_capacity(MESSAGE_CAPACITY);
+        let _ = write!(message, "{self}");
+        message
+    }
+
     /// The rule broken.
     pub fn rule(&self) -> Rule {
         match self {
@@ -410,7 +423,7 @@ impl ParseCx {
     #[cold]
     #[inline(never)]
     pub fn broke(&mut self, broken: Broken<'_>) {
-        self.violate(broken.rule(), broken.to_string());
+        self.violate(broken.rule(), broken.message());
     }
 
     /// Records that the member `key` of the object at the current path broke a rule (a
@@ -418,7 +431,7 @@ impl ParseCx {
     #[cold]
     #[inline(never)]
     pub fn broke_at(&mut self, key: &str, broken: Broken<'_>) {
-        self.violate_at(key, broken.rule(), broken.to_string());
+        self.violate_at(key, broken.rule(), broken.message());
     }
 
     /// Records a type violation: `expected` was wanted, `found` was sent.

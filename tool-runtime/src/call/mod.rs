@@ -163,49 +163,44 @@ pub(crate) async fn enter<S: Seam>(request: &CallRequest<'_>, seam: &S) -> Enter
         );
         return Entered::Outcome(Outcome::unavailable());
     }
-    let outcome = match run_or_hold(request, seam, request.approved).await {
-        Entered::Outcome(outcome) => outcome,
-        held @ Entered::Held(_) => return held,
+    // A call nothing watches from outside (an agent's) runs as it is; one whose request can be
+    // cancelled, or whose handler's question can end it, runs watched. The watched call is
+    // boxed, as is the approval below: an agent's call future then holds the call only, and
+    // a turn moves less (run-loop cost a call 6,968 -> 6,443 instructions with the plain path
+    // unboxed beside it, `benches/RESULTS.md` F4), at one allocation of an MCP request's.
+    let outcome = if request.cancelled.is_none() && !seam.interrupts() {
+        invoke(request, request.approved).await
+    } else {
+        match Box::pin(watched(request, seam, request.approved)).await {
+            Entered::Outcome(outcome) => outcome,
+            held @ Entered::Held(_) => return held,
+        }
     };
     if outcome.kind() != OutcomeKind::AwaitingApproval {
         return Entered::Outcome(outcome);
     }
-    // H6: whoever the transport asks decides; an unapproved call never runs.
-    match seam.approve(&outcome).await {
-        Approval::Approved => run_or_hold(request, seam, true).await,
-        Approval::Refused(outcome) => Entered::Outcome(outcome),
-        Approval::Held(held) => Entered::Held(held),
-        Approval::Pause => Entered::Outcome(outcome),
-    }
+    // The rare path is boxed: a call's future then holds one run of the call, not two.
+    Box::pin(approve_then_run(request, seam, outcome)).await
 }
 
-/// Runs the call; when a question of its handler must end it, its context is cancelled, its
-/// end awaited (P2), and the question is what it ends with.
-async fn run_or_hold<S: Seam>(
+/// Asks `seam` about a call whose outcome is `awaiting` approval, and runs it approved.
+async fn approve_then_run<S: Seam>(
     request: &CallRequest<'_>,
     seam: &S,
-    approved: bool,
+    awaiting: Outcome,
 ) -> Entered<S::Held> {
-    let running = run(request, approved);
-    if !seam.interrupts() {
-        return Entered::Outcome(running.await);
-    }
-    tokio::pin!(running);
-    tokio::select! {
-        biased;
-        outcome = &mut running => Entered::Outcome(outcome),
-        () = seam.asked() => {
-            request.ctx.cancellation().cancel();
-            let _ = running.await;
-            seam.held(approved)
-        }
+    // H6: whoever the transport asks decides; an unapproved call never runs.
+    match seam.approve(&awaiting).await {
+        Approval::Approved => watched(request, seam, true).await,
+        Approval::Refused(outcome) => Entered::Outcome(outcome),
+        Approval::Held(held) => Entered::Held(held),
+        Approval::Pause => Entered::Outcome(awaiting),
     }
 }
 
-/// Runs the call through the hooks and the tool's pipeline (`approved`: without asking for
-/// approval again); `request.cancelled` cancels the call's context, and the handler is still
-/// awaited (cancellation kills nothing, P2).
-async fn run(request: &CallRequest<'_>, approved: bool) -> Outcome {
+/// The call through the hooks and the tool's pipeline (K1; without hooks, a branch);
+/// `approved`: without asking for approval again.
+fn invoke<'r>(request: &'r CallRequest<'_>, approved: bool) -> impl Future<Output = Outcome> + 'r {
     let CallRequest {
         tool,
         ctx,
@@ -214,25 +209,42 @@ async fn run(request: &CallRequest<'_>, approved: bool) -> Outcome {
         limits,
         ..
     } = *request;
-    let call = async {
-        // K1: the hooks wrap the handler (without hooks, a branch).
-        if approved {
-            hooks.invoke_approved(tool, ctx, args, limits).await
-        } else {
-            hooks.invoke(tool, ctx, args, limits).await
+    hooks.call(tool, ctx, args, limits, approved)
+}
+
+/// Runs the call watched: when `request.cancelled` fires, or a question of its handler must
+/// end it, its context is cancelled and its end awaited (cancellation kills nothing, P2); a
+/// question is then what it ends with.
+async fn watched<S: Seam>(request: &CallRequest<'_>, seam: &S, approved: bool) -> Entered<S::Held> {
+    let call = invoke(request, approved);
+    tokio::pin!(call);
+    let cancelled = async {
+        match request.cancelled {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
         }
     };
-    let Some(cancelled) = request.cancelled else {
-        return call.await;
+    let asked = async {
+        if seam.interrupts() {
+            seam.asked().await;
+        } else {
+            std::future::pending::<()>().await;
+        }
     };
-    tokio::pin!(call);
     tokio::select! {
-        outcome = &mut call => outcome,
-        () = cancelled.cancelled() => {
-            tracing::debug!(tool = tool.name(), via = ?request.facts.via, "a call was cancelled");
-            ctx.cancellation().cancel();
+        biased;
+        outcome = &mut call => Entered::Outcome(outcome),
+        () = asked => {
+            request.ctx.cancellation().cancel();
+            let _ = call.await;
+            seam.held(approved)
+        }
+        () = cancelled => {
+            let (tool, via) = (request.tool.name(), request.facts.via);
+            tracing::debug!(tool, ?via, "a call was cancelled");
+            request.ctx.cancellation().cancel();
             // Nobody expects an answer; the outcome still goes to the application (E3).
-            call.await
+            Entered::Outcome(call.await)
         }
     }
 }
