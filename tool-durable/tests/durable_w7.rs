@@ -245,10 +245,27 @@ async fn w5_w7_a_step_that_always_fails_parks_after_its_budget_and_resumes() -> 
         "{failure:?}"
     );
     ensure!(seen.status.phase == Phase::Running, "{seen:?}");
-    // The provider is back; an operator resumes the run, which gets a fresh budget.
+    // The example's own `status`, as an operator types it, says the same with the worker down.
+    let (ingress, admin) = (durable.server.ingress_url(), durable.server.admin_url());
+    let urls = [
+        ("RESTATE_INGRESS", ingress.as_str()),
+        ("RESTATE_ADMIN", admin.as_str()),
+    ];
+    let status = durable.worker.run_command(&["status", "run-park"], &urls)?;
+    ensure!(
+        status.contains("parked: request 1 failed every attempt")
+            && status.contains("-- resume run-park"),
+        "{status}"
+    );
+    // The provider is back; an operator resumes the run with the example's command, and the
+    // run gets a fresh budget.
     std::fs::remove_file(&down)?;
     durable.worker.restart().await?;
-    ensure!(durable.client.resume("run-park").await? == id);
+    let resumed = durable.worker.run_command(&["resume", "run-park"], &urls)?;
+    ensure!(
+        resumed.contains(&format!("resumed run-park ({id})")),
+        "{resumed}"
+    );
     let end = durable.approve_and_end("run-park").await?;
     durable.check_end("run-park", &end)?;
     // A run that is not parked has nothing to resume.

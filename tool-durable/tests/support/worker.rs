@@ -77,6 +77,26 @@ impl Worker {
         }
     }
 
+    /// Runs the worker's own program once more with `args` and `env` (an operator's command
+    /// of the example, such as `status RUN`), and returns what it printed, both streams.
+    pub fn run_command(&self, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<String> {
+        let out = Command::new(&self.binary)
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .output()
+            .with_context(|| format!("run {} {args:?}", self.binary.display()))?;
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if !out.status.success() {
+            bail!("{args:?} failed ({}): {printed}", out.status);
+        }
+        Ok(printed)
+    }
+
     /// The URL to register with Restate, e.g. `http://127.0.0.1:41236`.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
