@@ -459,7 +459,7 @@ mod tests {
     #[test]
     fn t1_each_broken_rule_has_one_wording() {
         let (five, seven) = (Num::Int(5), Num::Float(7.5));
-        let cases: [(Broken<'_>, Rule, &str); 15] = [
+        let cases: [(Broken<'_>, Rule, &str); 7] = [
             (
                 Broken::Type {
                     expected: "an integer",
@@ -496,6 +496,9 @@ mod tests {
                 Rule::Format,
                 "must be a valid email address, found \"x\"",
             ),
+        ];
+        assert_wordings(cases);
+        let cases: [(Broken<'_>, Rule, &str); 8] = [
             (
                 Broken::Minimum {
                     limit: &five,
@@ -552,6 +555,11 @@ mod tests {
                 "must not hold the same item twice",
             ),
         ];
+        assert_wordings(cases);
+    }
+
+    /// Each case's rule and message are those given.
+    fn assert_wordings<const N: usize>(cases: [(Broken<'_>, Rule, &str); N]) {
         for (broken, rule, message) in cases {
             assert_eq!(
                 (broken.rule(), broken.to_string().as_str()),
@@ -604,12 +612,7 @@ mod tests {
                 "does not satisfy the schema's `dependentRequired` rule",
             ),
         ];
-        for (broken, rule, message) in cases {
-            assert_eq!(
-                (broken.rule(), broken.to_string().as_str()),
-                (rule, message)
-            );
-        }
+        assert_wordings(cases);
     }
 
     /// S3: a quoted string is shortened, so a violation never carries the whole of a long one.

@@ -497,31 +497,7 @@ impl ToolBuilder {
             scopes,
         } = self;
         let policy = needs::policy(&needs, policy);
-        let mut error = check_name(&name)
-            .err()
-            .map(|source| DeclarationError::InvalidName {
-                name: name.clone(),
-                site,
-                source,
-            });
-        if error.is_none() && description.trim().is_empty() {
-            error = Some(DeclarationError::MissingDescription {
-                name: name.clone(),
-                site,
-            });
-        }
-        if error.is_none()
-            && let Some(reason) = annotations.contradiction()
-        {
-            error = Some(DeclarationError::ContradictoryHints {
-                name: name.clone(),
-                site,
-                reason,
-            });
-        }
-        if error.is_none() {
-            error = scopes::check(&name, site, &scopes);
-        }
+        let mut error = declaration_problem(&name, &description, site, &annotations, &scopes);
         if let (Some((body, _)), Some(gate)) = (&body, &gate)
             && error.is_none()
         {
@@ -573,6 +549,37 @@ impl ToolBuilder {
             }),
         }
     }
+}
+
+/// The first problem of a declaration's name, description, hints and scopes (D2), if any.
+fn declaration_problem(
+    name: &str,
+    description: &str,
+    site: Site,
+    annotations: &Annotations,
+    scopes: &[String],
+) -> Option<DeclarationError> {
+    if let Err(source) = check_name(name) {
+        return Some(DeclarationError::InvalidName {
+            name: name.to_owned(),
+            site,
+            source,
+        });
+    }
+    if description.trim().is_empty() {
+        return Some(DeclarationError::MissingDescription {
+            name: name.to_owned(),
+            site,
+        });
+    }
+    if let Some(reason) = annotations.contradiction() {
+        return Some(DeclarationError::ContradictoryHints {
+            name: name.to_owned(),
+            site,
+            reason,
+        });
+    }
+    scopes::check(name, site, scopes)
 }
 
 impl fmt::Debug for ToolBuilder {
