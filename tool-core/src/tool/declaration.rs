@@ -3,8 +3,9 @@
 
 use std::fmt;
 
+use super::Annotations;
 use crate::error::{Error, ErrorKind};
-use crate::name::NameError;
+use crate::name::{NameError, check_name};
 use crate::schema::SchemaError;
 
 /// Where a tool was declared: the `#[tool]` attribute, or the call to `Tool::builder`.
@@ -152,4 +153,35 @@ impl From<DeclarationError> for Error {
     fn from(e: DeclarationError) -> Self {
         Error::with_source(ErrorKind::Declaration, "a tool is declared wrong", e)
     }
+}
+
+/// The first problem of a declaration's name, description, hints and scopes (D2), if any.
+pub(super) fn problem(
+    name: &str,
+    description: &str,
+    site: Site,
+    annotations: &Annotations,
+    scopes: &[String],
+) -> Option<DeclarationError> {
+    if let Err(source) = check_name(name) {
+        return Some(DeclarationError::InvalidName {
+            name: name.to_owned(),
+            site,
+            source,
+        });
+    }
+    if description.trim().is_empty() {
+        return Some(DeclarationError::MissingDescription {
+            name: name.to_owned(),
+            site,
+        });
+    }
+    if let Some(reason) = annotations.contradiction() {
+        return Some(DeclarationError::ContradictoryHints {
+            name: name.to_owned(),
+            site,
+            reason,
+        });
+    }
+    super::scopes::check(name, site, scopes)
 }

@@ -35,7 +35,6 @@ use serde_json::Value;
 use crate::context::Context;
 use crate::error::BoxError;
 use crate::json::DecodeError;
-use crate::name::check_name;
 use crate::policy::{AsyncPolicy, AsyncPolicyFn, BoxFuture, Policy, SyncPolicy};
 use crate::schema::{Schema, SchemaError, parse_arguments, render_root};
 use crate::violation::ParseCx;
@@ -497,7 +496,7 @@ impl ToolBuilder {
             scopes,
         } = self;
         let policy = needs::policy(&needs, policy);
-        let mut error = declaration_problem(&name, &description, site, &annotations, &scopes);
+        let mut error = declaration::problem(&name, &description, site, &annotations, &scopes);
         if let (Some((body, _)), Some(gate)) = (&body, &gate)
             && error.is_none()
         {
@@ -549,37 +548,6 @@ impl ToolBuilder {
             }),
         }
     }
-}
-
-/// The first problem of a declaration's name, description, hints and scopes (D2), if any.
-fn declaration_problem(
-    name: &str,
-    description: &str,
-    site: Site,
-    annotations: &Annotations,
-    scopes: &[String],
-) -> Option<DeclarationError> {
-    if let Err(source) = check_name(name) {
-        return Some(DeclarationError::InvalidName {
-            name: name.to_owned(),
-            site,
-            source,
-        });
-    }
-    if description.trim().is_empty() {
-        return Some(DeclarationError::MissingDescription {
-            name: name.to_owned(),
-            site,
-        });
-    }
-    if let Some(reason) = annotations.contradiction() {
-        return Some(DeclarationError::ContradictoryHints {
-            name: name.to_owned(),
-            site,
-            reason,
-        });
-    }
-    scopes::check(name, site, scopes)
 }
 
 impl fmt::Debug for ToolBuilder {
