@@ -5,6 +5,12 @@
 //! with nothing run (fail closed); the token is sent in the form body, never logged.
 #![cfg(feature = "mcp")]
 
+mod support {
+    pub mod bearer;
+}
+
+use support::bearer;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -77,16 +83,7 @@ async fn introspection(resource: String) -> (String, Arc<AtomicUsize>, Arc<Atomi
 async fn call(client: &reqwest::Client, url: &str, token: &str) -> (u16, String) {
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "whoami", "arguments": {}}});
-    let response = (client.post(url))
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .header("Authorization", format!("Bearer {token}"))
-        .body(message.to_string())
-        .send()
-        .await
-        .expect("the server answers");
-    let status = response.status().as_u16();
-    (status, response.text().await.expect("a body"))
+    bearer::post(client, url, token, &message).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,8 +6,11 @@
 #![cfg(feature = "mcp")]
 
 mod support {
+    pub mod bearer;
     pub mod oidc;
 }
+
+use support::bearer;
 
 use serde_json::{Value, json};
 use support::oidc::OidcProvider;
@@ -47,20 +50,6 @@ async fn token(client: &reqwest::Client, issuer: &str, resource: &str, scope: &s
     answer["access_token"].as_str().expect("a token").to_owned()
 }
 
-/// POSTs `message` to `url` with `token`: the status and the body.
-async fn post(client: &reqwest::Client, url: &str, token: &str, message: &Value) -> (u16, String) {
-    let response = (client.post(url))
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .header("Authorization", format!("Bearer {token}"))
-        .body(message.to_string())
-        .send()
-        .await
-        .expect("the server answers");
-    let status = response.status().as_u16();
-    (status, response.text().await.expect("a body"))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn z5_tokens_of_a_real_authorization_server_are_admitted_by_scope() {
     let addr = (tokio::net::TcpListener::bind("127.0.0.1:0").await)
@@ -89,17 +78,19 @@ async fn z5_tokens_of_a_real_authorization_server_are_admitted_by_scope() {
     };
 
     let reader = token(&client, &provider.issuer, &resource, "tickets:read").await;
-    let (status, body) = post(&client, &url, &reader, &call("whoami")).await;
+    let (status, body) = bearer::post(&client, &url, &reader, &call("whoami")).await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("you are svc"), "{body}");
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-    let (_, listed) = post(&client, &url, &reader, &list).await;
+    let (_, listed) = bearer::post(&client, &url, &reader, &list).await;
     assert!(
         listed.contains("whoami") && !listed.contains("close-ticket"),
         "{listed}"
     );
     assert_eq!(
-        post(&client, &url, &reader, &call("close-ticket")).await.0,
+        bearer::post(&client, &url, &reader, &call("close-ticket"))
+            .await
+            .0,
         403
     );
 
@@ -110,7 +101,7 @@ async fn z5_tokens_of_a_real_authorization_server_are_admitted_by_scope() {
         "tickets:read tickets:write",
     )
     .await;
-    let (status, body) = post(&client, &url, &writer, &call("close-ticket")).await;
+    let (status, body) = bearer::post(&client, &url, &writer, &call("close-ticket")).await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("closed"), "{body}");
     http.shutdown().await.expect("stops");
@@ -124,7 +115,7 @@ async fn z5_tokens_of_a_real_authorization_server_are_admitted_by_scope() {
         .json_answers()
         .authorization(auth);
     let http = server.bind_http(addr, options).await.expect("serves again");
-    let (status, body) = post(&client, &http.url(), &writer, &call("whoami")).await;
+    let (status, body) = bearer::post(&client, &http.url(), &writer, &call("whoami")).await;
     assert_eq!(status, 401, "{body}");
     http.shutdown().await.expect("stops");
 }

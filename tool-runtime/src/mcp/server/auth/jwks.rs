@@ -81,35 +81,34 @@ impl Keys {
         kid: Option<&str>,
         alg: Algorithm,
     ) -> Result<DecodingKey, VerifyError> {
-        let (found, fresh, may_fetch) = self.look(kid, alg);
-        if let (Some(key), true) = (found, fresh) {
-            return Ok(key);
-        }
-        if !may_fetch {
-            return Err(if fresh {
-                VerifyError::UnknownKey
-            } else {
-                unavailable("fetched too recently")
-            });
+        if let Some(answer) = self.without_fetch(kid, alg) {
+            return answer;
         }
         let _one = self.fetching.lock().await;
         // Another request may have fetched while this one waited.
-        let (found, fresh, may_fetch) = self.look(kid, alg);
-        if let (Some(key), true) = (found, fresh) {
-            return Ok(key);
-        }
-        if !may_fetch {
-            return Err(if fresh {
-                VerifyError::UnknownKey
-            } else {
-                unavailable("fetched too recently")
-            });
+        if let Some(answer) = self.without_fetch(kid, alg) {
+            return answer;
         }
         self.refresh().await;
         match self.look(kid, alg) {
             (Some(key), true, _) => Ok(key),
             (_, true, _) => Err(VerifyError::UnknownKey),
             _ => Err(unavailable("the key set could not be fetched")),
+        }
+    }
+
+    /// The answer when no fetch is to be made: the cached key while the cache is fresh, or a
+    /// refusal while a fetch may not be tried yet; `None` when a fetch is due.
+    fn without_fetch(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+    ) -> Option<Result<DecodingKey, VerifyError>> {
+        match self.look(kid, alg) {
+            (Some(key), true, _) => Some(Ok(key)),
+            (_, true, false) => Some(Err(VerifyError::UnknownKey)),
+            (_, false, false) => Some(Err(unavailable("fetched too recently"))),
+            (_, _, true) => None,
         }
     }
 
