@@ -26,6 +26,9 @@
 //! `127.0.0.1:9080`) where the worker serves; `DURABLE_LEDGER` (default `durable-ledger` in
 //! the build's `target/`) where its side-effect ledger is; `RESTATE_DATA` (default
 //! `restate-data` in the build's `target/`) where `server` keeps the engine's data;
+//! `DURABLE_RESTATE_SERVER` a `restate-server` binary of your own for `server` to run instead
+//! of the npm package (its ports then follow the server's own `RESTATE_INGRESS__BIND_ADDRESS`,
+//! `RESTATE_ADMIN__BIND_ADDRESS` and `RESTATE_BIND_ADDRESS`);
 //! `DURABLE_STEP_ATTEMPTS` (default `tool_durable::DEFAULT_STEP_ATTEMPTS`) how many attempts
 //! one step gets before its run parks;
 //! `DURABLE_MAX_STEP_BYTES` (default `tool_durable::DEFAULT_MAX_STEP_BYTES`) the largest step
@@ -143,30 +146,43 @@ const SERVER_SETTINGS: &[(&str, &str)] = &[
 ];
 
 /// Runs a Restate server in the foreground (through `npx`, which installs the pinned package
-/// on first use), its data under `target/`, ingress on 8080 and admin on 9070, with
+/// on first use, or the binary `DURABLE_RESTATE_SERVER` names), its data under `target/`,
+/// ingress on 8080 and admin on 9070 unless the server's own settings say otherwise, with
 /// [`SERVER_SETTINGS`], until Ctrl-C.
 fn server() -> Result<(), BoxError> {
     let data = path_or_target("RESTATE_DATA", "restate-data")?;
+    let own = std::env::var_os("DURABLE_RESTATE_SERVER").map(PathBuf::from);
+    let described = match &own {
+        Some(binary) => binary.display().to_string(),
+        None => RESTATE_SERVER.to_owned(),
+    };
     println!(
-        "starting {RESTATE_SERVER} with its data in {} (ingress :8080, admin :9070)",
-        data.display()
+        "starting {described} with its data in {} (ingress {}, admin {})",
+        data.display(),
+        env("RESTATE_INGRESS__BIND_ADDRESS", ":8080"),
+        env("RESTATE_ADMIN__BIND_ADDRESS", ":9070"),
     );
-    let mut command = std::process::Command::new("npx");
-    command
-        .args(["--yes", RESTATE_SERVER, "--no-logo", "--base-dir"])
-        .arg(&data);
+    let mut command = match &own {
+        Some(binary) => std::process::Command::new(binary),
+        None => {
+            let mut npx = std::process::Command::new("npx");
+            npx.args(["--yes", RESTATE_SERVER]);
+            npx
+        }
+    };
+    command.args(["--no-logo", "--base-dir"]).arg(&data);
     for (name, value) in SERVER_SETTINGS {
         if std::env::var_os(name).is_none() {
             command.env(name, value);
         }
     }
-    let status = command.status().map_err(|e| {
-        format!(
+    let status = command.status().map_err(|e| match &own {
+        Some(binary) => format!("cannot run {} ({e})", binary.display()),
+        None => format!(
             "cannot run npx ({e}): the Restate server comes as the npm package \
-                 {RESTATE_SERVER}; install Node.js and npm, or run a restate-server of your own \
-                 (with --base-dir {})",
-            data.display()
-        )
+             {RESTATE_SERVER}; install Node.js and npm, or name a restate-server of your own \
+             in DURABLE_RESTATE_SERVER"
+        ),
     })?;
     if !status.success() {
         return Err(format!("the Restate server stopped: {status}").into());

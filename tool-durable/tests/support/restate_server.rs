@@ -407,7 +407,7 @@ impl Drop for RestateServer {
 }
 
 /// The server's binary, found or installed once for the whole test binary.
-fn binary() -> Result<PathBuf, String> {
+pub fn binary() -> Result<PathBuf, String> {
     static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     FOUND.get_or_init(provision).clone()
 }
