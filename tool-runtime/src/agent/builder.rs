@@ -240,7 +240,7 @@ impl AgentBuilder {
         }
         let mut timeouts = vec![self.call_timeout; set.tools.len()];
         for (name, timeout) in &self.tool_timeouts {
-            match set.by_name.get(name) {
+            match set.by_name.get(name.as_str()) {
                 Some(&i) => timeouts[i] = Some(*timeout),
                 None => problems.push(BuildProblem::TimeoutForUnknownTool { name: name.clone() }),
             }

@@ -8,6 +8,7 @@ use tool_core::Context;
 
 use super::cancel::unless_cancelled;
 use super::event::{RunEvent, Sink};
+use super::toolset::ToolSet;
 use crate::model::{
     FinishReason, ModelError, ModelEvent, ModelStream, ProtocolError, ToolCall, Usage,
     first_duplicate, preview,
@@ -63,6 +64,7 @@ pub(crate) async fn read_reply(
     ctx: &Context,
     sink: &Sink,
     turn: usize,
+    tools: &ToolSet,
 ) -> Result<Reply, ReplyError> {
     let mut assembler = Assembler::default();
     let cancelled = ctx.cancelled();
@@ -79,7 +81,7 @@ pub(crate) async fn read_reply(
                 .map_err(ReplyError::Protocol)?,
         }
     }
-    assembler.finish(turn).map_err(ReplyError::Protocol)
+    assembler.finish(turn, tools).map_err(ReplyError::Protocol)
 }
 
 #[derive(Debug)]
@@ -171,8 +173,9 @@ impl Assembler {
     }
 
     /// The reply, its calls in the order they started. An empty id is replaced by
-    /// `call-{turn}-{n}`; two calls with one id are a protocol error.
-    fn finish(self, turn: usize) -> Result<Reply, ProtocolError> {
+    /// `call-{turn}-{n}`; two calls with one id are a protocol error. A call's name shares
+    /// the string of the tool it names in `tools`, when it names one.
+    fn finish(self, turn: usize, tools: &ToolSet) -> Result<Reply, ProtocolError> {
         let calls: Vec<ToolCall> = self
             .calls
             .into_iter()
@@ -183,7 +186,7 @@ impl Assembler {
                 } else {
                     call.id.into()
                 },
-                name: call.name.into(),
+                name: tools.name(call.name),
                 arguments: call.arguments,
             })
             .collect();
@@ -205,11 +208,56 @@ mod tests {
     use super::*;
 
     fn assemble(events: Vec<ModelEvent>) -> Result<Reply, ProtocolError> {
+        assemble_for(&tools(&[]), events)
+    }
+
+    fn assemble_for(tools: &ToolSet, events: Vec<ModelEvent>) -> Result<Reply, ProtocolError> {
         let mut a = Assembler::default();
         for e in events {
             a.push(e, &Sink::none(), 1)?;
         }
-        a.finish(1)
+        a.finish(1, tools)
+    }
+
+    /// A set of tools named `names`.
+    fn tools(names: &[&str]) -> ToolSet {
+        let mut builder =
+            super::super::toolset::ToolSetBuilder::new(tool_core::hook::Transport::Agent);
+        for name in names {
+            builder.tool(
+                tool_core::Tool::builder(*name, "a tool")
+                    .handler(|_ctx, _args: serde_json::Value| async {
+                        Ok::<_, tool_core::BoxError>("ok")
+                    })
+                    .build(),
+            );
+        }
+        // The names are all this test needs: a set is indexed by name whatever else a tool's
+        // declaration says (here, a schema that is not an object).
+        builder.check(&mut Vec::new()).0
+    }
+
+    #[test]
+    fn a_call_of_a_known_tool_shares_the_sets_name() {
+        let set = tools(&["t"]);
+        let reply = assemble_for(
+            &set,
+            vec![
+                start(0, "a"),
+                ModelEvent::ToolCallStart {
+                    index: 1,
+                    id: "b".into(),
+                    name: "unknown".into(),
+                },
+            ],
+        )
+        .unwrap();
+        let (known, _) = set.by_name.get_key_value("t").unwrap();
+        assert!(std::sync::Arc::ptr_eq(
+            reply.calls[0].name.as_arc(),
+            known.as_arc()
+        ));
+        assert_eq!(reply.calls[1].name, "unknown");
     }
 
     fn start(index: usize, id: &str) -> ModelEvent {

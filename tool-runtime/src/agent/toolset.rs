@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use tool_core::hook::{Hook, Transport};
-use tool_core::{Hooks, IntoTool, Limits, Tool, index_by_name};
+use tool_core::{CallName, Hooks, IntoTool, Limits, Tool, index_by_name};
 
 use super::error::BuildProblem;
 
@@ -19,8 +19,9 @@ const RECOMMENDED_KEY_LEN: usize = 32;
 /// The tools' indices by their declared names, hashed with FxHash: the keys are the
 /// developer's own tool names, fixed when the set is built; a name a model or a client sends
 /// is only looked up (never inserted), so a keyed hash (std's SipHash) buys nothing against
-/// flooding here.
-pub(crate) type ByName = HashMap<String, usize, rustc_hash::FxBuildHasher>;
+/// flooding here. The keys are shared strings: a model's call of a known tool holds its key
+/// (see [`ToolSet::name`]) rather than a string of its own.
+pub(crate) type ByName = HashMap<CallName, usize, rustc_hash::FxBuildHasher>;
 
 /// What a builder gathers before the set is checked.
 pub(crate) struct ToolSetBuilder {
@@ -116,13 +117,26 @@ impl ToolSetBuilder {
         }
         let set = ToolSet {
             tools: self.tools,
-            by_name: index.by_name.into_iter().collect(),
+            by_name: (index.by_name.into_iter())
+                .map(|(name, i)| (CallName::from(name), i))
+                .collect(),
             hooks: self.hooks,
             limits: self.limits,
             state_key: self.state_key,
             record_tool_content: self.record_tool_content,
         };
         (set, sound)
+    }
+}
+
+impl ToolSet {
+    /// The name a model called, shared with the set's own key when it names one of the set's
+    /// tools (no allocation: a call of a known tool holds the key), else a string of its own.
+    pub(crate) fn name(&self, called: String) -> CallName {
+        match self.by_name.get_key_value(called.as_str()) {
+            Some((known, _)) => known.clone(),
+            None => CallName::from(called),
+        }
     }
 }
 

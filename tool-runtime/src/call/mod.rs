@@ -137,6 +137,38 @@ impl Seam for Pausing {
 /// hooks, redaction), asks `seam` for approval when the call awaits it and runs it approved,
 /// and ends it early when a question of its handler must go back in the answer.
 pub(crate) async fn enter<S: Seam>(request: &CallRequest<'_>, seam: &S) -> Entered<S::Held> {
+    if let Some(refused) = admit(request) {
+        return Entered::Outcome(refused);
+    }
+    // A call nothing watches from outside (an agent's) runs as it is; one whose request can be
+    // cancelled, or whose handler's question can end it, runs watched. The watched call is
+    // boxed, as is the approval below: an agent's call future then holds the call only, and
+    // a turn moves less (run-loop cost a call 6,968 -> 6,443 instructions with the plain path
+    // unboxed beside it, `benches/RESULTS.md` F4), at one allocation of an MCP request's.
+    let awaiting = {
+        // In a block of its own: the outcome, borrowed to ask its kind, is not kept in the
+        // call's future across the approval's await below.
+        let outcome = if request.cancelled.is_none() && !seam.interrupts() {
+            invoke(request, request.approved).await
+        } else {
+            match Box::pin(watched(request, seam, request.approved)).await {
+                Entered::Outcome(outcome) => outcome,
+                held @ Entered::Held(_) => return held,
+            }
+        };
+        if outcome.kind() != OutcomeKind::AwaitingApproval {
+            return Entered::Outcome(outcome);
+        }
+        outcome
+    };
+    // The rare path is boxed: a call's future then holds one run of the call, not two.
+    Box::pin(approve_then_run(request, seam, awaiting)).await
+}
+
+/// What happens before a call runs, none of it held across the call's awaits (a call's future
+/// then holds the call only): the trace of its entry, and Z3's scope check, whose refusal is
+/// the call's outcome.
+fn admit(request: &CallRequest<'_>) -> Option<Outcome> {
     let Facts {
         via,
         protocol,
@@ -155,32 +187,15 @@ pub(crate) async fn enter<S: Seam>(request: &CallRequest<'_>, seam: &S) -> Enter
     // Z3: a token that lacks a scope the tool needs runs nothing. Over HTTP the server has
     // answered `403` before this; any other way in ends here, as for a hidden tool (A5).
     let missing = scopes::missing(request.tool, request.ctx);
-    if !missing.is_empty() {
-        tracing::debug!(
-            tool = request.tool.name(),
-            ?missing,
-            "a call was refused: its token lacks a scope the tool needs"
-        );
-        return Entered::Outcome(Outcome::unavailable());
+    if missing.is_empty() {
+        return None;
     }
-    // A call nothing watches from outside (an agent's) runs as it is; one whose request can be
-    // cancelled, or whose handler's question can end it, runs watched. The watched call is
-    // boxed, as is the approval below: an agent's call future then holds the call only, and
-    // a turn moves less (run-loop cost a call 6,968 -> 6,443 instructions with the plain path
-    // unboxed beside it, `benches/RESULTS.md` F4), at one allocation of an MCP request's.
-    let outcome = if request.cancelled.is_none() && !seam.interrupts() {
-        invoke(request, request.approved).await
-    } else {
-        match Box::pin(watched(request, seam, request.approved)).await {
-            Entered::Outcome(outcome) => outcome,
-            held @ Entered::Held(_) => return held,
-        }
-    };
-    if outcome.kind() != OutcomeKind::AwaitingApproval {
-        return Entered::Outcome(outcome);
-    }
-    // The rare path is boxed: a call's future then holds one run of the call, not two.
-    Box::pin(approve_then_run(request, seam, outcome)).await
+    tracing::debug!(
+        tool = request.tool.name(),
+        ?missing,
+        "a call was refused: its token lacks a scope the tool needs"
+    );
+    Some(Outcome::unavailable())
 }
 
 /// Asks `seam` about a call whose outcome is `awaiting` approval, and runs it approved.

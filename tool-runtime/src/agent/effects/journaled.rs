@@ -129,7 +129,7 @@ pub(super) async fn request(
     let step_kind = kind.clone();
     let run = async move {
         let stream = chat.in_scope(|| env.shared.model.stream(request));
-        let replied = match read_reply(stream, env.ctx, env.sink, turn).await {
+        let replied = match read_reply(stream, env.ctx, env.sink, turn, &env.shared.set).await {
             Ok(reply) => Replied::Reply(reply),
             // The engine keeps the retry's message: its kind and status only (W4).
             Err(ReplyError::Model(e)) if transient(&e) => {

@@ -40,7 +40,7 @@ impl Effects for Live {
         chat: &'a tracing::Span,
     ) -> BoxFuture<'a, Result<Reply, ReplyError>> {
         let stream = chat.in_scope(|| env.shared.model.stream(request));
-        Box::pin(read_reply(stream, env.ctx, env.sink, turn))
+        Box::pin(read_reply(stream, env.ctx, env.sink, turn, &env.shared.set))
     }
 
     fn calls<'a>(

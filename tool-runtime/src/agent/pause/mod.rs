@@ -20,7 +20,7 @@ use std::hash::BuildHasher;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_core::Tool;
+use tool_core::{CallName, Tool};
 
 use super::state::{ANSWER_NAME, Counts, RunState};
 use crate::model::{Message, ToolCall, ToolResult, Usage, check_transcript};
@@ -295,7 +295,7 @@ impl PausedRun {
     pub(crate) fn verify<S: BuildHasher>(
         &self,
         tools: &[Tool],
-        by_name: &HashMap<String, usize, S>,
+        by_name: &HashMap<CallName, usize, S>,
         key: Option<&[u8]>,
     ) -> Result<Vec<bool>, ResumeError> {
         if self.format != FORMAT || self.version != VERSION {
@@ -307,7 +307,7 @@ impl PausedRun {
         self.seal.verify(&self.sealed_bytes(), key)?;
         let mut advertised = vec![false; tools.len()];
         for entry in &self.run.tools {
-            let Some(&i) = by_name.get(&entry.name) else {
+            let Some(&i) = by_name.get(&*entry.name) else {
                 return Err(ResumeError::ToolMissing {
                     tool: entry.name.clone(),
                 });
@@ -329,7 +329,7 @@ impl PausedRun {
     fn check_parts<S: BuildHasher>(
         &self,
         tools: &[Tool],
-        by_name: &HashMap<String, usize, S>,
+        by_name: &HashMap<CallName, usize, S>,
         advertised: &[bool],
     ) -> Result<(), ResumeError> {
         let inconsistent = |reason: &str| ResumeError::Inconsistent {
@@ -375,7 +375,7 @@ impl PausedRun {
                 ));
             }
             let tool = by_name
-                .get(&pending.tool)
+                .get(&*pending.tool)
                 .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
                 .map(|&i| &tools[i]);
             let fits = tool
