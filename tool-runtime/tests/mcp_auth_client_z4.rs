@@ -15,7 +15,9 @@ use axum::http::{StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
 use tool_runtime::mcp::McpToolset;
-use tool_runtime::mcp::oauth::{OAuthClient, browser_fn};
+use tool_runtime::mcp::oauth::{
+    CredentialStore, InMemoryCredentialStore, OAuthClient, StoredCredentials, browser_fn,
+};
 
 const REDIRECT: &str = "http://127.0.0.1:8765/callback";
 
@@ -39,6 +41,8 @@ struct Fake {
     base: String,
     script: Script,
     log: Arc<Mutex<Vec<String>>>,
+    /// The `Authorization` header of each MCP request that had one.
+    bearers: Arc<Mutex<Vec<String>>>,
 }
 
 fn answer(status: StatusCode, body: Value) -> Response {
@@ -67,7 +71,13 @@ fn metadata(base: &str, issuer_path: &str, methods: Option<&str>) -> Value {
 
 async fn serve(State(fake): State<Fake>, request: Request) -> Response {
     let path = request.uri().path().to_owned();
-    let authorized = request.headers().contains_key(header::AUTHORIZATION);
+    let bearer = (request.headers().get(header::AUTHORIZATION))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let authorized = bearer.is_some();
+    if let (Some(bearer), "/mcp") = (bearer, path.as_str()) {
+        fake.bearers.lock().expect("the log").push(bearer);
+    }
     let body = to_bytes(request.into_body(), 1 << 16)
         .await
         .unwrap_or_default();
@@ -124,19 +134,27 @@ async fn serve(State(fake): State<Fake>, request: Request) -> Response {
 }
 
 async fn start(script: Script) -> (String, Arc<Mutex<Vec<String>>>) {
+    let (base, log, _) = start_with_bearers(script).await;
+    (base, log)
+}
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+async fn start_with_bearers(script: Script) -> (String, Log, Log) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");
     let addr: SocketAddr = listener.local_addr().expect("bound");
-    let log = Arc::new(Mutex::new(Vec::new()));
+    let (log, bearers) = (Log::default(), Log::default());
     let fake = Fake {
         base: format!("http://{addr}"),
         script,
         log: Arc::clone(&log),
+        bearers: Arc::clone(&bearers),
     };
     let app = Router::new().fallback(serve).with_state(fake);
     tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}"), log)
+    (format!("http://{addr}"), log, bearers)
 }
 
 /// A user who comes back from `issuer` with a code for the state of the URL; counted.
@@ -263,4 +281,52 @@ async fn z4_step_up_stops_at_its_limit_and_the_token_request_names_the_resource(
             "{tokens:?}"
         );
     }
+}
+
+/// A store holding a token of the client `app`, granted by `issuer`.
+async fn stored(issuer: &str) -> InMemoryCredentialStore {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs();
+    let credentials: StoredCredentials = serde_json::from_value(json!({
+        "client_id": "app",
+        "token_response": {"access_token": "stored-token", "token_type": "bearer",
+            "expires_in": 3600},
+        "granted_scopes": ["tickets:read"],
+        "token_received_at": now,
+        "issuer": issuer,
+    }))
+    .expect("stored credentials");
+    let store = InMemoryCredentialStore::new();
+    store.save(credentials).await.expect("saved");
+    store
+}
+
+#[tokio::test]
+async fn z4_stored_credentials_are_bound_to_their_issuer() {
+    // The issuer that granted the stored token: it is used, without asking the user.
+    let (base, _, bearers) = start_with_bearers(Script::Forbidden).await;
+    let steps = Arc::new(AtomicUsize::new(0));
+    let client = (user(format!("{base}/as"), &steps))
+        .store(stored(&format!("{base}/as")).await)
+        .step_up_limit(0);
+    connect(&base, client).await;
+    assert_eq!(steps.load(Ordering::SeqCst), 0, "the user was not asked");
+    assert_eq!(*bearers.lock().expect("the log"), ["Bearer stored-token"]);
+
+    // Another issuer's token is discarded, never sent: the user is asked.
+    let (base, _, bearers) = start_with_bearers(Script::Forbidden).await;
+    let store = stored("http://127.0.0.1:1/elsewhere").await;
+    let client = (user(format!("{base}/as"), &steps))
+        .store(store.clone())
+        .step_up_limit(0);
+    connect(&base, client).await;
+    assert_eq!(steps.load(Ordering::SeqCst), 1, "the user was asked");
+    assert_eq!(
+        *bearers.lock().expect("the log"),
+        ["Bearer opaque-access-token-of-the-scripted-server"]
+    );
+    let now = store.load().await.expect("loads").expect("a token");
+    assert_eq!(now.issuer, Some(format!("{base}/as")));
 }
