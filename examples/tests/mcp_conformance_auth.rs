@@ -16,7 +16,7 @@
 use std::fmt::Write as _;
 
 use tool_runtime::mcp::McpToolset;
-use tool_runtime::mcp::oauth::{OAuthClient, browser_fn};
+use tool_runtime::mcp::oauth::{OAuthClient, SigningAlgorithm, browser_fn};
 use tool_runtime::{BoxError, Context};
 
 #[allow(dead_code, unreachable_pub)]
@@ -34,10 +34,7 @@ const REDIRECT: &str = "http://127.0.0.1:8765/callback";
 const CIMD: &str = "https://conformance-test.local/client-metadata.json";
 
 /// Scenarios that do not pass yet, and why. Delete a line when its scenario passes.
-const NOT_YET: &[(&str, &str)] = &[(
-    "auth/client-credentials-jwt",
-    "Z4: client authentication by private_key_jwt is not built",
-)];
+const NOT_YET: &[(&str, &str)] = &[];
 
 /// Scenarios left out, and why.
 const OUT_OF_SCOPE: &[(&str, &str)] = &[
@@ -98,6 +95,14 @@ async fn user_agent(url: String) -> Result<String, BoxError> {
 /// The OAuth client for `scenario`, with the suite's `context`.
 fn client_for(scenario: &str, context: &serde_json::Value) -> OAuthClient {
     let field = |name: &str| context[name].as_str().unwrap_or_default().to_owned();
+    if let Some(pem) = context["private_key_pem"].as_str() {
+        let algorithm = match context["signing_algorithm"].as_str() {
+            Some("RS256") => SigningAlgorithm::RS256,
+            Some("ES384") => SigningAlgorithm::ES384,
+            _ => SigningAlgorithm::ES256,
+        };
+        return OAuthClient::client_credentials_private_key_jwt(field("client_id"), pem, algorithm);
+    }
     if scenario.starts_with("auth/client-credentials") {
         return OAuthClient::client_credentials(field("client_id"), field("client_secret"));
     }

@@ -8,6 +8,7 @@
 //!   client (its `auth` feature), with the checks it leaves out.
 //! - `http`: the HTTP client of the MCP transport that asks the session for a token and
 //!   answers a server's `401` and `403 insufficient_scope`.
+//! - `assertion`: client credentials with `private_key_jwt` ([`SigningAlgorithm`]).
 //! - `store`: where tokens are kept ([`CredentialStore`], memory by default).
 //! - `error`: why authorization failed ([`OAuthError`]).
 //!
@@ -26,6 +27,7 @@
 //! accepts a missing list), and a server whose metadata cannot be found is refused (rmcp
 //! falls back to `/authorize` and `/token` on the server's host, which MCP no longer allows).
 
+mod assertion;
 mod browser;
 mod error;
 mod http;
@@ -35,6 +37,7 @@ mod store;
 use std::fmt;
 use std::sync::Arc;
 
+pub use assertion::SigningAlgorithm;
 pub use browser::{Browser, browser_fn};
 pub use error::OAuthError;
 pub use rmcp::transport::auth::{
@@ -84,6 +87,8 @@ pub struct OAuthClient {
     pub(crate) grant: Grant,
     pub(crate) client_id: Option<String>,
     pub(crate) client_secret: Option<String>,
+    /// The private key (PEM) and algorithm of `private_key_jwt` client authentication.
+    pub(crate) private_key: Option<(Vec<u8>, SigningAlgorithm)>,
     pub(crate) client_metadata_url: Option<String>,
     pub(crate) client_name: String,
     pub(crate) scopes: Vec<String>,
@@ -128,11 +133,26 @@ impl OAuthClient {
         client
     }
 
+    /// The client credentials grant, the client authenticating with a JWT it signs with its
+    /// private key (`private_key_jwt`, RFC 7523): `private_key_pem` is an RSA or EC key in
+    /// PEM, `algorithm` the one its public key is registered for.
+    pub fn client_credentials_private_key_jwt(
+        client_id: impl Into<String>,
+        private_key_pem: impl Into<Vec<u8>>,
+        algorithm: SigningAlgorithm,
+    ) -> Self {
+        let mut client = Self::new(Grant::ClientCredentials);
+        client.client_id = Some(client_id.into());
+        client.private_key = Some((private_key_pem.into(), algorithm));
+        client
+    }
+
     fn new(grant: Grant) -> Self {
         Self {
             grant,
             client_id: None,
             client_secret: None,
+            private_key: None,
             client_metadata_url: None,
             client_name: "tool-runtime".to_owned(),
             scopes: Vec::new(),
@@ -202,6 +222,10 @@ impl fmt::Debug for OAuthClient {
             .field("grant", &grant)
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
+            .field(
+                "private_key",
+                &self.private_key.as_ref().map(|(_, alg)| alg),
+            )
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
             .field("step_up_limit", &self.step_up_limit)

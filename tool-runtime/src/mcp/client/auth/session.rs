@@ -9,6 +9,7 @@ use rmcp::transport::auth::{
 };
 use tokio::sync::Mutex;
 
+use super::assertion::{self, TokenEndpoint};
 use super::store::Shared;
 use super::{Grant, OAuthClient, OAuthError};
 
@@ -23,6 +24,8 @@ pub(crate) struct Session {
 #[derive(Default)]
 struct State {
     manager: Option<AuthorizationManager>,
+    /// The discovered token endpoint, for `private_key_jwt`.
+    endpoint: Option<TokenEndpoint>,
     /// The scopes of the client credentials grant, grown by step-up.
     scopes: Vec<String>,
 }
@@ -36,6 +39,7 @@ impl Session {
             server,
             state: Mutex::new(State {
                 manager: None,
+                endpoint: None,
                 scopes,
             }),
         }
@@ -86,8 +90,9 @@ impl Session {
                 return Ok(token);
             }
         }
-        let manager = self.discover(challenge).await?;
+        let (manager, endpoint) = self.discover(challenge).await?;
         state.manager = Some(manager);
+        state.endpoint = Some(endpoint);
         if let Some(token) = self.stored_token(&mut state, sent).await? {
             return Ok(token);
         }
@@ -152,7 +157,10 @@ impl Session {
 
     /// A manager that found the authorization server from `challenge` (RFC 9728, then RFC
     /// 8414 / OpenID discovery) and checked that it can be used.
-    async fn discover(&self, challenge: &str) -> Result<AuthorizationManager, OAuthError> {
+    async fn discover(
+        &self,
+        challenge: &str,
+    ) -> Result<(AuthorizationManager, TokenEndpoint), OAuthError> {
         let discovery = |source| OAuthError::Discovery {
             server: self.server.clone(),
             source: Box::new(source),
@@ -190,8 +198,16 @@ impl Session {
             issuer = metadata.issuer.as_deref().unwrap_or("?"),
             "found the authorization server"
         );
+        let endpoint = TokenEndpoint {
+            url: metadata.token_endpoint.clone(),
+            issuer: metadata.issuer.clone(),
+            methods: (metadata
+                .additional_fields
+                .get("token_endpoint_auth_methods_supported"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok()),
+        };
         manager.set_metadata(metadata);
-        Ok(manager)
+        Ok((manager, endpoint))
     }
 
     /// A stored token of the same issuer (rmcp discards those of another), refreshed if
@@ -315,17 +331,10 @@ impl Session {
 
     /// A token by the client credentials grant, for the session's scopes and the server.
     async fn client_credentials(&self, state: &mut State) -> Result<String, OAuthError> {
-        let (Some(id), Some(secret)) = (&self.client.client_id, &self.client.client_secret) else {
-            return Err(OAuthError::registration(AuthError::ClientCredentialsError(
-                "client credentials need a client ID and secret".into(),
-            )));
-        };
-        let config = ClientCredentialsConfig::ClientSecret {
-            client_id: id.clone(),
-            client_secret: secret.clone(),
-            scopes: state.scopes.clone(),
-            resource: Some(self.server.clone()),
-        };
+        if let Some((key, algorithm)) = &self.client.private_key {
+            return self.private_key_jwt(state, key, *algorithm).await;
+        }
+        let config = self.credentials_config(state.scopes.clone())?;
         let Some(manager) = state.manager.as_mut() else {
             return Err(OAuthError::NoMetadata {
                 server: self.server.clone(),
@@ -336,6 +345,57 @@ impl Session {
         (manager.configure_client_credentials(&config)).map_err(OAuthError::registration)?;
         (manager.exchange_client_credentials(&config).await).map_err(OAuthError::token)?;
         issued(manager).await
+    }
+
+    /// A token by the client credentials grant with `private_key_jwt` (not rmcp's: see
+    /// `assertion`), saved in the store for the manager to hand out.
+    async fn private_key_jwt(
+        &self,
+        state: &mut State,
+        key: &[u8],
+        algorithm: assertion::SigningAlgorithm,
+    ) -> Result<String, OAuthError> {
+        let (Some(manager), Some(endpoint)) = (state.manager.as_mut(), &state.endpoint) else {
+            return Err(OAuthError::NoMetadata {
+                server: self.server.clone(),
+            });
+        };
+        let client_id = self.client.client_id.clone().unwrap_or_default();
+        let grant = assertion::Grant {
+            client_id: &client_id,
+            key,
+            algorithm,
+            scopes: &state.scopes,
+            resource: &self.server,
+        };
+        let stored = assertion::exchange(endpoint, &grant).await?;
+        // The manager hands out the stored token and finds when it expires.
+        manager
+            .configure_client_id(&client_id)
+            .map_err(OAuthError::registration)?;
+        (self.client.store.save(stored).await).map_err(OAuthError::store)?;
+        issued(manager).await
+    }
+
+    /// The client credentials grant's configuration, with the client's secret.
+    fn credentials_config(
+        &self,
+        scopes: Vec<String>,
+    ) -> Result<ClientCredentialsConfig, OAuthError> {
+        let (Some(client_id), Some(client_secret)) = (
+            self.client.client_id.clone(),
+            self.client.client_secret.clone(),
+        ) else {
+            return Err(OAuthError::registration(AuthError::ClientCredentialsError(
+                "client credentials need a client ID and a secret or a private key".into(),
+            )));
+        };
+        Ok(ClientCredentialsConfig::ClientSecret {
+            client_id,
+            client_secret,
+            scopes,
+            resource: Some(self.server.clone()),
+        })
     }
 }
 
