@@ -180,3 +180,59 @@ fn form_body(pairs: &[(&str, String)]) -> String {
         .collect();
     fields.join("&")
 }
+
+#[cfg(test)]
+mod tests {
+    use aws_lc_rs::rand::SystemRandom;
+    use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
+    use base64::Engine as _;
+    use jsonwebtoken::{DecodingKey, Validation};
+
+    use super::*;
+
+    #[test]
+    fn z4_form_fields_are_percent_encoded() {
+        let body = form_body(&[
+            ("scope", "a:b c".into()),
+            ("resource", "http://h/m?x=1&y".into()),
+        ]);
+        assert_eq!(
+            body,
+            "scope=a%3Ab%20c&resource=http%3A%2F%2Fh%2Fm%3Fx%3D1%26y"
+        );
+    }
+
+    #[test]
+    fn z4_the_assertion_names_the_client_and_the_issuer_and_verifies() {
+        let rng = SystemRandom::new();
+        let pkcs8 =
+            EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).expect("a key");
+        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref())
+            .expect("the key");
+        let b64 = base64::engine::general_purpose::STANDARD.encode(pkcs8.as_ref());
+        let pem = format!("-----BEGIN PRIVATE KEY-----\n{b64}\n-----END PRIVATE KEY-----\n");
+        let grant = Grant {
+            client_id: "svc",
+            key: pem.as_bytes(),
+            algorithm: SigningAlgorithm::ES256,
+            scopes: &[],
+            resource: "http://127.0.0.1/mcp",
+        };
+        let jwt = sign(&grant, "http://issuer.test").expect("signed");
+        let key = DecodingKey::from_ec_der(pair.public_key().as_ref());
+        let mut validation = Validation::new(Algorithm::ES256);
+        validation.set_audience(&["http://issuer.test"]);
+        validation.set_issuer(&["svc"]);
+        let claims = jsonwebtoken::decode::<serde_json::Value>(&jwt, &key, &validation)
+            .expect("verifies with the public key")
+            .claims;
+        assert_eq!(claims["sub"], "svc");
+        assert!(claims["exp"].as_u64() > claims["iat"].as_u64());
+        // A wrong key type is refused, not a panic.
+        let wrong = Grant {
+            algorithm: SigningAlgorithm::RS256,
+            ..grant
+        };
+        assert!(sign(&wrong, "http://issuer.test").is_err());
+    }
+}
