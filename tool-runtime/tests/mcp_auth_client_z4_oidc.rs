@@ -250,7 +250,7 @@ async fn z4_z5_authorization_code_with_pkce_scopes_and_step_up() {
 async fn z4_dynamic_registration_and_refresh_before_expiry() {
     let (captured, _guard) = Captured::install();
     let (addr, resource) = resource().await;
-    // Tokens live 4 s: refreshed once less than 2 s remain.
+    // Tokens live 4 s: refreshed once less than 2 s (half their life) remain.
     let provider = OidcProvider::start_code(&resource, REDIRECT, 4)
         .await
         .unwrap_or_else(|e| panic!("the authorization server cannot start: {e}"));
@@ -275,7 +275,9 @@ async fn z4_dynamic_registration_and_refresh_before_expiry() {
     let before = tokens(&store).await;
     assert_eq!(before.len(), 2, "an access and a refresh token");
 
-    tokio::time::sleep(Duration::from_millis(2_600)).await;
+    // Ages are counted in whole seconds: after 3.2 s one of 3 or 4 has passed, so at most
+    // one second remains, and the token is refreshed before it is sent (it is still valid).
+    tokio::time::sleep(Duration::from_millis(3_200)).await;
     let (text, kind, _) = call_through_agent(&toolset, "whoami").await;
     assert_eq!(
         (text.as_str(), kind),

@@ -26,6 +26,8 @@
 //! metadata does not list `S256` in `code_challenge_methods_supported` is refused (rmcp
 //! accepts a missing list), and a server whose metadata cannot be found is refused (rmcp
 //! falls back to `/authorize` and `/token` on the server's host, which MCP no longer allows).
+//! What it does itself: the grant and step-up inside the transport's requests (rmcp's
+//! `AuthClient` only refreshes), and `private_key_jwt` (see `assertion`).
 
 mod assertion;
 mod browser;
