@@ -28,6 +28,7 @@ mod lines;
 mod meta;
 mod server;
 
+pub use client::auth as oauth;
 pub use client::{
     Handshake, JsonSchemaValidator, McpToolset, McpToolsetBuilder, RemoteCallError, SchemaLimits,
     SchemaRejected, ToolsetError, ToolsetProblem, check_schema, local_name,

@@ -22,6 +22,7 @@ use tool_core::policy::{BoxFuture, Policy};
 use tool_core::{Annotations, BoxError, Context, OutputSchema, Site, Tool};
 
 use super::McpToolset;
+use super::auth::{OAuthClient, OAuthHttp, Session};
 use super::error::{ToolsetError, ToolsetProblem};
 use super::names::{NameMap, NameProblem, check_prefix};
 use super::remote_input::Answering;
@@ -39,6 +40,7 @@ pub struct McpToolsetBuilder {
     policy_for_all: Option<Arc<dyn Policy>>,
     limits: SchemaLimits,
     bearer_token: Option<String>,
+    oauth: Option<OAuthClient>,
     handshake: Handshake,
     elicitor: Option<Arc<dyn Elicitor>>,
     pause_on_approval: bool,
@@ -57,6 +59,7 @@ impl McpToolsetBuilder {
             policy_for_all: None,
             limits: SchemaLimits::default(),
             bearer_token: None,
+            oauth: None,
             handshake: Handshake::default(),
             elicitor: None,
             pause_on_approval: false,
@@ -140,6 +143,16 @@ impl McpToolsetBuilder {
         self
     }
 
+    /// Authenticates to a protected HTTP server with OAuth 2.1 as MCP says (Z4): on the
+    /// server's `401` the client discovers its authorization server and gets a token by
+    /// `client`'s grant, refreshes it before it expires, and asks for more scopes on a `403
+    /// insufficient_scope` ([`McpToolsetBuilder::connect_http`] only; replaces
+    /// [`McpToolsetBuilder::bearer_token`]).
+    pub fn oauth(mut self, client: OAuthClient) -> Self {
+        self.oauth = Some(client);
+        self
+    }
+
     /// Sets how the session opens (default [`Handshake::Initialize`]).
     pub fn handshake(mut self, handshake: Handshake) -> Self {
         self.handshake = handshake;
@@ -198,21 +211,44 @@ impl McpToolsetBuilder {
         let url = url.into();
         self.check_prefix()?;
         let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
-        if let Some(token) = &self.bearer_token {
-            config = config.auth_header(token.clone());
-        }
         // Each event's data through the task rewriting (M5).
         let client = task_listing::TaskAware(reqwest::Client::default());
-        let transport = StreamableHttpClientTransport::with_client(client, config);
-        let service =
-            ToolsetClient::new(client_info(), self.elicitor.clone(), self.pause_on_approval)
-                .serve_with_lifecycle(transport, self.handshake.lifecycle())
-                .await
-                .map_err(|e| ToolsetError::Connect {
-                    server: url.clone(),
-                    source: Box::new(e),
-                })?;
+        let service = match &self.oauth {
+            // Z4: every request asks the session for its token.
+            Some(oauth) => {
+                let client = OAuthHttp::new(client, Session::new(url.clone(), oauth.clone()));
+                self.serve_http(StreamableHttpClientTransport::with_client(client, config))
+                    .await
+            }
+            None => {
+                if let Some(token) = &self.bearer_token {
+                    config = config.auth_header(token.clone());
+                }
+                self.serve_http(StreamableHttpClientTransport::with_client(client, config))
+                    .await
+            }
+        };
+        let service = service.map_err(|e| ToolsetError::Connect {
+            server: url.clone(),
+            source: Box::new(e),
+        })?;
         self.assemble(Connection::new(url, service)).await
+    }
+
+    /// Opens the session over an HTTP transport.
+    async fn serve_http<C>(
+        &self,
+        transport: StreamableHttpClientTransport<C>,
+    ) -> Result<
+        rmcp::service::RunningService<rmcp::RoleClient, ToolsetClient>,
+        rmcp::service::ClientInitializeError,
+    >
+    where
+        C: rmcp::transport::streamable_http_client::StreamableHttpClient,
+    {
+        ToolsetClient::new(client_info(), self.elicitor.clone(), self.pause_on_approval)
+            .serve_with_lifecycle(transport, self.handshake.lifecycle())
+            .await
     }
 
     /// Speaks MCP over a byte stream (newline-delimited JSON-RPC, as on stdio): a pipe, a

@@ -7,9 +7,11 @@
 //! - `remote_schema`: remote schemas bounded ([`SchemaLimits`], [`check_schema`]) and
 //!   arguments validated against them locally ([`JsonSchemaValidator`]).
 //! - `remote_tool`: the session with the server, and each call sent over it.
+//! - [`auth`]: connecting to a protected server with OAuth 2.1 (Z4, [`auth::OAuthClient`]).
 //! - `error`: why a toolset cannot be built ([`ToolsetError`], [`ToolsetProblem`]) or a remote
 //!   call failed ([`RemoteCallError`]).
 
+pub mod auth;
 mod builder;
 mod elicit;
 mod error;

@@ -23,14 +23,38 @@ pub struct OidcProvider {
 
 impl OidcProvider {
     /// Starts one issuing JWT access tokens for `resource`.
+    #[allow(dead_code)]
     pub async fn start(resource: &str) -> Result<Self, String> {
-        let home = provisioned()?;
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/oidc/provider.mjs");
-        let local = home.join("provider.mjs");
+        let home = provisioned(&format!("oidc-provider-{VERSION}"))?;
+        Self::run(&home, "provider.mjs", &[("RESOURCE", resource)]).await
+    }
+
+    /// Starts one for the authorization-code flow (`provider_code.mjs`, in its own peer
+    /// directory): JWT access tokens for `resource` living `ttl` seconds, the public client
+    /// `app` redirecting to `redirect_uri`, dynamic registration, and a user's step that
+    /// completes by itself (login as `alice`, consent to what is asked).
+    #[allow(dead_code)]
+    pub async fn start_code(resource: &str, redirect_uri: &str, ttl: u32) -> Result<Self, String> {
+        let home = provisioned(&format!("oidc-provider-{VERSION}-code"))?;
+        let ttl = ttl.to_string();
+        let env = [
+            ("RESOURCE", resource),
+            ("REDIRECT_URI", redirect_uri),
+            ("ACCESS_TTL", ttl.as_str()),
+        ];
+        Self::run(&home, "provider_code.mjs", &env).await
+    }
+
+    /// Runs the script `name` (copied into `home`, where its packages are) with `env`.
+    async fn run(home: &Path, name: &str, env: &[(&str, &str)]) -> Result<Self, String> {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/support/oidc")
+            .join(name);
+        let local = home.join(name);
         std::fs::copy(&script, &local).map_err(|e| format!("cannot copy the script: {e}"))?;
         let mut child = Command::new("node")
             .arg(&local)
-            .env("RESOURCE", resource)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .kill_on_drop(true)
@@ -52,14 +76,12 @@ impl OidcProvider {
     }
 }
 
-/// `target/peers/oidc-provider-VERSION`, installed with npm on first use.
-fn provisioned() -> Result<PathBuf, String> {
+/// `target/peers/NAME` holding `oidc-provider` VERSION, installed with npm on first use.
+fn provisioned(name: &str) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("no test binary path: {e}"))?;
     let target = (exe.ancestors().nth(3))
         .ok_or_else(|| format!("the test binary `{}` is not under target/", exe.display()))?;
-    let home = target
-        .join("peers")
-        .join(format!("oidc-provider-{VERSION}"));
+    let home = target.join("peers").join(name);
     if home
         .join("node_modules/oidc-provider/package.json")
         .exists()
