@@ -97,9 +97,17 @@ pub struct Connection {
 impl Connection {
     /// A client of `http://addr/mcp`; it connects on the first call (or [`Connection::connect`]).
     pub fn new(addr: SocketAddr) -> Self {
+        Self::with_bearer(addr, None)
+    }
+
+    /// A client of `http://addr/mcp` that sends `bearer` as its access token, when given.
+    pub fn with_bearer(addr: SocketAddr, bearer: Option<&str>) -> Self {
+        let authorization = bearer
+            .map(|token| format!("Authorization: Bearer {token}\r\n"))
+            .unwrap_or_default();
         let head = format!(
             "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\n\
+             Accept: application/json, text/event-stream\r\n{authorization}\
              MCP-Protocol-Version: {PROTOCOL_VERSION}\r\nContent-Length: "
         )
         .into_bytes();

@@ -66,6 +66,8 @@ struct Server {
     addr: SocketAddr,
     /// What the server said after its address (the Python SDK's version).
     version: String,
+    /// The access token to send, when the server announced one (`… bearer TOKEN`).
+    bearer: Option<String>,
 }
 
 impl Server {
@@ -98,14 +100,24 @@ impl Server {
                 ));
             }
         };
-        let version = words.collect::<Vec<_>>().join(" ");
+        let rest: Vec<&str> = words.collect();
+        let (version, bearer) = match rest.as_slice() {
+            ["bearer", token] => (String::new(), Some((*token).to_owned())),
+            _ => (rest.join(" "), None),
+        };
         Ok(Self {
             key,
             label,
             child,
             addr,
             version,
+            bearer,
         })
+    }
+
+    /// A client of this server, with its access token when it wants one.
+    fn connection(&self) -> Connection {
+        Connection::with_bearer(self.addr, self.bearer.as_deref())
     }
 
     fn pid(&self) -> u32 {
@@ -204,6 +216,11 @@ pub async fn run(settings: Settings) -> Result<Value, String> {
             rust("ours"),
         )?,
         Server::start(
+            "ours-jwt",
+            "tool-runtime `McpServer` as an OAuth protected resource (a JWT verified on every call)",
+            rust("ours-jwt"),
+        )?,
+        Server::start(
             "rmcp",
             "bare rmcp `StreamableHttpService` (stateless, JSON answers; `#[tool_router]`)",
             rust("rmcp"),
@@ -230,7 +247,7 @@ pub async fn run(settings: Settings) -> Result<Value, String> {
     let invalid = std::str::from_utf8(args::INVALID).map_err(|e| e.to_string())?;
     let mut checks = serde_json::Map::new();
     for server in &servers {
-        let mut conn = Connection::new(server.addr);
+        let mut conn = server.connection();
         let ok = match conn.call(TOOL_NAME, valid).await {
             Ok(Answer::Result(text)) => {
                 let got: Value = serde_json::from_str(&text).map_err(|e| {
@@ -375,6 +392,7 @@ pub async fn run(settings: Settings) -> Result<Value, String> {
         "throughput_ratio": {
             "ours_over_rmcp": ratio("ours", "rmcp"),
             "ours_over_python": ratio("ours", "python"),
+            "ours_jwt_over_ours": ratio("ours-jwt", "ours"),
         },
     }))
 }
@@ -400,7 +418,7 @@ async fn measure(
 ) -> Result<Measured, String> {
     let mut conns = Vec::with_capacity(settings.clients);
     for _ in 0..settings.clients {
-        let mut conn = Connection::new(server.addr);
+        let mut conn = server.connection();
         conn.connect()
             .await
             .map_err(|e| format!("cannot connect to the {} server: {e}", server.key))?;

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! mcp-load run --out FILE [--python PYTHON --script benches/load/python/server.py]
-//! mcp-load serve ours|rmcp [--workers N]
+//! mcp-load serve ours|ours-jwt|rmcp [--workers N]
 //! mcp-load call ADDR CALLS
 //! ```
 //!
@@ -18,6 +18,7 @@
 
 mod client;
 mod drive;
+mod issuer;
 mod serve;
 
 use std::path::PathBuf;
@@ -36,8 +37,9 @@ fn main() -> ExitCode {
             let workers = flag("--workers").and_then(|w| w.parse().ok()).unwrap_or(2);
             match args.get(1).map(String::as_str) {
                 Some("ours") => serve::serve(serve::Which::Ours, workers),
+                Some("ours-jwt") => serve::serve(serve::Which::OursJwt, workers),
                 Some("rmcp") => serve::serve(serve::Which::Rmcp, workers),
-                _ => Err("serve ours|rmcp [--workers N]".to_owned()),
+                _ => Err("serve ours|ours-jwt|rmcp [--workers N]".to_owned()),
             }
         }
         Some("run") => run(
@@ -48,7 +50,7 @@ fn main() -> ExitCode {
         Some("call") => call(args.get(1), args.get(2)),
         _ => Err(
             "usage: mcp-load run --out FILE [--python PYTHON --script SERVER.py] | \
-             mcp-load serve ours|rmcp [--workers N] | mcp-load call ADDR CALLS"
+             mcp-load serve ours|ours-jwt|rmcp [--workers N] | mcp-load call ADDR CALLS"
                 .to_owned(),
         ),
     };

@@ -18,6 +18,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use tokio::net::{TcpListener, TcpStream};
 use tool_bench::shared::{Triage, triage};
+use tool_runtime::mcp::auth::Authorization;
 use tool_runtime::mcp::{HttpOptions, McpServer};
 use tool_runtime::{Context, tool as our_tool};
 
@@ -26,6 +27,9 @@ use tool_runtime::{Context, tool as our_tool};
 pub enum Which {
     /// tool-runtime's `McpServer`: the whole pipeline (availability, validation, redaction).
     Ours,
+    /// The same `McpServer` as an OAuth protected resource (Z1–Z3): every call's bearer
+    /// token, a JWT, verified against its issuer's JWKS (fetched once, then cached).
+    OursJwt,
     /// A bare rmcp server: `#[tool_router]`, `StreamableHttpService`, no pipeline.
     Rmcp,
 }
@@ -44,6 +48,7 @@ pub fn serve(which: Which, workers: usize) -> Result<(), String> {
     runtime.block_on(async move {
         match which {
             Which::Ours => serve_ours().await,
+            Which::OursJwt => serve_ours_jwt().await,
             Which::Rmcp => serve_rmcp().await,
         }
     })
@@ -83,11 +88,6 @@ pub fn may_triage(_ctx: &Context) -> Result<bool, Infallible> {
 }
 
 async fn serve_ours() -> Result<(), String> {
-    let server = McpServer::builder()
-        .name("tool-runtime-load")
-        .tool(TriageTicket)
-        .build()
-        .map_err(|e| format!("the tool is declared wrong: {e}"))?;
     // `MCP_LOAD_DIRECT_CALLS=0`: every call through rmcp's framing, to measure what direct
     // calls save.
     let direct = std::env::var("MCP_LOAD_DIRECT_CALLS").map_or(true, |v| v != "0");
@@ -95,11 +95,51 @@ async fn serve_ours() -> Result<(), String> {
         .stateless()
         .json_answers()
         .direct_calls(direct);
-    let http = server
+    let http = ours()?
         .bind_http("127.0.0.1:0", options)
         .await
         .map_err(|e| format!("cannot serve: {e}"))?;
     announce(http.local_addr())?;
+    http.wait()
+        .await
+        .map_err(|e| format!("the server failed: {e}"))
+}
+
+/// Our server of the harness's tool.
+fn ours() -> Result<McpServer, String> {
+    McpServer::builder()
+        .name("tool-runtime-load")
+        .tool(TriageTicket)
+        .build()
+        .map_err(|e| format!("the tool is declared wrong: {e}"))
+}
+
+/// Our server as a protected resource: announces `listening ADDR bearer TOKEN`, the token the
+/// load generator sends.
+async fn serve_ours_jwt() -> Result<(), String> {
+    let issuer = crate::issuer::Issuer::start().await?;
+    // The canonical resource names the port, so the port is chosen first.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map_err(|e| format!("no free port: {e}"))?
+        .port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let authorization = Authorization::jwt(&resource, &issuer.url)
+        .map_err(|e| format!("the authorization is configured wrong: {e}"))?;
+    let options = HttpOptions::new()
+        .stateless()
+        .json_answers()
+        .authorization(authorization);
+    let http = ours()?
+        .bind_http(&format!("127.0.0.1:{port}"), options)
+        .await
+        .map_err(|e| format!("cannot serve: {e}"))?;
+    let token = issuer.token(&resource)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "listening {} bearer {token}", http.local_addr())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot announce the address: {e}"))?;
+    drop(out);
     http.wait()
         .await
         .map_err(|e| format!("the server failed: {e}"))
