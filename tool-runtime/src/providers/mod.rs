@@ -1,9 +1,9 @@
-//! Drivers for real model providers (V1, V2): OpenAI's Chat Completions and Responses APIs,
-//! Anthropic's Messages API, and servers that speak OpenAI's Chat Completions API (Ollama,
+//! Drivers for real model providers (V1–V3): OpenAI's Chat Completions and Responses APIs,
+//! Anthropic's Messages API, Google's Gemini API, and servers that speak OpenAI's Chat Completions API (Ollama,
 //! vLLM, llama.cpp's server, LM Studio) or its Responses API (llama.cpp's server).
 //!
 //! Each driver is behind a cargo feature that is on by default: `openai` (which covers
-//! OpenAI-compatible servers) and `anthropic`.
+//! OpenAI-compatible servers), `anthropic` and `gemini`.
 //!
 //! # Picking a provider from the environment
 //!
@@ -30,6 +30,9 @@
 //! | `ANTHROPIC_API_KEY` | selects Anthropic, when no OpenAI variable is set |
 //! | `ANTHROPIC_BASE_URL` | the API's base URL; default `https://api.anthropic.com` |
 //! | `ANTHROPIC_MODEL` | the model; default [`anthropic::DEFAULT_MODEL`] (`claude-sonnet-4-5`) |
+//! | `GEMINI_API_KEY` (or `GOOGLE_API_KEY`) | selects Gemini, when no OpenAI or Anthropic variable is set |
+//! | `GEMINI_BASE_URL` | the API's base URL; default `https://generativelanguage.googleapis.com` |
+//! | `GEMINI_MODEL` | the model; default [`gemini::DEFAULT_MODEL`] (`gemini-2.5-flash`) |
 //!
 //! # Configuring a driver in code
 //!
@@ -106,6 +109,8 @@ mod recorded;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+#[cfg(feature = "gemini")]
+pub mod gemini;
 #[cfg(feature = "openai")]
 pub mod openai;
 
@@ -175,7 +180,7 @@ enum Timeout {
 }
 
 /// The setters every driver's builder has.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 macro_rules! common_setters {
     () => {
         /// Sets the API key. It is sent only in its header, and no error or `Debug` output
@@ -245,7 +250,7 @@ macro_rules! common_setters {
     };
 }
 
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub(crate) use common_setters;
 
 /// `head` (a JSON object) with `"tools": [...]` made of the already-rendered `tools`
