@@ -19,6 +19,9 @@
 //! - `const` becomes a one-value `enum` (the dialect has no `const`; a tag of an enum's
 //!   variants stays exact).
 //! - A schema `true` (anything) becomes `{}`.
+//! - A `$ref` to the root (`#`, a recursive type) points instead at a copy of the root kept
+//!   in `$defs` (under [`ROOT_DEF`], or that name with a number when taken): Gemini documents
+//!   references into `$defs` only.
 //! - `$schema`, `$id` and `$comment` are dropped: they say nothing to the model.
 //! - Every other keyword without subschemas (`exclusiveMinimum`, `multipleOf`, `examples`,
 //!   `deprecated`, …) moves into the node's `description`, as `keyword: value` text.
@@ -87,6 +90,9 @@ const INEXPRESSIBLE: &[&str] = &[
     "$dynamicRef",
     "$anchor",
 ];
+
+/// The name under which a root that refers to itself is copied into `$defs`.
+pub const ROOT_DEF: &str = "Root";
 
 /// The deepest nesting of subschemas the rewriting follows.
 pub const MAX_DEPTH: usize = 64;
@@ -180,19 +186,41 @@ pub fn rewrite(schema: &Value) -> Result<Rewritten, DialectError> {
             "a function's parameters must be an object schema",
         ));
     }
+    let defs = schema.get("$defs").and_then(Value::as_object);
+    let taken = |name: &String| defs.is_some_and(|d| d.contains_key(name));
+    let root_name = std::iter::once(ROOT_DEF.to_owned())
+        .chain((1..).map(|n| format!("{ROOT_DEF}{n}")))
+        .find(|name| !taken(name))
+        .unwrap_or_default();
     let mut rewriter = Rewriter {
         root: schema,
+        root_name,
+        root_referenced: false,
         changes: Vec::new(),
     };
-    let schema = rewriter.node(schema, "", 0)?;
+    let mut out = rewriter.node(schema, "", 0)?;
+    if rewriter.root_referenced
+        && let Value::Object(root) = &mut out
+    {
+        let mut copy = root.clone();
+        copy.remove("$defs");
+        let defs = root
+            .entry("$defs")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(defs) = defs {
+            defs.insert(rewriter.root_name.clone(), Value::Object(copy));
+        }
+    }
     Ok(Rewritten {
-        schema,
+        schema: out,
         changes: rewriter.changes,
     })
 }
 
 struct Rewriter<'a> {
     root: &'a Value,
+    root_name: String,
+    root_referenced: bool,
     changes: Vec<Change>,
 }
 
@@ -244,6 +272,12 @@ impl Rewriter<'_> {
                 }
                 "anyOf" | "oneOf" => {
                     out.insert(keyword.clone(), self.list_of(value, &here, keyword, depth)?);
+                }
+                "$ref" if value.as_str() == Some("#") => {
+                    self.change(at, keyword, ChangeKind::Rewritten);
+                    self.root_referenced = true;
+                    let target = format!("#/$defs/{}", self.root_name);
+                    out.insert(keyword.clone(), target.into());
                 }
                 "$ref" => {
                     self.check_ref(value, at)?;
@@ -395,6 +429,25 @@ mod tests {
         assert!(listed.contains(&("", "$schema")));
         assert!(listed.contains(&("/properties/radius", "exclusiveMinimum")));
         assert!(listed.contains(&("/properties/kind", "const")));
+    }
+
+    // V4: a reference to the root points at a copy of the root in `$defs`, under a name no
+    // definition holds.
+    #[test]
+    fn v4_a_recursive_root_is_copied_into_defs() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"children": {"type": "array", "items": {"$ref": "#"}}},
+            "$defs": {"Root": {"type": "string"}},
+        });
+        let out = rewrite(&schema).expect("expressible").schema;
+        assert_eq!(
+            out["properties"]["children"]["items"],
+            json!({"$ref": "#/$defs/Root1"})
+        );
+        assert_eq!(out["$defs"]["Root"], json!({"type": "string"}));
+        assert_eq!(out["$defs"]["Root1"]["properties"], out["properties"]);
+        assert_eq!(out["$defs"]["Root1"].get("$defs"), None);
     }
 
     // V4: what the dialect cannot express fails, naming keyword and pointer.
