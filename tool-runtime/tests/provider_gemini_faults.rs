@@ -182,7 +182,7 @@ async fn v3_safety_recitation_and_malformed_calls_are_named_errors() {
     assert!(api(&err).message.contains("blocked the prompt"), "{err}");
 }
 
-// R (truncation), V3: MAX_TOKENS is a cut-off answer: the run ends with kind Truncated and
+// R3 (truncated replies), V3: MAX_TOKENS is a cut-off answer: the run ends with kind Truncated and
 // keeps the partial text.
 #[tokio::test]
 async fn v3_max_tokens_is_a_cut_off_answer() {

@@ -307,16 +307,8 @@ impl Rewriter<'_> {
             }
         }
         if !described.is_empty() {
-            let mut text = map
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(&described.join("; "));
-            out.insert("description".into(), text.into());
+            let original = map.get("description").and_then(Value::as_str);
+            out.insert("description".into(), describe(original, &described).into());
         }
         Ok(Value::Object(out))
     }
@@ -381,6 +373,16 @@ impl Rewriter<'_> {
             ))
         }
     }
+}
+
+/// A node's description followed by the keywords moved into it, as `keyword: value` text.
+fn describe(original: Option<&str>, described: &[String]) -> String {
+    let mut text = original.unwrap_or_default().to_owned();
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str(&described.join("; "));
+    text
 }
 
 /// `/name`, escaped as a JSON pointer token.
