@@ -275,3 +275,18 @@ fn v4_an_inexpressible_schema_fails_build_naming_tool_pointer_and_keyword() {
     let keyword = path.rsplit('/').next().unwrap_or_default();
     assert!(err.to_string().contains(&format!("`{keyword}`")), "{err}");
 }
+
+// V3: a tool name N1 allows but Gemini refuses (a leading digit) fails `build()`, naming the
+// tool, before any request.
+#[test]
+fn v3_a_name_gemini_refuses_fails_build() {
+    let err = Agent::builder(gemini())
+        .tool(tool::<Empty>("2fa-check"))
+        .build()
+        .expect_err("refused");
+    let BuildProblem::SchemaUnsupported { name, source, .. } = &err.problems()[0] else {
+        panic!("expected SchemaUnsupported, got {err}");
+    };
+    assert_eq!(name, "2fa-check");
+    assert!(source.reason().contains("starts with a letter"), "{source}");
+}

@@ -217,8 +217,30 @@ impl GeminiBuilder {
     }
 }
 
+/// Why Gemini would refuse `name` as a function's name, if it would: it must start with a
+/// letter or an underscore, and hold only letters, digits, `_`, `.`, `:` and `-`, at most 64
+/// (a name of N1 that starts with a digit is refused).
+fn name_problem(name: &str) -> Option<String> {
+    let first_ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    let rest_ok = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'));
+    (!first_ok || !rest_ok || name.len() > 64).then(|| {
+        format!(
+            "Gemini takes a function name only if it starts with a letter or an underscore and \
+             holds at most 64 letters, digits, `_`, `.`, `:` or `-`; `{name}` does not"
+        )
+    })
+}
+
 impl Model for Gemini {
     fn tool_spec(&self, tool: &Tool) -> Result<ToolSpec, SchemaUnsupported> {
+        if let Some(problem) = name_problem(tool.name()) {
+            return Err(SchemaUnsupported::new(problem));
+        }
         let rewritten = dialect::rewrite(tool.schema()).map_err(|e| e.into_unsupported())?;
         let wire = wire::render(tool.name(), tool.description(), &rewritten.schema);
         Ok(ToolSpec::from_tool(tool).with_wire(FORMAT, wire))
@@ -249,5 +271,21 @@ impl Model for Gemini {
 
     fn server(&self) -> Option<(&str, u16)> {
         self.endpoint.server()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // V3: a name Gemini refuses is found at build, not by a 400 at the first request.
+    #[test]
+    fn v3_function_names_gemini_refuses() {
+        assert_eq!(name_problem("lookup-window"), None);
+        assert_eq!(name_problem("mcp_server.tool:v2"), None);
+        assert!(name_problem("2fa-check").is_some());
+        assert!(name_problem("a/b").is_some());
+        assert!(name_problem("").is_some());
+        assert!(name_problem(&"a".repeat(65)).is_some());
     }
 }
