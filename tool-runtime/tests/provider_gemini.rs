@@ -131,6 +131,37 @@ async fn v3_the_request_body_is_exactly_the_golden_one() {
     checker.assert_requests(&server);
 }
 
+// R5, V3: arguments that break the schema (a pattern, a bound moved into the description)
+// reach the parser: the model gets the violations as the call's `functionResponse` error, and
+// the handler does not run.
+#[tokio::test]
+async fn r5_invalid_arguments_go_back_as_a_function_response_error() {
+    let bad = sse(&[chunk(
+        json!([{"functionCall": {"id": "fc-9", "name": "lookup-window",
+                                 "args": {"service_id": "SVC 42!", "days": 90}}}]),
+        Some("STOP"),
+        usage(100, 12, 0),
+    )]);
+    let server = Server::start([Reply::sse(bad), Reply::sse(answer("Sorry."))]).await;
+    let out = test_agent(gemini(&server), [])
+        .run(&Context::new(), "svc?")
+        .await
+        .expect("the run answers");
+    assert_eq!(
+        out.calls[0].kind(),
+        tool_runtime::OutcomeKind::InvalidArguments
+    );
+    let part = &server.requests()[1].json()["contents"][2]["parts"][0]["functionResponse"];
+    assert_eq!(part["id"], "fc-9");
+    let text = part["response"]["error"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("/service_id") && text.contains("/days"),
+        "{text}"
+    );
+    assert!(!text.contains("Tuesday"), "the handler did not run");
+    Checker::start().assert_requests(&server);
+}
+
 /// Runs the agent with `choice` and returns the first request's `toolConfig`.
 async fn tool_config(choice: ToolChoice, replies: Vec<Reply>) -> Value {
     let server = Server::start(replies).await;
