@@ -4,6 +4,9 @@
 //! rewritten schema, and must refuse in the neutral schema exactly the keywords the rewriting
 //! declares it changed, at the same pointers. A schema the dialect cannot express fails
 //! `build()`, naming the tool, the pointer and the keyword.
+//!
+//! The same shapes check the Anthropic strict-tools dialect against the anthropic SDK's own
+//! `transform_schema`.
 
 #![cfg(feature = "gemini")]
 
@@ -17,6 +20,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 use support::gemini::Checker;
 use support::provider::scenario::{LookupWindow, tag_service};
+use tool_runtime::providers::anthropic::{Anthropic, strict};
 use tool_runtime::providers::gemini::Gemini;
 use tool_runtime::providers::gemini::dialect::{ChangeKind, rewrite};
 use tool_runtime::{Agent, BuildProblem, Context, Model, Schema, Tool};
@@ -289,4 +293,103 @@ fn v3_a_name_gemini_refuses_fails_build() {
     };
     assert_eq!(name, "2fa-check");
     assert!(source.reason().contains("starts with a letter"), "{source}");
+}
+
+/// The shapes the Anthropic strict dialect refuses where the SDK would send something, with
+/// the reason (see the `strict` module).
+const ANTHROPIC_DEVIATIONS: &[(&str, &str)] = &[
+    (
+        "node",
+        "recursive: strict tools take no recursion; the SDK keeps the `$ref`",
+    ),
+    (
+        "tag-service",
+        "an open map: the SDK would close it, leaving the model no way to send it",
+    ),
+];
+
+// V4: the Anthropic strict dialect against the anthropic SDK's `transform_schema`: on every
+// shape, the SDK leaves our rewriting as it is (it is already in the SDK's form, descriptions
+// included); where the neutral schema has no `type` list (which the SDK cannot take), the SDK's
+// rewriting of it is ours exactly; a shape we refuse is one the SDK refuses too, or a declared
+// deviation.
+#[test]
+fn v4_the_anthropic_strict_dialect_matches_the_sdk() {
+    let mut checker = Checker::start();
+    let driver = Anthropic::builder()
+        .api_key("sk-ant-test")
+        .strict_tools(true)
+        .build()
+        .expect("valid");
+    let extra = raw(
+        "strict-extra",
+        json!({
+            "type": "object",
+            "properties": {
+                "mode": {"const": "fast", "description": "The mode."},
+                "level": {"type": "integer", "enum": [1, 2, 3], "default": 2},
+                "ratio": {"type": "number", "minimum": 0, "maximum": 1, "multipleOf": 0.5},
+                "link": {"type": "string", "format": "uri-reference", "maxLength": 200},
+                "when": {"type": "string", "format": "date-time"},
+                "ids": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"},
+                        "minItems": 2, "uniqueItems": true},
+                "some": {"type": "array", "items": {"type": "boolean"}, "minItems": 1},
+                "pick": {"oneOf": [{"type": "integer"}, {"type": "string", "examples": ["it's"]}]},
+                "both": {"allOf": [{"$ref": "#/$defs/Base", "description": "A base."}]},
+            },
+            "required": ["mode", "pick"],
+            "$defs": {"Base": {"type": "object", "properties": {"n": {"type": "number"}},
+                               "title": "Base"}},
+        }),
+    );
+    let mut refused = Vec::new();
+    for tool in shapes().into_iter().chain([extra]) {
+        let neutral = tool.schema();
+        let sdk = checker.anthropic_strict(neutral);
+        let ours = match strict::rewrite(neutral) {
+            Ok(ours) => ours,
+            Err(e) => {
+                refused.push(tool.name().to_owned());
+                let declared = ANTHROPIC_DEVIATIONS.iter().any(|(n, _)| *n == tool.name());
+                assert!(
+                    declared || sdk.is_err(),
+                    "{}: we refuse ({e}), the SDK takes it",
+                    tool.name()
+                );
+                continue;
+            }
+        };
+        let fixpoint = checker
+            .anthropic_strict(&ours)
+            .unwrap_or_else(|e| panic!("{}: the SDK refuses our rewriting: {e}", tool.name()));
+        assert_eq!(
+            fixpoint,
+            ours,
+            "{}: the SDK changes our rewriting",
+            tool.name()
+        );
+        if !neutral.to_string().contains("\"type\":[") {
+            let sdk = sdk.unwrap_or_else(|e| panic!("{}: {e}", tool.name()));
+            assert_eq!(
+                sdk,
+                ours,
+                "{}: the SDK's rewriting (left) is ours (right)",
+                tool.name()
+            );
+        }
+        let spec = driver.tool_spec(&tool).expect("expressible");
+        assert!(spec.is_strict());
+        let wire: Value =
+            serde_json::from_str(spec.wire("anthropic.messages").expect("rendered")).expect("JSON");
+        assert_eq!(
+            (&wire["input_schema"], &wire["strict"]),
+            (&ours, &json!(true))
+        );
+    }
+    // `rewritten` holds a schema `true` and an open map, which the SDK refuses too.
+    assert_eq!(
+        refused,
+        ["node", "loose", "tag-service", "rewritten"],
+        "the shapes refused"
+    );
 }

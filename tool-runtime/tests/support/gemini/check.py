@@ -7,6 +7,8 @@ JSON line out, until stdin closes:
 - {"neutral": {...}, "rewritten": {...}}: the rewritten schema validated by google-genai's
   JSONSchema type (unknown keywords refused), and the (pointer, keyword) pairs that type
   refuses in the neutral schema.
+- {"anthropic_strict": {...}}: the schema as the anthropic SDK's transform_schema makes it
+  (the strict tools' dialect), under "schema".
 
 Answers {"ok": true, ...} or {"ok": false, "error": "..."}.
 """
@@ -20,6 +22,7 @@ from google.ai.generativelanguage_v1beta.types import (
 )
 from google.genai import types
 from google.protobuf import json_format
+import anthropic
 import pydantic
 
 
@@ -65,6 +68,8 @@ def answer(line):
     if "request" in command:
         parse(command["request"], GenerateContentRequest)
         return {"ok": True}
+    if "anthropic_strict" in command:
+        return {"ok": True, "schema": anthropic.transform_schema(command["anthropic_strict"])}
     if "response" in command:
         parse(command["response"], GenerateContentResponse)
         return {"ok": True}

@@ -1,7 +1,8 @@
 //! What the Gemini driver's tests share (V3–V5): the answers Google's API streams, in its
 //! real shapes (each checked against Google's own `GenerateContentResponse`), and the
 //! checker, a Python helper over Google's own packages that every request body the local
-//! server receives is parsed by (`GenerateContentRequest`, unknown fields refused).
+//! server receives is parsed by (`GenerateContentRequest`, unknown fields refused). The same
+//! helper runs the anthropic SDK's `transform_schema`, for the Anthropic strict dialect (V4).
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -91,6 +92,13 @@ impl Checker {
                 (text(0), text(1))
             })
             .collect())
+    }
+
+    /// `schema` as the anthropic SDK's `transform_schema` makes it (its strict dialect).
+    pub fn anthropic_strict(&mut self, schema: &Value) -> Result<Value, String> {
+        let answer = self.ask(&json!({ "anthropic_strict": schema }));
+        Self::verdict(&answer)?;
+        Ok(answer["schema"].clone())
     }
 
     /// Every request `server` received, each parsed by Google's definition: any unknown or

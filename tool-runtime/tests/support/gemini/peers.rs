@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 const REQUIREMENTS: &str = include_str!("requirements.txt");
 
 /// What the environment must import.
-const IMPORTS: &str = "import google.ai.generativelanguage_v1beta, google.genai.types";
+const IMPORTS: &str = "import google.ai.generativelanguage_v1beta, google.genai.types, anthropic";
 
 /// The interpreter that has Google's packages: `$GEMINI_PYTHON` as it is when set, else the
 /// provisioned environment's. The error says what is missing and how to get it.
@@ -31,6 +31,12 @@ pub fn interpreter() -> Result<PathBuf, String> {
             ))
         };
     }
+    // The tests of one binary run on threads of one process: one of them provisions, the
+    // others wait for it.
+    static PROVISIONING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = PROVISIONING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let home = environment_dir()?;
     let python = home.join("bin").join("python");
     if python.exists() {
