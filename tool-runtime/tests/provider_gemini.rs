@@ -372,4 +372,11 @@ async fn v3_the_environment_selects_gemini() {
         !format!("{model:?}").contains("gemini-key"),
         "no key in Debug"
     );
+    // Gemini comes after OpenAI and Anthropic.
+    let both = |name: &str| match name {
+        "GEMINI_API_KEY" | "ANTHROPIC_API_KEY" => Some("k".to_owned()),
+        _ => None,
+    };
+    let model = from_lookup(both).expect("valid").expect("a provider");
+    assert_eq!(model.provider(), "anthropic");
 }
