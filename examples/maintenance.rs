@@ -5,7 +5,8 @@
 //!
 //! 1. an operator on the offline model, which calls every tool it is shown with arguments
 //!    generated from the schema: invalid ones first, then corrected ones (or on a real
-//!    provider, when `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `ANTHROPIC_API_KEY` is set);
+//!    provider, when `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY` or
+//!    `GEMINI_API_KEY` is set);
 //! 2. the same operator on a scripted storyline: a validation failure the model corrects, a
 //!    successful lookup, a `ToolError`, a redacted internal failure and a guessed hidden tool;
 //! 3. a guest, who is offered no tool at all;
@@ -47,7 +48,8 @@ pub struct MaintenanceBrief {
 
 /// The model of acts 1 and 3: a real provider when one is configured in the environment
 /// (`OPENAI_API_KEY`; `OPENAI_BASE_URL` for an OpenAI-compatible server such as Ollama, with
-/// `OPENAI_MODEL`; or `ANTHROPIC_API_KEY`: see `tool_runtime::providers::from_env`), else the
+/// `OPENAI_MODEL`; or `ANTHROPIC_API_KEY`; or `GEMINI_API_KEY`: see
+/// `tool_runtime::providers::from_env`), else the
 /// embedded offline model, which calls every tool it is shown with arguments generated from
 /// the schema, invalid ones first.
 fn model() -> Result<(Box<dyn Model>, String), BoxError> {

@@ -33,7 +33,7 @@ pub mod declaring_tools {}
 pub mod running_agents {}
 
 #[doc = include_str!("providers.md")]
-#[cfg(all(feature = "openai", feature = "anthropic"))]
+#[cfg(all(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod providers {}
 
 #[doc = include_str!("approvals.md")]

@@ -6,6 +6,8 @@ use tool_core::Tool;
 
 #[cfg(feature = "anthropic")]
 use super::anthropic::Anthropic;
+#[cfg(feature = "gemini")]
+use super::gemini::Gemini;
 #[cfg(feature = "openai")]
 use super::openai::OpenAiChat;
 
@@ -24,6 +26,9 @@ pub enum EnvModel {
     /// Anthropic's Messages API (`ANTHROPIC_API_KEY` was set).
     #[cfg(feature = "anthropic")]
     Anthropic(Anthropic),
+    /// Google's Gemini API (`GEMINI_API_KEY` or `GOOGLE_API_KEY` was set).
+    #[cfg(feature = "gemini")]
+    Gemini(Gemini),
 }
 
 impl EnvModel {
@@ -33,10 +38,12 @@ impl EnvModel {
             EnvModel::OpenAi(m) | EnvModel::OpenAiCompatible(m) => m,
             #[cfg(feature = "anthropic")]
             EnvModel::Anthropic(m) => m,
+            #[cfg(feature = "gemini")]
+            EnvModel::Gemini(m) => m,
         }
     }
 
-    /// The provider's name: `openai`, `openai-compatible` or `anthropic`.
+    /// The provider's name: `openai`, `openai-compatible`, `anthropic` or `gemini`.
     pub fn provider(&self) -> &'static str {
         match self {
             #[cfg(feature = "openai")]
@@ -45,6 +52,8 @@ impl EnvModel {
             EnvModel::OpenAiCompatible(_) => "openai-compatible",
             #[cfg(feature = "anthropic")]
             EnvModel::Anthropic(_) => "anthropic",
+            #[cfg(feature = "gemini")]
+            EnvModel::Gemini(_) => "gemini",
         }
     }
 
@@ -55,6 +64,8 @@ impl EnvModel {
             EnvModel::OpenAi(m) | EnvModel::OpenAiCompatible(m) => m.model_name(),
             #[cfg(feature = "anthropic")]
             EnvModel::Anthropic(m) => m.model_name(),
+            #[cfg(feature = "gemini")]
+            EnvModel::Gemini(m) => m.model_name(),
         }
     }
 }
@@ -94,6 +105,8 @@ impl Model for EnvModel {
 ///   required.
 /// - Else `ANTHROPIC_API_KEY` set: Anthropic's Messages API, at `ANTHROPIC_BASE_URL` if set,
 ///   with `ANTHROPIC_MODEL` (default [`super::anthropic::DEFAULT_MODEL`]).
+/// - Else `GEMINI_API_KEY` (or else `GOOGLE_API_KEY`) set: Google's Gemini API, at
+///   `GEMINI_BASE_URL` if set, with `GEMINI_MODEL` (default [`super::gemini::DEFAULT_MODEL`]).
 /// - Else `None`.
 ///
 /// Empty variables count as unset. A provider whose feature is off is skipped.
@@ -174,6 +187,17 @@ pub fn from_lookup(
             builder = builder.model(model);
         }
         return Ok(Some(EnvModel::Anthropic(builder.build()?)));
+    }
+    #[cfg(feature = "gemini")]
+    if let Some(key) = var("GEMINI_API_KEY").or_else(|| var("GOOGLE_API_KEY")) {
+        let mut builder = Gemini::builder().api_key(key);
+        if let Some(url) = var("GEMINI_BASE_URL") {
+            builder = builder.base_url(url);
+        }
+        if let Some(model) = var("GEMINI_MODEL") {
+            builder = builder.model(model);
+        }
+        return Ok(Some(EnvModel::Gemini(builder.build()?)));
     }
     Ok(None)
 }

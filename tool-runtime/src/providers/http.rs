@@ -122,8 +122,9 @@ pub(crate) enum Auth {
     /// `authorization: Bearer <key>` (OpenAI and compatible servers).
     #[cfg(feature = "openai")]
     Bearer,
-    /// The key as the value of this header (Anthropic's `x-api-key`).
-    #[cfg(feature = "anthropic")]
+    /// The key as the value of this header (Anthropic's `x-api-key`, Gemini's
+    /// `x-goog-api-key`).
+    #[cfg(any(feature = "anthropic", feature = "gemini"))]
     Header(&'static str),
 }
 
@@ -195,7 +196,7 @@ impl Endpoint {
             let (name, text) = match auth {
                 #[cfg(feature = "openai")]
                 Auth::Bearer => ("authorization", format!("Bearer {}", key.expose())),
-                #[cfg(feature = "anthropic")]
+                #[cfg(any(feature = "anthropic", feature = "gemini"))]
                 Auth::Header(name) => (name, key.expose().to_owned()),
             };
             let mut value = HeaderValue::from_str(&text).map_err(|_| ConfigError::InvalidApiKey)?;
@@ -300,7 +301,7 @@ impl Endpoint {
             let mut error = parse_api_error(Some(status), &body);
             error.message = scrub(&error.message, self.key.as_ref());
             error.request_id = request_id.or(error.request_id);
-            error.retry_after = retry_after(&headers, SystemTime::now());
+            error.retry_after = retry_after(&headers, SystemTime::now()).or(error.retry_after);
             let quota = is_quota(&error);
             let retryable = status_is_retryable(status, should_retry_header(&headers), quota);
             return Err(Failure::Status(error, retryable));
@@ -564,7 +565,12 @@ pub(crate) fn parse_api_error(status: Option<u16>, body: &[u8]) -> ApiError {
             _ => None,
         }?;
         let mut api = ApiError::new(status, message);
-        api.error_type = error.get("type").and_then(text);
+        // Google's errors name their kind in `status` (`RESOURCE_EXHAUSTED`).
+        api.error_type = error
+            .get("type")
+            .or_else(|| error.get("status"))
+            .and_then(text);
+        api.retry_after = google_retry_delay(error);
         api.code = error.get("code").and_then(text);
         api.request_id = json.get("request_id").and_then(text);
         Some(api)
@@ -584,6 +590,20 @@ pub(crate) fn parse_api_error(status: Option<u16>, body: &[u8]) -> ApiError {
     });
     error.message = preview(&error.message, MAX_MESSAGE_CHARS);
     error
+}
+
+/// The wait a Google error asks for in its `google.rpc.RetryInfo` detail (`"retryDelay":
+/// "34s"`, a protobuf duration in seconds with up to nine decimals).
+fn google_retry_delay(error: &Value) -> Option<Duration> {
+    let details = error.get("details")?.as_array()?;
+    let delay = details.iter().find_map(|detail| {
+        let kind = detail.get("@type")?.as_str()?;
+        kind.ends_with("google.rpc.RetryInfo")
+            .then(|| detail.get("retryDelay")?.as_str())
+            .flatten()
+    })?;
+    let seconds: f64 = delay.trim().strip_suffix('s')?.parse().ok()?;
+    Duration::try_from_secs_f64(seconds).ok()
 }
 
 /// Whether an error says the account is out of quota: waiting will not help.
@@ -630,6 +650,13 @@ mod tests {
         );
         let html = parse_api_error(Some(502), b"<html>Bad gateway</html>");
         assert_eq!(html.message, "<html>Bad gateway</html>");
+        let google = br#"{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}}"#;
+        let e = parse_api_error(Some(429), google);
+        assert_eq!(e.error_type.as_deref(), Some("RESOURCE_EXHAUSTED"));
+        assert_eq!(e.code.as_deref(), Some("429"));
+        assert_eq!(e.retry_after, Some(Duration::from_millis(1500)));
+        let bad_delay = br#"{"error":{"message":"m","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"-1s"}]}}"#;
+        assert_eq!(parse_api_error(Some(429), bad_delay).retry_after, None);
         let empty = parse_api_error(Some(503), b"");
         assert_eq!(empty.message, "Service Unavailable");
     }

@@ -1,9 +1,9 @@
-//! Drivers for real model providers (V1, V2): OpenAI's Chat Completions and Responses APIs,
-//! Anthropic's Messages API, and servers that speak OpenAI's Chat Completions API (Ollama,
+//! Drivers for real model providers (V1–V3): OpenAI's Chat Completions and Responses APIs,
+//! Anthropic's Messages API, Google's Gemini API, and servers that speak OpenAI's Chat Completions API (Ollama,
 //! vLLM, llama.cpp's server, LM Studio) or its Responses API (llama.cpp's server).
 //!
 //! Each driver is behind a cargo feature that is on by default: `openai` (which covers
-//! OpenAI-compatible servers) and `anthropic`.
+//! OpenAI-compatible servers), `anthropic` and `gemini`.
 //!
 //! # Picking a provider from the environment
 //!
@@ -30,6 +30,9 @@
 //! | `ANTHROPIC_API_KEY` | selects Anthropic, when no OpenAI variable is set |
 //! | `ANTHROPIC_BASE_URL` | the API's base URL; default `https://api.anthropic.com` |
 //! | `ANTHROPIC_MODEL` | the model; default [`anthropic::DEFAULT_MODEL`] (`claude-sonnet-4-5`) |
+//! | `GEMINI_API_KEY` (or `GOOGLE_API_KEY`) | selects Gemini, when no OpenAI or Anthropic variable is set |
+//! | `GEMINI_BASE_URL` | the API's base URL; default `https://generativelanguage.googleapis.com` |
+//! | `GEMINI_MODEL` | the model; default [`gemini::DEFAULT_MODEL`] (`gemini-2.5-flash`) |
 //!
 //! # Configuring a driver in code
 //!
@@ -66,7 +69,8 @@
 //!   passed on as they come; the agent validates the arguments (R5).
 //! - A request is retried on a connection failure, a timeout before the answer, and the
 //!   statuses 408, 409, 429 and 5xx, with bounded exponential backoff and jitter, honouring
-//!   `retry-after-ms`, `retry-after` and `x-should-retry` ([`RetryPolicy`]); never once any
+//!   `retry-after-ms`, `retry-after`, `x-should-retry` and the `retryDelay` of a Google error's
+//!   `google.rpc.RetryInfo` ([`RetryPolicy`]); never once any
 //!   of the answer was handed on. A success status whose body is empty, or stays silent past
 //!   the idle timeout before its first byte, is still before the answer and is retried too.
 //!   A 429 for `insufficient_quota`, and 400, 401, 403 and 404, are returned at once as
@@ -75,7 +79,8 @@
 //!   `text/event-stream` (or it names none); anything else (a proxy's HTML page, JSON) is a
 //!   [`crate::ModelError::Protocol`] that names the type and shows the start of the body, and
 //!   is not retried.
-//! - A stream that ends before the provider's end marker, cleanly or with the connection
+//! - A stream that ends before the provider's end marker (Gemini's: a `finishReason`), cleanly
+//!   or with the connection
 //!   broken, is an error whose message says the answer stream ended before it was complete
 //!   ([`TransportError::Truncated`], [`TransportError::Read`]), never a silent partial
 //!   answer; an event that is not JSON is a [`crate::ModelError::Protocol`]; unknown event
@@ -92,7 +97,12 @@
 //!   is therefore not supported.
 //! - Responses requests are stateless (`store: false`, the whole conversation each time).
 //! - A tool call whose arguments are not a JSON object goes back to Anthropic with an empty
-//!   `input` (the API takes only objects); its result already told the model what was wrong.
+//!   `input`, and to Gemini with empty `args` (the APIs take only objects); its result already
+//!   told the model what was wrong.
+//! - Gemini: images and audio in a tool result go as lines of text that stand for them (M4),
+//!   not as `functionResponse` parts; parallel calls cannot be turned off (the API has no
+//!   switch); thought parts are not passed on, and only the signatures of function calls are
+//!   sent back (not those of text parts, which the API does not require).
 
 mod error;
 mod http;
@@ -106,6 +116,8 @@ mod recorded;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+#[cfg(feature = "gemini")]
+pub mod gemini;
 #[cfg(feature = "openai")]
 pub mod openai;
 
@@ -175,7 +187,7 @@ enum Timeout {
 }
 
 /// The setters every driver's builder has.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 macro_rules! common_setters {
     () => {
         /// Sets the API key. It is sent only in its header, and no error or `Debug` output
@@ -245,7 +257,7 @@ macro_rules! common_setters {
     };
 }
 
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub(crate) use common_setters;
 
 /// `head` (a JSON object) with `"tools": [...]` made of the already-rendered `tools`

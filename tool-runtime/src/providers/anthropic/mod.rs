@@ -11,9 +11,12 @@
 //! | `tool_choice` | not sent (the API's default: `auto`, parallel calls on) |
 //!
 //! A tool's neutral schema goes to `input_schema` as it is: its root is an object, and the
-//! API takes the JSON Schema keywords the neutral schema uses (V1).
+//! API takes the JSON Schema keywords the neutral schema uses (V1). With
+//! [`AnthropicBuilder::strict_tools`], each tool is a strict tool instead, its schema
+//! rewritten into the strict dialect (V4, [`strict`]).
 
 pub(crate) mod events;
+pub mod strict;
 mod wire;
 
 use std::sync::Arc;
@@ -75,6 +78,7 @@ pub struct Anthropic {
     max_tokens: u32,
     tool_choice: Option<ToolChoice>,
     parallel_tool_calls: Option<bool>,
+    strict_tools: bool,
     body: Map<String, Value>,
 }
 
@@ -87,6 +91,7 @@ impl Anthropic {
             version: API_VERSION.to_owned(),
             tool_choice: None,
             parallel_tool_calls: None,
+            strict_tools: false,
         }
     }
 
@@ -110,6 +115,7 @@ pub struct AnthropicBuilder {
     version: String,
     tool_choice: Option<ToolChoice>,
     parallel_tool_calls: Option<bool>,
+    strict_tools: bool,
 }
 
 impl AnthropicBuilder {
@@ -141,6 +147,15 @@ impl AnthropicBuilder {
         self
     }
 
+    /// Sends every tool as a strict tool (`"strict": true`, off by default): the API then
+    /// holds the model's input to the tool's schema, rewritten into the strict dialect
+    /// ([`strict`], V4). A tool whose schema the dialect cannot express (an open map,
+    /// recursion, a value that may be anything) fails the agent's `build()`.
+    pub fn strict_tools(mut self, strict: bool) -> Self {
+        self.strict_tools = strict;
+        self
+    }
+
     /// Builds the driver.
     ///
     /// # Errors
@@ -154,6 +169,7 @@ impl AnthropicBuilder {
             version,
             tool_choice,
             parallel_tool_calls,
+            strict_tools,
         } = self;
         if common.api_key.is_none() {
             return Err(ConfigError::MissingApiKey {
@@ -174,6 +190,7 @@ impl AnthropicBuilder {
             max_tokens,
             tool_choice,
             parallel_tool_calls,
+            strict_tools,
             body: common.body,
         })
     }
@@ -187,6 +204,13 @@ impl Model for Anthropic {
                 "Anthropic requires `input_schema` to be an object schema",
             )
             .at("/type"));
+        }
+        if self.strict_tools {
+            let strict = strict::rewrite(schema)?;
+            let wire = wire::render_strict(tool.name(), tool.description(), &strict);
+            return Ok(ToolSpec::from_tool(tool)
+                .with_strict(true)
+                .with_wire(FORMAT, wire));
         }
         let wire = wire::render(tool.name(), tool.description(), schema);
         Ok(ToolSpec::from_tool(tool).with_wire(FORMAT, wire))

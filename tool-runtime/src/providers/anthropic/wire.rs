@@ -11,6 +11,12 @@ pub(super) fn render(name: &str, description: &str, schema: &Value) -> String {
     json!({"name": name, "description": description, "input_schema": schema}).to_string()
 }
 
+/// A strict tool (V4): its schema already in the strict dialect, and `"strict": true`.
+pub(super) fn render_strict(name: &str, description: &str, schema: &Value) -> String {
+    json!({"name": name, "description": description, "input_schema": schema, "strict": true})
+        .to_string()
+}
+
 /// The request body for `request`.
 pub(super) fn body(driver: &Anthropic, request: &ModelRequest<'_>) -> String {
     let tools: Vec<String> = request
