@@ -171,7 +171,15 @@ impl Session {
             .is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28)
         {
             let declared = cx.client_capabilities().is_some_and(|c| c.supports_tasks());
-            let task = declared && tasks::as_extension_task(tasks, tool, &request.name, ctx).await;
+            let required = tasks.support(&request.name) == tasks::TaskSupport::Required;
+            if !declared && !required {
+                return Ok(None);
+            }
+            let task = tasks::as_extension_task(tasks, tool, &request.name, ctx).await;
+            // M9: a tool that runs only as a task, called by a client without the extension.
+            if task && !declared {
+                return Err(tasks::extension_required());
+            }
             return Ok(task.then_some((None, tasks::Flavor::Extension)));
         }
         // The SDK may keep a request's `_meta` in its context rather than its params.
