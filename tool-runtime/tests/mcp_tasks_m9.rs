@@ -13,8 +13,9 @@ use rmcp::model::{
     TaskStatus,
 };
 use rmcp::service::{RoleClient, RunningService, ServiceError};
-use tool_runtime::mcp::{McpServer, TaskSupport};
-use tool_runtime::{Context, Tool};
+use serde_json::json;
+use tool_runtime::mcp::{McpServer, ProtocolError, TaskSupport};
+use tool_runtime::{Context, OutcomeKind, Tool, ToolError};
 
 /// The test tools: `echo` may run as a task, `only-task` runs only as one, `hidden-task`
 /// runs only as one and is offered to nobody; and how many calls each handler ran.
@@ -35,7 +36,26 @@ fn server() -> (McpServer, Arc<AtomicUsize>) {
                 .available_fn(|_ctx: &Context| Ok::<_, std::io::Error>(false))
                 .build(),
         )
+        .tool(
+            Tool::builder("refuse", "Refuses its call with a protocol error.")
+                .handler(|_ctx: Context, _args: Empty| async move {
+                    Err::<String, _>(
+                        ProtocolError::invalid_params("no region of that name")
+                            .with_data(json!({"region": "atlantis"})),
+                    )
+                })
+                .build(),
+        )
+        .tool(
+            Tool::builder("reject", "Fails at its work.")
+                .handler(|_ctx: Context, _args: Empty| async move {
+                    Err::<String, _>(ToolError::new("the quota is spent"))
+                })
+                .build(),
+        )
         .task_support("echo", TaskSupport::Optional)
+        .task_support("refuse", TaskSupport::Optional)
+        .task_support("reject", TaskSupport::Optional)
         .task_support("only-task", TaskSupport::Required)
         .task_support("hidden-task", TaskSupport::Required)
         .build()
@@ -188,4 +208,46 @@ async fn m9_a_task_only_tool_called_without_the_extension_is_refused_32021() {
         1,
         "the hidden tool did not run"
     );
+}
+
+/// M9: a handler ends its call with a protocol error ([`ProtocolError`]): a plain call is
+/// answered with that JSON-RPC error (code, message, data), a task ends `failed` with it
+/// inlined and no result. A tool that fails at its work (`isError`) completes its task with
+/// that result instead. In an agent run the same handler is an ordinary, redacted failure.
+#[tokio::test]
+async fn m9_a_handler_ends_its_call_with_a_protocol_error() {
+    let (server, _) = server();
+    let plain = client(server.clone(), false).await;
+    let refused = (plain.peer())
+        .call_tool_once(CallToolRequestParams::new("refuse"))
+        .await;
+    let Err(ServiceError::McpError(error)) = refused else {
+        panic!("a JSON-RPC error: {refused:?}");
+    };
+    assert_eq!(error.code.0, -32602, "{error:?}");
+    assert_eq!(error.message, "no region of that name");
+    assert_eq!(error.data, Some(json!({"region": "atlantis"})));
+
+    let tasks = client(server.clone(), true).await;
+    let (_, ended) = finished_task(&tasks, "refuse").await;
+    assert_eq!(ended.task.task.status, TaskStatus::Failed, "{ended:?}");
+    let TaskPayload::Failed { error } = &ended.task.payload else {
+        panic!("failed with the error inlined: {ended:?}");
+    };
+    assert_eq!(error["code"], -32602, "{error:?}");
+    assert_eq!(error["message"], "no region of that name", "{error:?}");
+
+    let (_, ended) = finished_task(&tasks, "reject").await;
+    assert_eq!(ended.task.task.status, TaskStatus::Completed, "{ended:?}");
+    let TaskPayload::Completed { result } = &ended.task.payload else {
+        panic!("completed with the tool's error: {ended:?}");
+    };
+    assert_eq!(result["isError"], true, "{result:?}");
+
+    let refuse = (server.tools().iter())
+        .find(|tool| tool.name() == "refuse")
+        .expect("served");
+    let outcome = refuse.invoke(&Context::new(), b"{}").await;
+    assert_eq!(outcome.kind(), OutcomeKind::Failed, "{outcome:?}");
+    assert!(!outcome.text().contains("region"), "{}", outcome.text());
 }

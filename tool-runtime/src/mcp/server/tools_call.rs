@@ -25,7 +25,7 @@ use super::rounds::{self, RoundElicitor, Rounds};
 use super::seam::McpSeam;
 use super::session::Session;
 use super::spans::{self, Seen};
-use super::{elicit, progress, tasks};
+use super::{elicit, progress, protocol_error, tasks};
 
 /// Whom a call is answered for, as the pipeline sees them.
 #[derive(Clone, Copy)]
@@ -268,6 +268,10 @@ impl Session {
         };
         progress.finish().await;
         self.observe(&request.name, declared, &outcome, answering);
+        // M9: a handler that ended its call with a protocol error is answered with that error.
+        if let Some(error) = protocol_error::of_outcome(&outcome) {
+            return Err(error);
+        }
         Ok(CallToolResponse::Complete(result_of(
             &outcome,
             tool.and_then(Tool::output_schema),

@@ -198,8 +198,10 @@ fn ended(
         }
         Err(error) => return (Status::Failed, Some(error.message.to_string()), Err(error)),
     };
-    let failed = result.is_error == Some(true);
-    // A tool's `isError` result fails its task; its text (redacted, E2) says why.
+    // On 2025-11-25 a tool's `isError` result fails its task, its text (redacted, E2) saying
+    // why; the Tasks extension completes it with that result (M9): only a protocol error
+    // fails a task there.
+    let failed = result.is_error == Some(true) && flavor == Flavor::Augmented;
     let message = failed.then(|| first_text(&result)).flatten();
     let mut value = serde_json::to_value(&result).unwrap_or_else(|_| json!({"content": []}));
     if let Value::Object(object) = &mut value {
