@@ -375,13 +375,44 @@ impl Context {
     /// [`ElicitError::Invalid`] when the answer does not fit `T`; [`ElicitError::Failed`] when
     /// the transport failed.
     pub async fn elicit<T: Schema>(&self, message: &str) -> Result<Elicited<T>, ElicitError> {
+        self.ask::<T>(None, message).await
+    }
+
+    /// Asks as [`Context::elicit`] does, naming the question `key` (M10): over MCP 2026-07-28
+    /// the key of its input request, which a client may read (`user_name`, say); elsewhere
+    /// the name is not shown. A call's questions have names of their own.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::elicit`]; [`ElicitError::Key`] when `key` is not 1 to 64 ASCII letters,
+    /// digits, `_`, `-` and `.` ([`check_key`](crate::elicit::check_key)), or names another
+    /// question of the call.
+    pub async fn elicit_named<T: Schema>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<Elicited<T>, ElicitError> {
+        crate::elicit::check_key(key)?;
+        self.ask::<T>(Some(key), message).await
+    }
+
+    /// Asks `message` (named `key`, when given) wanting a `T`, and parses the answer.
+    async fn ask<T: Schema>(
+        &self,
+        key: Option<&str>,
+        message: &str,
+    ) -> Result<Elicited<T>, ElicitError> {
         let Some(elicitor) = self.elicitor.as_deref() else {
             return Err(ElicitError::Unsupported);
         };
         let type_name = std::any::type_name::<T>();
         let schema = elicitation_schema::<T>()
             .map_err(|reason| ElicitError::Schema { type_name, reason })?;
-        match elicitor.elicit(message, &schema).await? {
+        let answer = match key {
+            Some(key) => elicitor.elicit_named(key, message, &schema).await?,
+            None => elicitor.elicit(message, &schema).await?,
+        };
+        match answer {
             ElicitAnswer::Decline => Ok(Elicited::Declined),
             ElicitAnswer::Cancel => Ok(Elicited::Cancelled),
             ElicitAnswer::Accept(content) => {
