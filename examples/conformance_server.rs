@@ -43,6 +43,7 @@
 //!   server opens with a priming event and a `retry` field). The `server-sse-polling` scenario
 //!   would also like the tool to close that stream before its answer, for the client to
 //!   resume it with `Last-Event-ID`; a tool cannot do that, and the suite notes it (`INFO`);
+//! - `test-tool-with-logging`: logs three messages at `info`, about 50 ms apart (M8);
 //! - `test-input-required-result-elicitation`: asks the user's name under the key
 //!   `user_name` (M10), on 2026-07-28 in its answer (`input_required`);
 //! - `test-input-required-result-request-state` and `…-tampered-state` ask a confirmation
@@ -56,17 +57,26 @@
 
 use std::time::Duration;
 
+use fixtures::{
+    custom_header, failing_job, greet, input_required_confirm, input_required_elicitation,
+    input_required_multi_round, protocol_error_job, slow_compute,
+};
+
 use serde::Serialize;
 use serde_json::{Value, json};
 use tool_runtime::mcp::{
     HttpOptions, HttpServer, JsonSchemaValidator, McpNaming, McpServer, McpServerBuilder,
-    ProtocolError, TaskSupport,
+    TaskSupport,
 };
 use tool_runtime::{
-    BoxError, Context, Schema, Tool, ToolError,
+    BoxError, Context, LogLevel, Schema, Tool, ToolError,
     elicit::Elicited,
     outcome::{Image, Resource, WithImages},
 };
+
+// The fixtures of 2026-07-28's scenarios and the Tasks extension's.
+#[path = "conformance_server/fixtures.rs"]
+mod fixtures;
 
 /// The address served when none is given: loopback, a port the system chooses.
 const DEFAULT_ADDRESS: &str = "127.0.0.1:0";
@@ -113,6 +123,7 @@ pub fn mcp_names() -> Vec<(&'static str, &'static str)> {
             "test_input_required_result_multi_round",
         ),
         ("test-custom-header", "test_custom_header"),
+        ("test-tool-with-logging", "test_tool_with_logging"),
         ("greet", "greet"),
         ("slow-compute", "slow_compute"),
         ("failing-job", "failing_job"),
@@ -466,161 +477,16 @@ fn elicitation_enums() -> Tool {
     .build()
 }
 
-/// Who answers a question by name.
-#[derive(Schema, Debug)]
-struct UserName {
-    /// The name.
-    name: String,
-}
-
-/// `test-input-required-result-elicitation`: asks the user's name, naming the question
-/// `user_name` (M10: on 2026-07-28 the key of its input request), and greets them.
-fn input_required_elicitation() -> Tool {
-    Tool::builder(
-        "test-input-required-result-elicitation",
-        "Asks the user's name, then greets them.",
-    )
-    .handler(|ctx: Context, _args: NoArguments| async move {
-        match (ctx.elicit_named::<UserName>("user_name", "What is your name?")).await {
-            Ok(Elicited::Accepted(user)) => Ok(format!("Hello, {}!", user.name)),
-            Ok(_) => Ok("Hello, whoever you are!".to_owned()),
-            Err(error) => Err(ToolError::new(format!("the question failed: {error}"))),
-        }
-    })
-    .build()
-}
-
-/// A yes or no.
-#[derive(Schema, Debug)]
-struct Confirmation {
-    /// Whether it is confirmed.
-    ok: bool,
-}
-
-/// A colour.
-#[derive(Schema, Debug)]
-struct Colour {
-    /// Its name.
-    color: String,
-}
-
-/// `test-input-required-result-request-state` (and `…-tampered-state`): asks for a
-/// confirmation (`confirm`); the answer comes back with the sealed state, checked (H10).
-fn input_required_confirm(name: &'static str) -> Tool {
-    Tool::builder(name, "Asks for a confirmation, then says the state held.")
+/// `test-tool-with-logging`: logs three messages at `info`, about 50 ms apart (M8).
+fn with_logging() -> Tool {
+    Tool::builder("test-tool-with-logging", "Logs three messages as it works.")
         .handler(|ctx: Context, _args: NoArguments| async move {
-            match (ctx.elicit_named::<Confirmation>("confirm", "Please confirm")).await {
-                Ok(Elicited::Accepted(answer)) => Ok(format!("state-ok: confirmed {}", answer.ok)),
-                Ok(_) => Ok("state-ok: not confirmed".to_owned()),
-                Err(error) => Err(ToolError::new(format!("the question failed: {error}"))),
-            }
-        })
-        .build()
-}
-
-/// `test-input-required-result-multi-round`: two questions, one round each (`step1`, `step2`).
-fn input_required_multi_round() -> Tool {
-    Tool::builder(
-        "test-input-required-result-multi-round",
-        "Asks a name, then a favourite colour.",
-    )
-    .handler(|ctx: Context, _args: NoArguments| async move {
-        let asked = async {
-            let name = ctx.elicit_named::<UserName>("step1", "Step 1: What is your name?");
-            let Elicited::Accepted(user) = name.await? else {
-                return Ok("no name".to_owned());
-            };
-            let colour =
-                ctx.elicit_named::<Colour>("step2", "Step 2: What is your favorite color?");
-            Ok(match colour.await? {
-                Elicited::Accepted(colour) => format!("{} likes {}", user.name, colour.color),
-                _ => format!("{} has no favourite", user.name),
-            })
-        };
-        asked
-            .await
-            .map_err(|error: tool_runtime::ElicitError| ToolError::new(error.to_string()))
-    })
-    .build()
-}
-
-/// `test-custom-header`: a tool whose `region` a 2026-07-28 client mirrors into the
-/// `Mcp-Param-Region` header, which the server checks against the body (M10).
-fn custom_header() -> Result<Tool, BoxError> {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "region": { "type": "string", "x-mcp-header": "Region" },
-            "query": { "type": "string" }
-        },
-        "required": ["query"]
-    });
-    let validator = JsonSchemaValidator::new(&schema)?;
-    Ok(
-        Tool::builder("test-custom-header", "Runs a query in a region.")
-            .dynamic_handler(schema, validator, |_ctx: Context, args: Value| async move {
-                Ok::<_, ToolError>(format!("ran in {}", args["region"]))
-            })
-            .build(),
-    )
-}
-
-/// The arguments of `greet`.
-#[derive(Schema, Debug)]
-struct Greeting {
-    /// Whom to greet.
-    #[schema(default = "world")]
-    name: String,
-}
-
-/// `greet` (the Tasks extension's fixtures): answers at once, never as a task.
-fn greet() -> Tool {
-    Tool::builder("greet", "Greets someone.")
-        .handler(|_ctx: Context, args: Greeting| async move {
-            Ok::<_, ToolError>(format!("Hello, {}!", args.name))
-        })
-        .build()
-}
-
-/// The arguments of `slow-compute`.
-#[derive(Schema, Debug)]
-struct Compute {
-    /// How long to work, in seconds.
-    #[schema(default = 0, range = 0..=120)]
-    seconds: u32,
-    /// A label, repeated in the answer.
-    #[schema(default = "")]
-    label: String,
-}
-
-/// `slow-compute`: works `seconds` seconds, then answers; cancelled, it stops.
-fn slow_compute() -> Tool {
-    Tool::builder("slow-compute", "Works for a while, then answers.")
-        .handler(|ctx: Context, args: Compute| async move {
-            tokio::select! {
-                () = tokio::time::sleep(Duration::from_secs(args.seconds.into())) => {}
-                () = ctx.cancelled() => return Err(ToolError::new("cancelled")),
-            }
-            Ok(format!("computed {} after {} s", args.label, args.seconds))
-        })
-        .build()
-}
-
-/// `failing-job`: fails at its work after about a second (a result with `isError`).
-fn failing_job() -> Tool {
-    Tool::builder("failing-job", "Fails at its work after a second.")
-        .handler(|_ctx: Context, _args: NoArguments| async {
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            Err::<String, _>(ToolError::new("the job failed"))
-        })
-        .build()
-}
-
-/// `protocol-error-job`: ends its call with a protocol error (M9).
-fn protocol_error_job() -> Tool {
-    Tool::builder("protocol-error-job", "Ends its call with a protocol error.")
-        .handler(|_ctx: Context, _args: NoArguments| async {
-            Err::<String, _>(ProtocolError::internal_error("the job broke down"))
+            ctx.log(LogLevel::Info, "Tool execution started");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ctx.log(LogLevel::Info, "Tool processing data");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ctx.log(LogLevel::Info, "Tool execution completed");
+            Ok::<_, ToolError>("Logged three messages.")
         })
         .build()
 }
@@ -646,6 +512,7 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
         .tool(elicitation())
         .tool(elicitation_defaults())
         .tool(elicitation_enums())
+        .tool(with_logging())
         .tool(input_required_elicitation())
         .tool(input_required_confirm(
             "test-input-required-result-request-state",

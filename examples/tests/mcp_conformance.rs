@@ -90,9 +90,7 @@ const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
         "M7: prompts/list, resources/list and resources/templates/list, whose caching hints it \
          checks beside tools/list's (which pass), are not served",
     ),
-    // M8: a handler cannot log to its client, ask its model or read its roots yet.
-    ("logging-set-level", ALL, LOGGING),
-    ("tools-call-with-logging", ALL, LOGGING),
+    // M8: a handler cannot ask its client's model or read its roots yet.
     ("tools-call-sampling", ALL, SAMPLING),
     (
         "input-required-result-basic-sampling",
@@ -156,10 +154,6 @@ const RESOURCES: &str = "M7 resources: resources/list, resources/read, templates
 
 /// Why the prompts scenarios cannot pass yet.
 const PROMPTS: &str = "M7 prompts: prompts/list and prompts/get are not served";
-
-/// Why the logging scenarios cannot pass yet.
-const LOGGING: &str = "M8 logging: no context method logs to the client \
-                       (notifications/message), and logging/setLevel is not served";
 
 /// Why the sampling scenarios cannot pass yet.
 const SAMPLING: &str = "M8 sampling: no context method asks the client's model \
@@ -242,6 +236,7 @@ const SCENARIO_TOOLS: &[(&str, &str)] = &[
         "test_input_required_result_multi_round",
     ),
     ("http-custom-header-server-validation", "test_custom_header"),
+    ("tools-call-with-logging", "test_tool_with_logging"),
     ("tasks-lifecycle", "greet"),
     ("tasks-lifecycle", "slow_compute"),
     ("tasks-lifecycle", "failing_job"),

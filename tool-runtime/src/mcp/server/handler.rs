@@ -89,6 +89,18 @@ impl ServerHandler for Handler {
         Ok(result)
     }
 
+    /// `logging/setLevel` (M8): the level of the log messages this session's client gets.
+    /// (rmcp marks logging deprecated: 2026-07-28 names a level per request instead.)
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.log_level.set(request.level);
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,

@@ -18,6 +18,7 @@
 //! - `malformed`: the answers to requests the SDK cannot parse.
 //! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
 //! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
+//! - `logging`: a handler's log messages, sent as `notifications/message` (M8).
 //! - `protocol_error`: [`ProtocolError`], a handler's way to answer with a JSON-RPC error (M9).
 //! - `tasks`: long-running tools as MCP tasks ([`TaskSupport`], M5).
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
@@ -32,6 +33,7 @@ mod error;
 mod handle;
 mod handler;
 mod http_server;
+mod logging;
 mod malformed;
 mod naming;
 mod progress;
