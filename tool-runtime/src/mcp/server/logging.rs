@@ -5,13 +5,14 @@
 //! level gets no messages).
 //!
 //! As progress (`progress`), messages go through a channel to a task that sends them in
-//! order, and the answer waits until every message made before it is sent.
+//! order (started by a call's first message), and the answer waits until every message made
+//! before it is sent.
 //!
 //! rmcp marks MCP logging deprecated (SEP-2577 moves it to the per-request level of
 //! 2026-07-28); its types are used here, where the protocols that still have it are served.
 #![allow(deprecated)]
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use rmcp::RoleServer;
@@ -50,9 +51,28 @@ enum Message {
     Flush(oneshot::Sender<()>),
 }
 
+/// The task that sends one call's messages, started by its first message: a call that logs
+/// nothing costs no task.
+struct Sender {
+    peer: Peer<RoleServer>,
+    runtime: tokio::runtime::Handle,
+    running: OnceLock<(mpsc::UnboundedSender<Message>, JoinHandle<()>)>,
+}
+
+impl Sender {
+    fn send(&self, message: Message) -> bool {
+        let (sender, _) = self.running.get_or_init(|| {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            let task = self.runtime.spawn(forward(receiver, self.peer.clone()));
+            (sender, task)
+        });
+        sender.send(message).is_ok()
+    }
+}
+
 /// The log relay of one call: inert when the client gets no messages.
 pub(crate) struct Relay {
-    running: Option<(mpsc::UnboundedSender<Message>, JoinHandle<()>)>,
+    sender: Option<Arc<Sender>>,
 }
 
 /// `ctx`, the call's context, with its log messages at or above the level the client asked
@@ -67,13 +87,16 @@ pub(crate) fn relay(
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
     let least = match (per_request, requested) {
-        (true, None) => return (ctx, Relay { running: None }),
+        (true, None) => return (ctx, Relay::inert()),
         (true, Some(level)) => level_of(level),
         (false, _) => session.get(),
     };
-    let (sender, receiver) = mpsc::unbounded_channel();
-    let task = tokio::spawn(forward(receiver, cx.peer.clone()));
-    let messages = sender.clone();
+    let sender = Arc::new(Sender {
+        peer: cx.peer.clone(),
+        runtime: tokio::runtime::Handle::current(),
+        running: OnceLock::new(),
+    });
+    let messages = Arc::clone(&sender);
     let ctx = ctx.with_log_sink(move |message| {
         if message.level >= least {
             // After the answer the relay is gone: a late message has nowhere to go.
@@ -83,7 +106,7 @@ pub(crate) fn relay(
     (
         ctx,
         Relay {
-            running: Some((sender, task)),
+            sender: Some(sender),
         },
     )
 }
@@ -91,7 +114,7 @@ pub(crate) fn relay(
 impl Relay {
     /// The relay of a call whose client gets no messages.
     pub(crate) fn inert() -> Self {
-        Self { running: None }
+        Self { sender: None }
     }
 
     /// Waits (at most [`FLUSH_LIMIT`]) until every message made so far is sent, then stops
@@ -101,11 +124,14 @@ impl Relay {
     ///
     /// Dropping the future stops relaying; messages not sent yet are lost.
     pub(crate) async fn finish(self) {
-        let Some((sender, task)) = self.running else {
+        let Some(sender) = self.sender else {
+            return;
+        };
+        let Some((_, task)) = sender.running.get() else {
             return;
         };
         let (done, flushed) = oneshot::channel();
-        if sender.send(Message::Flush(done)).is_ok()
+        if sender.send(Message::Flush(done))
             && tokio::time::timeout(FLUSH_LIMIT, flushed).await.is_err()
         {
             tracing::debug!("log messages were still unsent when the call was answered");
