@@ -4,6 +4,10 @@
 //! the extension, is refused `-32021` naming the extension (nothing runs).
 #![cfg(feature = "mcp")]
 
+mod support {
+    pub mod raw_http;
+}
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -250,4 +254,46 @@ async fn m9_a_handler_ends_its_call_with_a_protocol_error() {
     let outcome = refuse.invoke(&Context::new(), b"{}").await;
     assert_eq!(outcome.kind(), OutcomeKind::Failed, "{outcome:?}");
     assert!(!outcome.text().contains("region"), "{}", outcome.text());
+}
+
+/// M9 over streamable HTTP: the `-32021` refusal of a task-only tool's call is a `400`, as
+/// the protocol wants for a missing client capability, and nothing runs.
+#[tokio::test]
+async fn m9_over_http_the_refusal_is_a_400() {
+    let (server, runs) = server();
+    let http = server
+        .bind_http(
+            "127.0.0.1:0",
+            tool_runtime::mcp::HttpOptions::new().stateless(),
+        )
+        .await
+        .expect("binds");
+    let mut connection = support::raw_http::RawConnection::open(http.local_addr()).await;
+    let call = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "name": "only-task",
+            "arguments": {},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "m9", "version": "0"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "only-task"),
+    ];
+    let response = connection.post(&headers, &call).await;
+    assert_eq!(response.status, 400, "{}", response.body);
+    let answer = response
+        .messages()
+        .into_iter()
+        .next()
+        .expect("a JSON-RPC answer");
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "nothing ran");
+    http.shutdown().await.expect("shuts down");
 }
