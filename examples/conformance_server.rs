@@ -42,20 +42,41 @@
 //! - `test-reconnection`: answers at once, on the event stream of its `tools/call` (which the
 //!   server opens with a priming event and a `retry` field). The `server-sse-polling` scenario
 //!   would also like the tool to close that stream before its answer, for the client to
-//!   resume it with `Last-Event-ID`; a tool cannot do that, and the suite notes it (`INFO`).
+//!   resume it with `Last-Event-ID`; a tool cannot do that, and the suite notes it (`INFO`);
+//! - `test-tool-with-logging`: logs three messages at `info`, about 50 ms apart (M8);
+//! - `test-input-required-result-elicitation`: asks the user's name under the key
+//!   `user_name` (M10), on 2026-07-28 in its answer (`input_required`);
+//! - `test-input-required-result-request-state` and `…-tampered-state` ask a confirmation
+//!   (`confirm`), `test-input-required-result-multi-round` a name and then a colour
+//!   (`step1`, `step2`), each in its own round;
+//! - `test-custom-header`: its `region` travels in the `Mcp-Param-Region` header on
+//!   2026-07-28 (`x-mcp-header`), which the server checks against the body (M10);
+//! - the Tasks extension's fixtures (M5, M9): `greet` (never a task), `slow-compute` (works
+//!   `seconds` seconds; a task when the client has the extension), `failing-job` (only as a
+//!   task; fails at its work), `protocol-error-job` (ends with a protocol error).
 
 use std::time::Duration;
+
+use fixtures::{
+    custom_header, failing_job, greet, input_required_confirm, input_required_elicitation,
+    input_required_multi_round, protocol_error_job, slow_compute,
+};
 
 use serde::Serialize;
 use serde_json::{Value, json};
 use tool_runtime::mcp::{
     HttpOptions, HttpServer, JsonSchemaValidator, McpNaming, McpServer, McpServerBuilder,
+    TaskSupport,
 };
 use tool_runtime::{
-    BoxError, Context, Schema, Tool, ToolError,
+    BoxError, Context, LogLevel, Schema, Tool, ToolError,
     elicit::Elicited,
     outcome::{Image, Resource, WithImages},
 };
+
+// The fixtures of 2026-07-28's scenarios and the Tasks extension's.
+#[path = "conformance_server/fixtures.rs"]
+mod fixtures;
 
 /// The address served when none is given: loopback, a port the system chooses.
 const DEFAULT_ADDRESS: &str = "127.0.0.1:0";
@@ -85,6 +106,28 @@ pub fn mcp_names() -> Vec<(&'static str, &'static str)> {
             "test-elicitation-sep1330-enums",
             "test_elicitation_sep1330_enums",
         ),
+        (
+            "test-input-required-result-elicitation",
+            "test_input_required_result_elicitation",
+        ),
+        (
+            "test-input-required-result-request-state",
+            "test_input_required_result_request_state",
+        ),
+        (
+            "test-input-required-result-tampered-state",
+            "test_input_required_result_tampered_state",
+        ),
+        (
+            "test-input-required-result-multi-round",
+            "test_input_required_result_multi_round",
+        ),
+        ("test-custom-header", "test_custom_header"),
+        ("test-tool-with-logging", "test_tool_with_logging"),
+        ("greet", "greet"),
+        ("slow-compute", "slow_compute"),
+        ("failing-job", "failing_job"),
+        ("protocol-error-job", "protocol_error_job"),
     ]
 }
 
@@ -289,6 +332,7 @@ fn schema_2020_12() -> Value {
         "type": "object",
         "$defs": {
             "address": {
+                "$anchor": "addressDef",
                 "type": "object",
                 "properties": {
                     "street": { "type": "string" },
@@ -298,8 +342,18 @@ fn schema_2020_12() -> Value {
         },
         "properties": {
             "name": { "type": "string" },
-            "address": { "$ref": "#/$defs/address" }
+            "address": { "$ref": "#/$defs/address" },
+            "contactMethod": { "type": "string", "enum": ["phone", "email"] },
+            "phone": { "type": "string" },
+            "email": { "type": "string" }
         },
+        "allOf": [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
+        "if": {
+            "properties": { "contactMethod": { "const": "phone" } },
+            "required": ["contactMethod"]
+        },
+        "then": { "required": ["phone"] },
+        "else": { "required": ["email"] },
         "additionalProperties": false
     })
 }
@@ -423,6 +477,20 @@ fn elicitation_enums() -> Tool {
     .build()
 }
 
+/// `test-tool-with-logging`: logs three messages at `info`, about 50 ms apart (M8).
+fn with_logging() -> Tool {
+    Tool::builder("test-tool-with-logging", "Logs three messages as it works.")
+        .handler(|ctx: Context, _args: NoArguments| async move {
+            ctx.log(LogLevel::Info, "Tool execution started");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ctx.log(LogLevel::Info, "Tool processing data");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ctx.log(LogLevel::Info, "Tool execution completed");
+            Ok::<_, ToolError>("Logged three messages.")
+        })
+        .build()
+}
+
 /// The conformance server's tools, in the order `tools/list` gives them.
 ///
 /// # Errors
@@ -444,6 +512,24 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
         .tool(elicitation())
         .tool(elicitation_defaults())
         .tool(elicitation_enums())
+        .tool(with_logging())
+        .tool(input_required_elicitation())
+        .tool(input_required_confirm(
+            "test-input-required-result-request-state",
+        ))
+        .tool(input_required_confirm(
+            "test-input-required-result-tampered-state",
+        ))
+        .tool(input_required_multi_round())
+        .tool(custom_header()?)
+        .tool(greet())
+        .tool(slow_compute())
+        .tool(failing_job())
+        .tool(protocol_error_job())
+        // M5, M9: the Tasks extension's fixtures run as tasks for the clients that have it.
+        .task_support("slow-compute", TaskSupport::Optional)
+        .task_support("failing-job", TaskSupport::Required)
+        .task_support("protocol-error-job", TaskSupport::Optional)
         // M2: the suite calls the tools by snake_case names.
         .naming(McpNaming::map(mcp_names())))
 }

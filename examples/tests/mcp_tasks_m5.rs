@@ -79,9 +79,15 @@ fn m5_the_official_typescript_client_runs_a_tool_as_a_task() {
         json!({}),
         "{seen}"
     );
+    // The conformance server's own task fixtures (the Tasks extension's, M9) show too.
     assert_eq!(
         seen["support"],
-        json!({"test_task_report": "required"}),
+        json!({
+            "test_task_report": "required",
+            "slow_compute": "optional",
+            "failing_job": "required",
+            "protocol_error_job": "optional",
+        }),
         "{seen}"
     );
     let stream = seen["stream"].as_array().expect("the stream's messages");

@@ -10,6 +10,7 @@ use tokio_util::sync::WaitForCancellationFuture;
 
 use crate::call_id::{CallId, CallName};
 use crate::elicit::{ElicitAnswer, ElicitError, Elicited, Elicitor, elicitation_schema};
+use crate::logging::{LogLevel, LogMessage, LogSink};
 use crate::progress::{Listener, Progress};
 use crate::schema::{Schema, parse_arguments};
 use crate::violation::ParseCx;
@@ -35,6 +36,8 @@ pub struct Context {
     elicitor: Option<Arc<dyn Elicitor>>,
     /// Whether the call was approved by a person before it ran (H4, H6).
     approved: bool,
+    /// Where a call's log messages go (M8), when someone listens.
+    log: Option<LogSink>,
 }
 
 /// The call a context belongs to.
@@ -197,6 +200,7 @@ impl Context {
             position: self.position,
             elicitor: self.elicitor.clone(),
             approved: self.approved,
+            log: self.log.clone(),
         }
     }
 
@@ -226,6 +230,7 @@ impl Context {
             position: None,
             elicitor: self.elicitor.clone(),
             approved: false,
+            log: None,
         }
     }
 
@@ -342,6 +347,43 @@ impl Context {
         self
     }
 
+    /// Sends a log message of `level` saying `data` (a string, or any JSON) to whoever serves
+    /// the call (M8): an MCP server sends it to its client as `notifications/message` when the
+    /// client asked for messages of that level. When nobody listens this does nothing.
+    ///
+    /// ```
+    /// use tool_core::{Context, LogLevel};
+    ///
+    /// let ctx = Context::new().for_call("c1", "import");
+    /// ctx.log(LogLevel::Info, "import started");
+    /// assert!(!ctx.wants_log());
+    /// ```
+    pub fn log(&self, level: LogLevel, data: impl Into<serde_json::Value>) {
+        if let Some(sink) = &self.log {
+            sink.send(LogMessage::new(level, data));
+        }
+    }
+
+    /// Sends `message` as [`Context::log`] does (with a logger's name, say).
+    pub fn log_message(&self, message: LogMessage) {
+        if let Some(sink) = &self.log {
+            sink.send(message);
+        }
+    }
+
+    /// Whether anyone listens to [`Context::log`].
+    pub fn wants_log(&self) -> bool {
+        self.log.is_some()
+    }
+
+    /// The same context, sending its log messages ([`Context::log`]) to `sink`, replacing any
+    /// it had. Transports call this on a call's context (M8).
+    #[must_use]
+    pub fn with_log_sink(mut self, sink: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
+        self.log = Some(LogSink::new(sink));
+        self
+    }
+
     /// The call this context belongs to, inside a handler or policy run for a call.
     pub fn call(&self) -> Option<&CallInfo> {
         match &self.scope {
@@ -375,13 +417,44 @@ impl Context {
     /// [`ElicitError::Invalid`] when the answer does not fit `T`; [`ElicitError::Failed`] when
     /// the transport failed.
     pub async fn elicit<T: Schema>(&self, message: &str) -> Result<Elicited<T>, ElicitError> {
+        self.ask::<T>(None, message).await
+    }
+
+    /// Asks as [`Context::elicit`] does, naming the question `key` (M10): over MCP 2026-07-28
+    /// the key of its input request, which a client may read (`user_name`, say); elsewhere
+    /// the name is not shown. A call's questions have names of their own.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::elicit`]; [`ElicitError::Key`] when `key` is not 1 to 64 ASCII letters,
+    /// digits, `_`, `-` and `.` ([`check_key`](crate::elicit::check_key)), or names another
+    /// question of the call.
+    pub async fn elicit_named<T: Schema>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<Elicited<T>, ElicitError> {
+        crate::elicit::check_key(key)?;
+        self.ask::<T>(Some(key), message).await
+    }
+
+    /// Asks `message` (named `key`, when given) wanting a `T`, and parses the answer.
+    async fn ask<T: Schema>(
+        &self,
+        key: Option<&str>,
+        message: &str,
+    ) -> Result<Elicited<T>, ElicitError> {
         let Some(elicitor) = self.elicitor.as_deref() else {
             return Err(ElicitError::Unsupported);
         };
         let type_name = std::any::type_name::<T>();
         let schema = elicitation_schema::<T>()
             .map_err(|reason| ElicitError::Schema { type_name, reason })?;
-        match elicitor.elicit(message, &schema).await? {
+        let answer = match key {
+            Some(key) => elicitor.elicit_named(key, message, &schema).await?,
+            None => elicitor.elicit(message, &schema).await?,
+        };
+        match answer {
             ElicitAnswer::Decline => Ok(Elicited::Declined),
             ElicitAnswer::Cancel => Ok(Elicited::Cancelled),
             ElicitAnswer::Accept(content) => {

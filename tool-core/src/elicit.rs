@@ -25,6 +25,40 @@ pub type ElicitFuture<'a> =
 pub trait Elicitor: Send + Sync {
     /// Asks `message`, wanting data that fits `schema` (a flat object, checked before).
     fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a>;
+
+    /// Asks `message` as [`Elicitor::elicit`] does, under the name `key` the handler gave the
+    /// question ([`Context::elicit_named`](crate::Context::elicit_named), checked by
+    /// [`check_key`]): over MCP 2026-07-28, the key of its input request. An elicitor that
+    /// names no questions asks as `elicit` does, which is the default.
+    fn elicit_named<'a>(
+        &'a self,
+        key: &'a str,
+        message: &'a str,
+        schema: &'a Value,
+    ) -> ElicitFuture<'a> {
+        let _ = key;
+        self.elicit(message, schema)
+    }
+}
+
+/// The longest name a question may have ([`check_key`]).
+pub const MAX_KEY_LEN: usize = 64;
+
+/// Whether `key` can name a question: 1 to [`MAX_KEY_LEN`] ASCII letters, digits, `_`, `-`
+/// and `.`, which every transport carries as they are.
+///
+/// # Errors
+///
+/// [`ElicitError::Key`] naming the rule `key` breaks.
+pub fn check_key(key: &str) -> Result<(), ElicitError> {
+    let fits = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if key.is_empty() || key.len() > MAX_KEY_LEN || !key.chars().all(fits) {
+        return Err(ElicitError::Key {
+            key: crate::violation::preview_str(key),
+            reason: "a question's name is 1 to 64 ASCII letters, digits, `_`, `-` and `.`",
+        });
+    }
+    Ok(())
 }
 
 impl<F, Fut> Elicitor for F
@@ -89,6 +123,15 @@ pub enum ElicitError {
     /// The transport failed to ask or to bring the answer back.
     #[error("the question could not be asked: {0}")]
     Failed(String),
+    /// The name the handler gave a question cannot name it
+    /// ([`Context::elicit_named`](crate::Context::elicit_named)).
+    #[error("the question cannot be named `{key}`: {reason}")]
+    Key {
+        /// The name (a preview of it, when long).
+        key: String,
+        /// Why not.
+        reason: &'static str,
+    },
 }
 
 /// `T`'s schema as elicitation allows it: an object whose properties are each a string

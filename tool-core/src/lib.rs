@@ -33,6 +33,7 @@ pub mod contract {}
 pub mod elicit;
 pub mod error;
 pub mod hook;
+pub mod logging;
 pub mod name {
     //! Tool names: rule N1, checked by [`check_name`] and kept in a [`ToolName`]. The rules
     //! live in `tool-rules`, which the macros check them with at compile time.
@@ -59,6 +60,7 @@ pub use context::{CallInfo, CancellationToken, Context, MissingExtension};
 pub use elicit::{ElicitAnswer, ElicitError, Elicited, Elicitor};
 pub use error::{BoxError, Error, ErrorKind, Panicked, Permanent, Relayed, RelayedKind, ToolError};
 pub use hook::{Hook, Hooks};
+pub use logging::{LogLevel, LogMessage};
 pub use name::{NameError, ToolName};
 pub use policy::Policy;
 pub use progress::Progress;

@@ -232,7 +232,8 @@ pub use tool_core::schema::Parameters;
 #[cfg(feature = "schemars")]
 pub use tool_core::schemars;
 pub use tool_core::{
-    approval, context, elicit, error, hook, json, name, policy, progress, schema, violation,
+    approval, context, elicit, error, hook, json, logging, name, policy, progress, schema,
+    violation,
 };
 
 /// The README's example, compiled and run as a doc test.
@@ -270,8 +271,8 @@ pub use {
     },
     tool_core::{
         Approval, ApprovalPredicate, CallInfo, CancellationToken, ElicitAnswer, ElicitError,
-        Elicited, Elicitor, Invalid, MissingExtension, NameError, Panicked, Policy, Progress,
-        Relayed, RelayedKind, Rule, ToolName, Violation,
+        Elicited, Elicitor, Invalid, LogLevel, LogMessage, MissingExtension, NameError, Panicked,
+        Policy, Progress, Relayed, RelayedKind, Rule, ToolName, Violation,
     },
     tools::{
         Annotations, ArgumentValidator, DEFAULT_MAX_ARGUMENT_BYTES, DeclarationError, Limits,

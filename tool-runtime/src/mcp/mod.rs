@@ -38,5 +38,5 @@ pub use server::auth;
 pub(crate) use server::list_entry;
 pub use server::{
     HttpOptions, HttpServer, McpCall, McpNaming, McpRequest, McpServer, McpServerBuilder,
-    McpTransport, NO_ELICITATION, NO_ELICITATION_STATELESS, ServeError, TaskSupport,
+    McpTransport, NO_ELICITATION, NO_ELICITATION_STATELESS, ProtocolError, ServeError, TaskSupport,
 };

@@ -221,6 +221,11 @@ impl fmt::Debug for JsonSchemaValidator {
 
 impl ArgumentValidator for JsonSchemaValidator {
     fn validate(&self, value: &Value, cx: &mut ParseCx) {
+        // S2: `null` at a member the schema does not require is that member left out, as the
+        // typed parser reads it (and as the 2026-07-28 client leaves out its `Mcp-Param-*`
+        // header, M10): the arguments are judged without it.
+        let present = without_optional_nulls(value, &self.schema);
+        let value = present.as_ref().unwrap_or(value);
         let errors: Vec<ValidationError<'static>> = self
             .validator
             .iter_errors(value)
@@ -230,6 +235,35 @@ impl ArgumentValidator for JsonSchemaValidator {
             super::remote_violations::record_all(&errors, value, &self.schema, cx);
         }
     }
+}
+
+/// `value` without the `null` members its object schema (`schema`, followed through
+/// `properties`, not through references or combinators) does not list in `required`;
+/// `None` when it has none, so that the common call is not copied. Linear in `value`.
+fn without_optional_nulls(value: &Value, schema: &Value) -> Option<Value> {
+    let (Value::Object(members), Some(properties)) = (value, schema.get("properties")) else {
+        return None;
+    };
+    let required: std::collections::HashSet<&str> = match members.values().any(Value::is_null) {
+        true => (schema.get("required").and_then(Value::as_array))
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default(),
+        false => std::collections::HashSet::new(),
+    };
+    let mut changed = false;
+    let mut kept = serde_json::Map::with_capacity(members.len());
+    for (name, member) in members {
+        if member.is_null() && !required.contains(name.as_str()) {
+            changed = true;
+            continue;
+        }
+        let inner = properties
+            .get(name)
+            .and_then(|property| without_optional_nulls(member, property));
+        changed |= inner.is_some();
+        kept.insert(name.clone(), inner.unwrap_or_else(|| member.clone()));
+    }
+    changed.then_some(Value::Object(kept))
 }
 
 #[cfg(test)]

@@ -250,7 +250,11 @@ impl McpServerBuilder {
             return Err(BuildError::new(problems));
         }
         let request_states = RequestStates::new(set.state_key.as_deref(), self.approval_expiry);
-        let capabilities = ServerCapabilities::builder().enable_tools();
+        // M8: a handler may log to its client (`logging`, before 2026-07-28).
+        #[allow(deprecated)]
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools();
         // M5: the Tasks extension of 2026-07-28 is declared when some tool takes tasks.
         let capabilities = if tasks.enabled() {
             capabilities.enable_tasks().build()

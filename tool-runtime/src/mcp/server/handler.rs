@@ -5,7 +5,7 @@
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest,
     CustomResult, GetTaskParams, GetTaskResult, ListToolsResult, PaginatedRequestParams,
-    ServerConfig, UpdateTaskParams,
+    ServerConfig, Tool as McpTool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -32,6 +32,17 @@ impl Handler {
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         self.session.shared.info.clone()
+    }
+
+    /// The `tools/list` entry of the tool published as `name`, whoever asks: rmcp's HTTP
+    /// transport reads its input schema to check a 2026-07-28 call's `Mcp-Param-*` headers
+    /// against its arguments (M10), before the call is read, answering `400` to a header
+    /// that contradicts the body or is not encoded as the protocol says. A tool the caller
+    /// may not see is checked too: the headers are the request's, and its call is then
+    /// refused as any call of a hidden tool (A5).
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        let shared = &self.session.shared;
+        (shared.by_name.get(name)).and_then(|&i| shared.listed.get(i).cloned())
     }
 
     async fn list_tools(
@@ -78,6 +89,18 @@ impl ServerHandler for Handler {
         Ok(result)
     }
 
+    /// `logging/setLevel` (M8): the level of the log messages this session's client gets.
+    /// (rmcp marks logging deprecated: 2026-07-28 names a level per request instead.)
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.log_level.set(request.level);
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -102,7 +125,8 @@ impl ServerHandler for Handler {
         Ok(GetTaskResult::new(task))
     }
 
-    /// `tasks/cancel` of the Tasks extension: the task and its call's context cancelled.
+    /// `tasks/cancel` of the Tasks extension: the task and its call's context cancelled; a
+    /// task that already ended is acknowledged as it is (M9).
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
@@ -113,7 +137,6 @@ impl ServerHandler for Handler {
             &self.session.task_owner(&cx),
             &request.task_id,
         )
-        .map(|_| ())
     }
 
     /// `tasks/update` of the Tasks extension: no task of this server waits for input there.

@@ -18,6 +18,8 @@
 //! - `malformed`: the answers to requests the SDK cannot parse.
 //! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
 //! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
+//! - `logging`: a handler's log messages, sent as `notifications/message` (M8).
+//! - `protocol_error`: [`ProtocolError`], a handler's way to answer with a JSON-RPC error (M9).
 //! - `tasks`: long-running tools as MCP tasks ([`TaskSupport`], M5).
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
@@ -31,9 +33,11 @@ mod error;
 mod handle;
 mod handler;
 mod http_server;
+mod logging;
 mod malformed;
 mod naming;
 mod progress;
+mod protocol_error;
 mod request;
 mod request_state;
 mod result;
@@ -64,6 +68,7 @@ pub use error::ServeError;
 pub use handle::McpServer;
 pub use http_server::{HttpOptions, HttpServer};
 pub use naming::McpNaming;
+pub use protocol_error::ProtocolError;
 pub use request::{McpCall, McpRequest, McpTransport};
 pub use tasks::TaskSupport;
 

@@ -38,8 +38,11 @@ const MAX_QUESTIONS: usize = 16;
 pub(crate) struct Rounds {
     /// Whether the call was approved (H6) before its handler asked.
     pub(crate) approved: bool,
-    /// Each question asked, as a digest of its message and schema.
+    /// Each question asked, as a digest of its name, message and schema.
     questions: Vec<String>,
+    /// The name the handler gave each question, if it named it (M10).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    keys: Vec<Option<String>>,
     /// The answers, one per question but the last until the client answers it.
     answers: Vec<Value>,
 }
@@ -79,20 +82,28 @@ pub(crate) fn open(
         .checked_sub(1)
         .ok_or(Refusal::Malformed)?;
     let answer = responses
-        .and_then(|responses| responses.get(&key(last)))
+        .and_then(|responses| responses.get(&rounds.key(last)))
         .cloned()
         .unwrap_or(Value::Null);
     rounds.answers.push(answer);
     Ok(rounds)
 }
 
-/// The key of question `index` in `inputRequests` and `inputResponses`.
-fn key(index: usize) -> String {
-    format!("question-{index}")
+impl Rounds {
+    /// The key of question `index` in `inputRequests` and `inputResponses`: the name its
+    /// handler gave it, or `question-<index>`.
+    fn key(&self, index: usize) -> String {
+        match self.keys.get(index) {
+            Some(Some(key)) => key.clone(),
+            _ => format!("question-{index}"),
+        }
+    }
 }
 
-fn digest(message: &str, schema: &Value) -> String {
+fn digest(key: Option<&str>, message: &str, schema: &Value) -> String {
     let digest = Sha256::new()
+        .chain_update(key.unwrap_or_default().as_bytes())
+        .chain_update([0])
         .chain_update(message.as_bytes())
         .chain_update([0])
         .chain_update(schema.to_string().as_bytes())
@@ -102,7 +113,7 @@ fn digest(message: &str, schema: &Value) -> String {
 
 /// A question the handler asked that no round answered.
 struct Asked {
-    index: usize,
+    key: String,
     message: String,
     schema: ElicitationSchema,
 }
@@ -172,7 +183,7 @@ impl RoundElicitor {
             requested_schema: asked.schema,
         };
         let requests = [(
-            key(asked.index),
+            asked.key,
             InputRequest::Elicitation(ElicitRequest::new(params)),
         )];
         Ok(InputRequiredResult::new(
@@ -181,13 +192,18 @@ impl RoundElicitor {
         ))
     }
 
-    fn ask(&self, message: &str, schema: &Value) -> Result<Option<ElicitAnswer>, ElicitError> {
+    fn ask(
+        &self,
+        key: Option<&str>,
+        message: &str,
+        schema: &Value,
+    ) -> Result<Option<ElicitAnswer>, ElicitError> {
         let index = {
             let mut asked = lock(&self.asked);
             *asked += 1;
             *asked - 1
         };
-        let digest = digest(message, schema);
+        let digest = digest(key, message, schema);
         let mut rounds = lock(&self.rounds);
         if rounds.questions.get(index) == Some(&digest)
             && let Some(answer) = rounds.answers.get(index)
@@ -202,12 +218,24 @@ impl RoundElicitor {
         // A question no round answered (or another than was answered here): a new round.
         rounds.questions.truncate(index);
         rounds.answers.truncate(index);
+        rounds.keys.truncate(index);
+        if let Some(key) = key
+            && (0..index).any(|earlier| rounds.key(earlier) == key)
+        {
+            return Err(ElicitError::Key {
+                key: key.to_owned(),
+                reason: "another question of this call has that name",
+            });
+        }
         rounds.questions.push(digest);
+        rounds.keys.resize(index, None);
+        rounds.keys.push(key.map(str::to_owned));
+        let asked_key = rounds.key(index);
         let schema: ElicitationSchema = serde_json::from_value(schema.clone()).map_err(|e| {
             ElicitError::Failed(format!("the schema is not one MCP elicitation takes: {e}"))
         })?;
         *lock(&self.new_question) = Some(Asked {
-            index,
+            key: asked_key,
             message: message.to_owned(),
             schema,
         });
@@ -218,8 +246,30 @@ impl RoundElicitor {
 
 impl Elicitor for RoundElicitor {
     fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a> {
+        self.ask_until_answered(None, message, schema)
+    }
+
+    fn elicit_named<'a>(
+        &'a self,
+        key: &'a str,
+        message: &'a str,
+        schema: &'a Value,
+    ) -> ElicitFuture<'a> {
+        self.ask_until_answered(Some(key), message, schema)
+    }
+}
+
+impl RoundElicitor {
+    /// The answer to a question from the rounds; a new question ends the run, and the handler
+    /// is told `Cancel` once its call is.
+    fn ask_until_answered<'a>(
+        &'a self,
+        key: Option<&'a str>,
+        message: &'a str,
+        schema: &'a Value,
+    ) -> ElicitFuture<'a> {
         Box::pin(async move {
-            match self.ask(message, schema)? {
+            match self.ask(key, message, schema)? {
                 Some(answer) => Ok(answer),
                 None => {
                     // The run ends with this question; the handler is told once it is cancelled.
@@ -264,7 +314,7 @@ mod tests {
         let round = RoundElicitor::new(Rounds::default(), CancellationToken::new());
         let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
         assert!(
-            round.ask("Who?", &schema).expect("asked").is_none(),
+            round.ask(None, "Who?", &schema).expect("asked").is_none(),
             "a new question"
         );
         let input = round
@@ -279,7 +329,7 @@ mod tests {
         let state = asked(&states, "ask", b"{}");
         assert!(is_rounds_state(&state));
         let answer = InputResponses::from([(
-            key(0),
+            "question-0".to_owned(),
             json!({"action": "accept", "content": {"name": "Ada"}}),
         )]);
         for (tool, args) in [("other", &b"{}"[..]), ("ask", &br#"{"a":1}"#[..])] {
@@ -306,20 +356,24 @@ mod tests {
     #[test]
     fn m3_an_answered_question_is_answered_again_and_a_new_one_asked() {
         let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-        let digest = digest("Who?", &schema);
+        let digest = digest(None, "Who?", &schema);
         let rounds = Rounds {
             approved: false,
+            keys: Vec::new(),
             questions: vec![digest],
             answers: vec![json!({"action": "accept", "content": {"name": "Ada"}})],
         };
         let round = RoundElicitor::new(rounds, CancellationToken::new());
-        let first = round.ask("Who?", &schema).expect("answered");
+        let first = round.ask(None, "Who?", &schema).expect("answered");
         assert!(
             matches!(first, Some(ElicitAnswer::Accept(ref v)) if v["name"] == "Ada"),
             "{first:?}"
         );
         assert!(
-            round.ask("And when?", &schema).expect("asked").is_none(),
+            round
+                .ask(None, "And when?", &schema)
+                .expect("asked")
+                .is_none(),
             "a new round"
         );
     }

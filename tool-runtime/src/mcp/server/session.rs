@@ -26,6 +26,8 @@ pub(crate) struct Session {
     pub(crate) sessions: bool,
     /// Who owns the tasks this session makes when it serves one session (M5): its own id.
     connection: Arc<str>,
+    /// The level of log messages its client asked for (`logging/setLevel`, M8).
+    pub(crate) log_level: super::logging::SessionLevel,
 }
 
 impl Session {
@@ -35,6 +37,7 @@ impl Session {
             transport,
             sessions: true,
             connection: crate::agent::new_id("session-").into(),
+            log_level: super::logging::SessionLevel::default(),
         }
     }
 

@@ -25,7 +25,7 @@ use super::rounds::{self, RoundElicitor, Rounds};
 use super::seam::McpSeam;
 use super::session::Session;
 use super::spans::{self, Seen};
-use super::{elicit, progress, tasks};
+use super::{elicit, logging, progress, protocol_error, tasks};
 
 /// Whom a call is answered for, as the pipeline sees them.
 #[derive(Clone, Copy)]
@@ -171,7 +171,15 @@ impl Session {
             .is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28)
         {
             let declared = cx.client_capabilities().is_some_and(|c| c.supports_tasks());
-            let task = declared && tasks::as_extension_task(tasks, tool, &request.name, ctx).await;
+            let required = tasks.support(&request.name) == tasks::TaskSupport::Required;
+            if !declared && !required {
+                return Ok(None);
+            }
+            let task = tasks::as_extension_task(tasks, tool, &request.name, ctx).await;
+            // M9: a tool that runs only as a task, called by a client without the extension.
+            if task && !declared {
+                return Err(tasks::extension_required());
+            }
             return Ok(task.then_some((None, tasks::Flavor::Extension)));
         }
         // The SDK may keep a request's `_meta` in its context rather than its params.
@@ -212,11 +220,7 @@ impl Session {
         // The handler's context names the tool as it was declared (M2).
         let declared = tool.map_or(request.name.as_ref(), Tool::name);
         let call_ctx = ctx.for_call(answering.id.clone(), declared);
-        // K3: progress goes to the client when it gave a progress token.
-        let (call_ctx, progress) = match cx {
-            Some(cx) => progress::relay(call_ctx, request.meta.as_ref(), cx),
-            None => (call_ctx, progress::Relay::inert()),
-        };
+        let (call_ctx, progress, log) = self.relays(call_ctx, &request, cx);
         // M3: the handler's questions go to the client, when it can answer them: during the
         // call, or (2026-07-28) in the answer, round by round.
         let round = (self.rounds_of(&request, declared, &bytes, cx))
@@ -259,11 +263,35 @@ impl Session {
             }
         };
         progress.finish().await;
+        log.finish().await;
         self.observe(&request.name, declared, &outcome, answering);
+        // M9: a handler that ended its call with a protocol error is answered with that error.
+        if let Some(error) = protocol_error::of_outcome(&outcome) {
+            return Err(error);
+        }
         Ok(CallToolResponse::Complete(result_of(
             &outcome,
             tool.and_then(Tool::output_schema),
         )))
+    }
+
+    /// `call_ctx` with what its handler reports relayed to the client: progress when the
+    /// client gave a progress token (K3), log messages at the level it asked for (M8).
+    fn relays(
+        &self,
+        call_ctx: Context,
+        request: &CallToolRequestParams,
+        cx: Option<&RequestContext<RoleServer>>,
+    ) -> (Context, progress::Relay, logging::Relay) {
+        let Some(cx) = cx else {
+            return (call_ctx, progress::Relay::inert(), logging::Relay::inert());
+        };
+        let (call_ctx, progress) = progress::relay(call_ctx, request.meta.as_ref(), cx);
+        let requested = (request.meta.as_ref())
+            .and_then(|meta| meta.log_level())
+            .or_else(|| cx.meta.log_level());
+        let (call_ctx, log) = logging::relay(call_ctx, requested, &self.log_level, cx);
+        (call_ctx, progress, log)
     }
 
     /// What the pipeline is told of a call of this session's (`round`: whether it continues

@@ -165,7 +165,7 @@ where
     let handle = task.handle();
     let answering = call(Running(Arc::clone(&task)));
     tokio::spawn(async move {
-        let (status, message, answer) = ended(answering.await, &task.id);
+        let (status, message, answer) = ended(answering.await, &task.id, flavor);
         task.finish(status, message, answer);
     });
     if flavor == Flavor::Extension {
@@ -179,10 +179,13 @@ where
     Ok(CallToolResponse::Complete(result))
 }
 
-/// How a task ends, given its call's answer.
+/// How a task ends, given its call's answer. A 2025-11-25 result names its task in `_meta`
+/// (`related-task`, as `tasks/result` must); the Tasks extension's `tasks/get` inlines the
+/// result beside the task's id, where that key is forbidden (M9).
 fn ended(
     answered: Result<CallToolResponse, ErrorData>,
     task_id: &str,
+    flavor: Flavor,
 ) -> (Status, Option<String>, Answer) {
     let result = match answered {
         Ok(CallToolResponse::Complete(result)) => result,
@@ -195,26 +198,45 @@ fn ended(
         }
         Err(error) => return (Status::Failed, Some(error.message.to_string()), Err(error)),
     };
-    let failed = result.is_error == Some(true);
-    // A tool's `isError` result fails its task; its text (redacted, E2) says why.
+    // On 2025-11-25 a tool's `isError` result fails its task, its text (redacted, E2) saying
+    // why; the Tasks extension completes it with that result (M9): only a protocol error
+    // fails a task there.
+    let failed = result.is_error == Some(true) && flavor == Flavor::Augmented;
     let message = failed.then(|| first_text(&result)).flatten();
     let mut value = serde_json::to_value(&result).unwrap_or_else(|_| json!({"content": []}));
     if let Value::Object(object) = &mut value {
         // The discriminator of 2026-07-28 results, which 2025-11-25 has not.
         object.remove("resultType");
-        let meta = object
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(meta) = meta {
+        let meta = (flavor == Flavor::Augmented).then(|| {
+            object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()))
+        });
+        if let Some(Value::Object(meta)) = meta {
             meta.insert(RELATED_TASK.to_owned(), json!({ "taskId": task_id }));
         }
     }
-    let status = if failed {
+    (status_of(failed), message, Ok(value))
+}
+
+/// The end of a task whose call answered a result: `failed` when the result is an `isError`.
+fn status_of(failed: bool) -> Status {
+    if failed {
         Status::Failed
     } else {
         Status::Completed
-    };
-    (status, message, Ok(value))
+    }
+}
+
+/// The refusal of a call on 2026-07-28 of a tool that runs only as a task, from a client
+/// that did not declare the Tasks extension (for the session or in the request's `_meta`):
+/// `-32021`, naming the extension the call needs (M9). Nothing runs.
+pub(crate) fn extension_required() -> ErrorData {
+    ErrorData::missing_required_client_capability(
+        rmcp::model::ClientCapabilities::builder()
+            .enable_tasks()
+            .build(),
+    )
 }
 
 fn first_text(result: &CallToolResult) -> Option<String> {

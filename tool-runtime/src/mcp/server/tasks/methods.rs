@@ -113,20 +113,19 @@ pub(crate) fn get(tasks: &Tasks, owner: &str, id: &str) -> Result<DetailedTask, 
         .ok_or_else(not_found)
 }
 
-/// `tasks/cancel` (both protocols): the task cancelled, its call's context with it.
-pub(crate) fn cancel(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
+/// `tasks/cancel` of the Tasks extension (SEP-2663): the task cancelled, its call's context
+/// with it. Cancelling is idempotent there (M9): a task that has already ended (cancelled
+/// before, completed, failed) keeps its end, and the request is acknowledged all the same,
+/// unlike 2025-11-25's `tasks/cancel` (in [`answer`]), which refuses it `-32602`.
+pub(crate) fn cancel(tasks: &Tasks, owner: &str, id: &str) -> Result<(), ErrorData> {
     let task = tasks.store.get(owner, id).ok_or_else(not_found)?;
-    if !task.set(
+    if task.set(
         Status::Cancelled,
         Some("cancelled by the client".to_owned()),
     ) {
-        return Err(ErrorData::invalid_params(
-            "the task has already ended: it cannot be cancelled",
-            None,
-        ));
+        task.cancel.cancel();
     }
-    task.cancel.cancel();
-    Ok(task.to_json())
+    Ok(())
 }
 
 fn not_found() -> ErrorData {

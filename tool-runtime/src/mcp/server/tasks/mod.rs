@@ -21,7 +21,7 @@ mod store;
 
 use std::collections::HashMap;
 
-pub(crate) use call::{Flavor, Route, as_extension_task, route, start};
+pub(crate) use call::{Flavor, Route, as_extension_task, extension_required, route, start};
 pub(crate) use methods::answer as answer_method;
 pub(crate) use methods::{cancel, get};
 
