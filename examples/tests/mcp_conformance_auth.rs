@@ -1,6 +1,8 @@
 //! Z4, Z5: the official MCP conformance suite's authorization scenarios for clients (`auth/…`),
 //! played by an `McpToolset` with an `OAuthClient`, built only with the public API of
-//! `tool_runtime`. The suite is the one `conformance_peer` provisions (its pinned version).
+//! `tool_runtime`, each at every protocol version the suite lists for it. The suite is the one
+//! `conformance_peer` provisions (its pinned version); `mcp_conformance.rs` plays the other
+//! client scenarios.
 //!
 //! The suite starts this test binary again for each scenario (as
 //! `child_plays_the_auth_client`), appending its test server's URL, with the scenario's name in
@@ -10,19 +12,21 @@
 //! once). It lists the tools and calls the first one, so that a scenario that needs more
 //! scopes for a call (step-up) sees it.
 //!
-//! Every scenario must pass, but those in [`NOT_YET`], each with the reason; one of them that
-//! passes fails the test, so that its line is deleted.
+//! Every run must pass, but those of the scenarios in [`NOT_YET`], each with the reason; one
+//! of them that passes fails the test, so that its line is deleted. [`OUT_OF_SCOPE`] names the
+//! scenarios not played, and why; a name in either list that the suite does not have fails
+//! the test too.
 
 use std::fmt::Write as _;
 
-use tool_runtime::mcp::McpToolset;
 use tool_runtime::mcp::oauth::{OAuthClient, SigningAlgorithm, browser_fn};
+use tool_runtime::mcp::{Handshake, McpToolset};
 use tool_runtime::{BoxError, Context};
 
 #[allow(dead_code, unreachable_pub)]
 mod conformance_peer;
 
-use conformance_peer::{Side, suite};
+use conformance_peer::{AT_ONCE, Side, concurrently, runs_of, suite};
 
 /// Set for the client the suite starts.
 const CHILD: &str = "MCP_CONFORMANCE_AUTH_CHILD";
@@ -49,26 +53,38 @@ const OUT_OF_SCOPE: &[(&str, &str)] = &[
          refuses an authorization server without metadata",
     ),
     (
-        "auth/cross-app-access-complete-flow",
-        "the enterprise-managed authorization extension (token exchange, JWT bearer grant), not \
-         adopted",
+        "auth/enterprise-managed-authorization",
+        "the enterprise-managed authorization extension (token exchange), not adopted",
+    ),
+    (
+        "auth/dpop",
+        "the DPoP extension (RFC 9449): not adopted; Z4 binds no token to a key",
+    ),
+    (
+        "auth/dpop-nonce",
+        "the DPoP extension (RFC 9449): not adopted; Z4 binds no token to a key",
+    ),
+    (
+        "auth/wif-jwt-bearer",
+        "the workload identity federation extension (JWT bearer grant): not adopted",
     ),
 ];
 
-/// The suite's client scenarios about authorization.
-fn auth_scenarios() -> Vec<String> {
+/// The suite's authorization runs for clients (scenario, protocol version), those out of
+/// scope left out.
+fn auth_runs() -> Vec<(String, String)> {
     let suite = suite().unwrap_or_else(|message| panic!("{message}"));
-    let all = (suite.list(Side::Client)).unwrap_or_else(|message| panic!("{message}"));
+    let all = runs_of(suite, Side::Client);
     // A listed name the suite no longer has is stale: delete it.
     for (name, _) in NOT_YET.iter().chain(OUT_OF_SCOPE) {
         assert!(
-            all.iter().any(|s| s == name),
+            all.iter().any(|(scenario, _)| scenario == name),
             "the suite has no scenario {name}"
         );
     }
     all.into_iter()
-        .filter(|s| s.starts_with("auth/"))
-        .filter(|s| !OUT_OF_SCOPE.iter().any(|(name, _)| name == s))
+        .filter(|(scenario, _)| scenario.starts_with("auth/"))
+        .filter(|(scenario, _)| !OUT_OF_SCOPE.iter().any(|(name, _)| name == scenario))
         .collect()
 }
 
@@ -117,11 +133,21 @@ fn client_for(scenario: &str, context: &serde_json::Value) -> OAuthClient {
     client
 }
 
+/// The handshake for the protocol version the suite plays (`MCP_CONFORMANCE_PROTOCOL_VERSION`):
+/// `server/discover` from 2026-07-28 on, `initialize` before.
+fn handshake() -> Handshake {
+    match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+        Ok(version) if version.as_str() >= "2026-07-28" => Handshake::Discover,
+        _ => Handshake::Initialize,
+    }
+}
+
 /// Plays the client's part of `scenario` against the server at `url`.
 async fn play(url: &str, scenario: &str) -> Result<(), BoxError> {
     let context = std::env::var("MCP_CONFORMANCE_CONTEXT").unwrap_or_default();
     let context: serde_json::Value = serde_json::from_str(&context).unwrap_or_default();
     let toolset = McpToolset::builder()
+        .handshake(handshake())
         .oauth(client_for(scenario, &context))
         .connect_http(url)
         .await?;
@@ -170,26 +196,35 @@ fn the_client_passes_the_suites_auth_scenarios() {
         "a path with spaces: `{exe}`"
     );
     let command = format!("{exe} child_plays_the_auth_client --exact --nocapture");
+    let runs = auth_runs();
+    assert!(
+        !runs.is_empty(),
+        "the suite lists no authorization scenario"
+    );
+    let ran = concurrently(&runs, |scenario, version| {
+        (suite.run_client_scenario(&command, (scenario, version), &[(CHILD, "1")]))
+            .unwrap_or_else(|message| panic!("{message}"))
+    });
     let (mut report, mut wrong) = (String::new(), Vec::new());
-    for scenario in auth_scenarios() {
-        let run = (suite.run_client_scenario(&command, &scenario, &[(CHILD, "1")]))
-            .unwrap_or_else(|message| panic!("{message}"));
-        let waits = NOT_YET.iter().find(|(name, _)| *name == scenario);
+    for run in &ran {
+        let (scenario, version) = (&run.scenario, &run.version);
+        let waits = NOT_YET.iter().find(|(name, _)| name == scenario);
         let _ = writeln!(
             report,
-            "{scenario}: {}",
+            "{scenario} @ {version}: {}",
             if run.passed() { "passes" } else { "fails" }
         );
         match (run.passed(), waits) {
             (true, Some(_)) => wrong.push(format!("{scenario} passes: delete its NOT_YET line")),
             (false, None) => wrong.push(format!(
-                "{scenario} fails:\n{}\nclient stderr:\n{}",
+                "{scenario} @ {version} fails:\n{}\nclient stderr:\n{}",
                 run.failure_report(),
                 run.client_stderr.as_deref().unwrap_or("(none)")
             )),
             _ => {}
         }
     }
+    let _ = writeln!(report, "({} runs, {AT_ONCE} at once)", runs.len());
     eprintln!("{report}");
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
 }

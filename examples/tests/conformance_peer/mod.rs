@@ -27,8 +27,8 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -664,4 +664,56 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
         (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// How many runs go at once.
+pub const AT_ONCE: usize = 4;
+
+/// Each scenario of `side` at each version it lists, in the suite's order.
+pub fn runs_of(suite: &Suite, side: Side) -> Vec<(String, String)> {
+    let listed: Vec<Listed> = suite
+        .list(side)
+        .unwrap_or_else(|message| panic!("{message}"));
+    assert!(!listed.is_empty(), "the suite lists no {side:?} scenario");
+    listed
+        .into_iter()
+        .flat_map(|listed| {
+            let name = listed.name;
+            listed
+                .versions
+                .into_iter()
+                .map(move |version| (name.clone(), version))
+        })
+        .collect()
+}
+
+/// Runs each of `runs` with `run`, [`AT_ONCE`] at a time; the runs in the order given.
+pub fn concurrently(runs: &[(String, String)], run: impl Fn(&str, &str) -> Run + Sync) -> Vec<Run> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, Run)>> = Mutex::new(Vec::with_capacity(runs.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..AT_ONCE.min(runs.len()) {
+            scope.spawn(|| {
+                while let Some((scenario, version)) = runs.get(next.fetch_add(1, Ordering::SeqCst))
+                {
+                    let ran = run(scenario, version);
+                    done.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push((position(runs, scenario, version), ran));
+                }
+            });
+        }
+    });
+    let mut done = done
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    done.sort_by_key(|(index, _)| *index);
+    done.into_iter().map(|(_, run)| run).collect()
+}
+
+/// Where `scenario` at `version` is in `runs`.
+fn position(runs: &[(String, String)], scenario: &str, version: &str) -> usize {
+    runs.iter()
+        .position(|(name, at)| name == scenario && at == version)
+        .unwrap_or(usize::MAX)
 }
