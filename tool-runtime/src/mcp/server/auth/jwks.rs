@@ -75,6 +75,15 @@ impl Keys {
         self.fetches.load(Ordering::Relaxed)
     }
 
+    /// When the cached keys stop being fresh (and are fetched again before use).
+    pub(super) fn fresh_until(&self) -> Option<Instant> {
+        let state = self
+            .state
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.fetched.map(|at| at + self.ttl)
+    }
+
     /// The key for a token with `kid` and `alg`.
     pub(super) async fn key(
         &self,

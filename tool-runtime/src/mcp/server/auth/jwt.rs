@@ -9,6 +9,7 @@ use reqwest::Url;
 use serde_json::{Map, Value};
 
 use super::jwks::Keys;
+use super::verified::{Verified, digest};
 use super::{AuthConfigError, Claims, TokenVerifier, VerifyError, VerifyFuture};
 
 /// The most leeway a verifier allows on `exp` and `nbf`.
@@ -26,6 +27,10 @@ pub const MAX_LEEWAY: Duration = Duration::from_secs(300);
 /// `none`, never an HMAC), the header's `typ` (`at+jwt`), `iss`, `aud` (it must contain the
 /// resource), `exp` (required) and `nbf` with a leeway of at most [`MAX_LEEWAY`], and the
 /// token's size (at most [`JwtVerifier::max_token_bytes`], 8 KiB by default).
+///
+/// A token it verified is remembered by its digest (at most [`JwtVerifier::max_cached`]
+/// tokens) until its keys are due to be fetched again or it expires, whichever is first: a
+/// client's next request with the same token skips the signature check, not the expiry.
 pub struct JwtVerifier {
     audience: String,
     issuer: String,
@@ -33,11 +38,15 @@ pub struct JwtVerifier {
     leeway: Duration,
     max_token_bytes: usize,
     keys: Keys,
+    verified: Verified,
 }
 
 impl JwtVerifier {
     /// The default bound on a token's size.
     pub const DEFAULT_MAX_TOKEN_BYTES: usize = 8 * 1024;
+
+    /// The default bound on the verified tokens remembered.
+    pub const DEFAULT_MAX_CACHED: usize = 4096;
 
     /// Validates the tokens `issuer` issues for `resource` (the server's canonical URI).
     pub fn new(issuer: impl Into<String>, resource: impl Into<String>) -> Self {
@@ -59,6 +68,7 @@ impl JwtVerifier {
             ],
             leeway: Duration::from_secs(60),
             max_token_bytes: Self::DEFAULT_MAX_TOKEN_BYTES,
+            verified: Verified::new(Self::DEFAULT_MAX_CACHED),
         }
     }
 
@@ -116,6 +126,14 @@ impl JwtVerifier {
         self
     }
 
+    /// Remembers at most `tokens` verified tokens (default [`Self::DEFAULT_MAX_CACHED`]; 0:
+    /// every request's token is verified in full).
+    #[must_use]
+    pub fn max_cached(mut self, tokens: usize) -> Self {
+        self.verified.max = tokens;
+        self
+    }
+
     /// How many documents (metadata, key sets) the verifier has fetched.
     pub fn fetches(&self) -> u64 {
         self.keys.fetches()
@@ -126,6 +144,19 @@ impl JwtVerifier {
         if token.len() > self.max_token_bytes {
             return Err(VerifyError::TooLarge);
         }
+        let digest = digest(token);
+        if let Some(claims) = self.verified.get(&digest, self.leeway) {
+            return Ok(claims);
+        }
+        let claims = self.verify_in_full(token).await?;
+        if let Some(until) = self.keys.fresh_until() {
+            self.verified.put(digest, &claims, until);
+        }
+        Ok(claims)
+    }
+
+    /// The claims of `token` after every check, its signature included.
+    async fn verify_in_full(&self, token: &str) -> Result<Claims, VerifyError> {
         let header = decode_header(token).map_err(|e| refusal(e.kind()))?;
         if !self.algorithms.contains(&header.alg) {
             return Err(VerifyError::Algorithm);

@@ -24,6 +24,7 @@ mod hierarchy;
 mod introspection;
 mod jwks;
 mod jwt;
+mod verified;
 mod verifier;
 
 use std::fmt;
