@@ -173,7 +173,7 @@ pub mod guide;
 pub mod model;
 
 // The provider drivers: OpenAI, Anthropic, OpenAI-compatible servers, over HTTP and SSE.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "bedrock"))]
 pub mod providers;
 
 // The tool surface as one document, its diff and its snapshot test (C2): it holds what each

@@ -106,6 +106,8 @@ mod recorded;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+#[cfg(feature = "bedrock")]
+pub mod bedrock;
 #[cfg(feature = "openai")]
 pub mod openai;
 
@@ -175,7 +177,7 @@ enum Timeout {
 }
 
 /// The setters every driver's builder has.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "bedrock"))]
 macro_rules! common_setters {
     () => {
         /// Sets the API key. It is sent only in its header, and no error or `Debug` output
@@ -245,7 +247,7 @@ macro_rules! common_setters {
     };
 }
 
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "bedrock"))]
 pub(crate) use common_setters;
 
 /// `head` (a JSON object) with `"tools": [...]` made of the already-rendered `tools`

@@ -1,0 +1,214 @@
+//! What a Converse request carries: `toolConfig` (each tool as a `toolSpec` with its schema
+//! in `inputSchema.json`, and `toolChoice`), `system`, `inferenceConfig.maxTokens`, and the
+//! conversation as user and assistant messages of content blocks (`text`, `toolUse`,
+//! `toolResult` with `status: "error"` for a failed call, `image`).
+
+use serde_json::{Map, Value, json};
+
+use super::{Bedrock, FORMAT, ToolChoice};
+use crate::model::{Message, ModelRequest, ToolResult};
+
+/// A tool as `toolConfig.tools[]` takes it.
+pub(super) fn render(name: &str, description: &str, schema: &Value) -> String {
+    json!({"toolSpec": {
+        "name": name,
+        "description": description,
+        "inputSchema": {"json": schema},
+    }})
+    .to_string()
+}
+
+/// The request body for `request`.
+pub(super) fn body(driver: &Bedrock, request: &ModelRequest<'_>) -> String {
+    let (system, messages) = conversation(request.instructions, request.messages);
+    let mut head = Map::new();
+    head.insert("messages".into(), Value::Array(messages));
+    if !system.is_empty() {
+        let blocks = system
+            .into_iter()
+            .map(|text| json!({"text": text}))
+            .collect();
+        head.insert("system".into(), Value::Array(blocks));
+    }
+    head.insert(
+        "inferenceConfig".into(),
+        json!({"maxTokens": driver.max_tokens}),
+    );
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|spec| {
+                let text = spec.wire(FORMAT).map_or_else(
+                    || render(spec.name(), spec.description(), spec.parameters()),
+                    str::to_owned,
+                );
+                serde_json::from_str(&text).unwrap_or(Value::Null)
+            })
+            .collect();
+        let mut config = Map::new();
+        config.insert("tools".into(), Value::Array(tools));
+        // L3: the run's choice for this request wins over the driver's.
+        let run_choice = request.tool_choice.map(from_run);
+        if let Some(choice) = run_choice.as_ref().or(driver.tool_choice.as_ref()) {
+            config.insert("toolChoice".into(), tool_choice(choice));
+        }
+        head.insert("toolConfig".into(), Value::Object(config));
+    }
+    for (key, value) in &driver.body {
+        if key != "toolConfig" {
+            head.insert(key.clone(), value.clone());
+        }
+    }
+    Value::Object(head).to_string()
+}
+
+/// A run's tool choice (L3) in this API's terms: `required` is `any`; `none` cannot be said,
+/// so it is the default, `auto`.
+fn from_run(choice: &crate::model::ToolChoice) -> ToolChoice {
+    use crate::model::ToolChoice as Run;
+    match choice {
+        Run::Required => ToolChoice::Any,
+        Run::Tool(name) => ToolChoice::Tool(name.clone()),
+        _ => ToolChoice::Auto,
+    }
+}
+
+fn tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!({"auto": {}}),
+        ToolChoice::Any => json!({"any": {}}),
+        ToolChoice::Tool(name) => json!({"tool": {"name": name}}),
+    }
+}
+
+/// The system blocks (the instructions, then each system message) and the messages:
+/// consecutive messages of one role merged, tool results first in their user message.
+fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (Vec<String>, Vec<Value>) {
+    let mut system: Vec<String> = instructions
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in conversation {
+        let (role, blocks) = match message {
+            Message::System { text } => {
+                if !text.is_empty() {
+                    system.push(text.clone());
+                }
+                continue;
+            }
+            Message::User { text } => ("user", text_block(text).into_iter().collect()),
+            Message::Assistant { text, tool_calls } => {
+                let mut blocks: Vec<Value> = text_block(text).into_iter().collect();
+                blocks.extend(tool_calls.iter().map(|call| {
+                    json!({"toolUse": {
+                        "toolUseId": call.id,
+                        "name": call.name,
+                        "input": input_of(&call.arguments),
+                    }})
+                }));
+                ("assistant", blocks)
+            }
+            Message::Tool(result) => ("user", vec![tool_result(result)]),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last, content)) if *last == role => {
+                if blocks[0].get("toolResult").is_some() {
+                    let at = content
+                        .iter()
+                        .position(|b| b.get("toolResult").is_none())
+                        .unwrap_or(content.len());
+                    content.splice(at..at, blocks);
+                } else {
+                    content.extend(blocks);
+                }
+            }
+            _ => turns.push((role, blocks)),
+        }
+    }
+    let messages = turns
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect();
+    (system, messages)
+}
+
+/// A `toolResult` block: the text (M4: audio and resources as lines that stand for them),
+/// each image as an `image` block (O3), and `status: "error"` for a failed call.
+fn tool_result(result: &ToolResult) -> Value {
+    let text = result.model_text(false);
+    let mut content = Vec::new();
+    if !text.is_empty() {
+        content.push(json!({"text": text}));
+    }
+    for image in result.images_to_send() {
+        let format = image.media_type().strip_prefix("image/").unwrap_or("png");
+        content.push(json!({"image": {
+            "format": format,
+            "source": {"bytes": image.base64()},
+        }}));
+    }
+    if content.is_empty() {
+        // The API takes no empty result: say that it is empty.
+        content.push(json!({"text": "(no output)"}));
+    }
+    let mut block = Map::new();
+    block.insert("toolUseId".into(), (*result.call_id).into());
+    block.insert("content".into(), Value::Array(content));
+    if result.is_error {
+        block.insert("status".into(), "error".into());
+    }
+    json!({"toolResult": block})
+}
+
+fn text_block(text: &str) -> Option<Value> {
+    (!text.is_empty()).then(|| json!({"text": text}))
+}
+
+/// A call's raw arguments as the object `toolUse.input` must be: the arguments when they
+/// are a JSON object, else `{}` (the call's result already told the model what was wrong).
+fn input_of(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(map)) => Value::Object(map),
+        _ => Value::Object(Map::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ToolCall;
+
+    #[test]
+    fn v3_results_lead_one_user_message_and_failures_say_error() {
+        let (system, messages) = conversation(
+            Some("Be brief."),
+            &[
+                Message::user("hi"),
+                Message::assistant_with_calls(
+                    "",
+                    vec![
+                        ToolCall::new("a", "t", r#"{"x":1}"#),
+                        ToolCall::new("b", "t", "nope"),
+                    ],
+                ),
+                Message::Tool(ToolResult::new("a", "t", "one", false)),
+                Message::Tool(ToolResult::new("b", "t", "bad arguments", true)),
+                Message::user("and?"),
+            ],
+        );
+        assert_eq!(system, ["Be brief."]);
+        assert_eq!(messages.len(), 3);
+        let last = &messages[2]["content"];
+        assert_eq!(last[0]["toolResult"]["toolUseId"], "a");
+        assert_eq!(last[0]["toolResult"].get("status"), None);
+        assert_eq!(last[1]["toolResult"]["status"], "error");
+        assert_eq!(last[2]["text"], "and?");
+        assert_eq!(messages[1]["content"][1]["toolUse"]["input"], json!({}));
+    }
+}
