@@ -166,6 +166,24 @@ mod tests {
             FrameDecoder::default().push(&body),
             Err(FrameError::Invalid(_))
         ));
+        // Every single flipped bit of a frame is caught (a CRC, or a length that no longer
+        // fits), never read as another frame.
+        let body = event(
+            "contentBlockDelta",
+            r#"{"contentBlockIndex":0,"delta":{"text":"hi"}}"#,
+        );
+        for at in 0..body.len() {
+            for bit in 0..8 {
+                let mut bad = body.clone();
+                bad[at] ^= 1 << bit;
+                let mut decoder = FrameDecoder::default();
+                let read = decoder.push(&bad);
+                assert!(
+                    read.is_err() || decoder.is_mid_frame(),
+                    "byte {at}, bit {bit}"
+                );
+            }
+        }
         let huge = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
         assert!(matches!(
             FrameDecoder::default().push(&huge),
