@@ -3,7 +3,8 @@
 //! vLLM, llama.cpp's server, LM Studio) or its Responses API (llama.cpp's server).
 //!
 //! Each driver is behind a cargo feature that is on by default: `openai` (which covers
-//! OpenAI-compatible servers) and `anthropic`.
+//! OpenAI-compatible servers) and `anthropic`; Amazon Bedrock's (`bedrock`) is behind the
+//! feature `bedrock`, off by default.
 //!
 //! # Picking a provider from the environment
 //!
@@ -30,6 +31,9 @@
 //! | `ANTHROPIC_API_KEY` | selects Anthropic, when no OpenAI variable is set |
 //! | `ANTHROPIC_BASE_URL` | the API's base URL; default `https://api.anthropic.com` |
 //! | `ANTHROPIC_MODEL` | the model; default [`anthropic::DEFAULT_MODEL`] (`claude-sonnet-4-5`) |
+//! | `AWS_BEARER_TOKEN_BEDROCK`, or `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` | select Amazon Bedrock (feature `bedrock`), when no OpenAI or Anthropic variable is set: SigV4 with the keys (and `AWS_SESSION_TOKEN`), else the API key; the keys select it only with `AWS_REGION` |
+//! | `AWS_REGION` | Bedrock's region (required) |
+//! | `BEDROCK_BASE_URL`, `BEDROCK_MODEL` | Bedrock's endpoint (default `https://bedrock-runtime.{region}.amazonaws.com`) and model |
 //!
 //! # Configuring a driver in code
 //!
