@@ -19,8 +19,10 @@
 //!
 //! # The wire
 //!
-//! A tool's neutral schema goes to `toolSpec.inputSchema.json` as it is: its root is an
-//! object. Calls come back as `toolUse` blocks; results go back as `toolResult` blocks (with
+//! A tool's neutral schema goes to `toolSpec.inputSchema.json` in Bedrock's dialect (V4): its
+//! root must be an object, and its `$defs` are inlined wherever a reference does not recur
+//! (recursive references stay, with their `$defs`); nothing else is rewritten or dropped, so
+//! the parser enforces what the model is shown. Calls come back as `toolUse` blocks; results go back as `toolResult` blocks (with
 //! `status: "error"` for a failed call) leading the next user message. ConverseStream's body
 //! is the AWS event stream's binary framing, decoded with AWS's own codec
 //! (`aws-smithy-eventstream`): a frame that does not decode (a bad CRC, garbage) is a
@@ -41,6 +43,7 @@ mod answer;
 mod auth;
 mod events;
 mod frames;
+mod schema;
 mod transport;
 mod wire;
 
@@ -269,7 +272,8 @@ impl Model for Bedrock {
             )
             .at("/type"));
         }
-        let wire = wire::render(tool.name(), tool.description(), schema);
+        let schema = schema::inline_defs(schema);
+        let wire = wire::render(tool.name(), tool.description(), &schema);
         Ok(ToolSpec::from_tool(tool).with_wire(FORMAT, wire))
     }
 
