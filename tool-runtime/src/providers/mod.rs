@@ -98,6 +98,12 @@
 //! - A tool call whose arguments are not a JSON object goes back to Anthropic with an empty
 //!   `input` (the API takes only objects); its result already told the model what was wrong.
 
+// With Bedrock alone, the server-sent-event pipeline of the other drivers is not used.
+#![cfg_attr(
+    not(any(feature = "openai", feature = "anthropic")),
+    allow(dead_code, unused_variables, unreachable_code)
+)]
+
 mod error;
 mod http;
 mod retry;

@@ -198,7 +198,7 @@ impl BedrockBuilder {
         } = self;
         let region = region.filter(|r| !r.trim().is_empty());
         let Some(region) = region else {
-            return Err(ConfigError::MissingApiKey { var: "AWS_REGION" });
+            return Err(ConfigError::MissingRegion { var: "AWS_REGION" });
         };
         let auth = match (keys, common.api_key) {
             (Some(keys), _) => Auth::SigV4 {
