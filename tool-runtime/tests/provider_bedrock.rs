@@ -14,8 +14,9 @@ use support::bedrock::{
     ACCESS_KEY_ID, MODEL, REGION, SECRET_ACCESS_KEY, converse_answer, converse_tools, stream,
     text_answer, text_frames, tool_answer, verify_sigv4,
 };
+use support::provider::scenario::assert_golden_run;
 use support::provider::scenario::{INSTRUCTIONS, RESULT_7, tag_service, test_agent};
-use support::provider::{Server, drain_model};
+use support::provider::{End, Server, drain_model};
 use tool_runtime::providers::RetryPolicy;
 use tool_runtime::providers::bedrock::{Bedrock, BedrockBuilder, ToolChoice};
 use tool_runtime::{
@@ -425,4 +426,37 @@ async fn v3_provider_name_and_environment() {
             .expect("valid")
             .is_none()
     );
+}
+
+// V3, P4: dropping the stream mid-answer (as the agent does to cancel) closes the
+// connection.
+#[tokio::test]
+async fn v3_dropping_the_stream_closes_the_connection() {
+    let server = Server::start([text_answer("never finished").end(End::Hang)]).await;
+    let model = bedrock(&server);
+    let messages = [tool_runtime::Message::user("hi")];
+    let mut stream = model.stream(ModelRequest::new(&messages, &[]));
+    let first = std::future::poll_fn(|cx| std::pin::Pin::as_mut(&mut stream).poll_next(cx)).await;
+    assert!(matches!(first, Some(Ok(_))), "{first:?}");
+    drop(stream);
+    assert!(
+        server
+            .wait_hung_up(1, std::time::Duration::from_secs(5))
+            .await
+    );
+}
+
+// V3: the exact ConverseStream body of the transcript (calls, a failed result, a result
+// with an image, audio and resources, a later question): the driver's tool choice and
+// max tokens, `toolSpec`s with their schemas, results leading one user message.
+#[tokio::test]
+async fn v3_the_converse_request_body_is_exactly_the_golden_one() {
+    let server = Server::start([text_answer("Done.")]).await;
+    let model = builder(&server)
+        .tool_choice(ToolChoice::Tool("tag-service".into()))
+        .max_tokens(1000)
+        .build()
+        .expect("builds");
+    let agent = test_agent(model, [tag_service()]);
+    assert_golden_run(&agent, &server, "golden_bedrock_converse.json").await;
 }

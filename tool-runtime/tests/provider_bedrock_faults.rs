@@ -265,3 +265,46 @@ async fn v3_a_body_that_is_not_an_event_stream_names_its_type() {
     );
     assert_eq!(server.request_count(), 1);
 }
+
+// V2: an empty 200, and a 200 whose body stays silent past the idle timeout before its
+// first byte, have handed nothing on: they are retried (the silent connection closed);
+// without retries, the error says the body was empty.
+#[tokio::test]
+async fn v3_an_empty_or_silent_200_is_retried_as_before_the_answer() {
+    let silent = Reply::bytes(EVENT_STREAM, Vec::new()).end(End::Hang);
+    let server = Server::start([
+        Reply::bytes(EVENT_STREAM, Vec::new()),
+        silent,
+        text_answer("ok"),
+    ])
+    .await;
+    let model = Bedrock::builder()
+        .region(REGION)
+        .credentials(ACCESS_KEY_ID, SECRET_ACCESS_KEY, None)
+        .base_url(server.url())
+        .idle_timeout(Duration::from_millis(200))
+        .retry(
+            RetryPolicy::new()
+                .max_retries(2)
+                .backoff(Duration::from_millis(1), Duration::from_millis(2)),
+        )
+        .build()
+        .expect("builds");
+    let agent = Agent::builder(model).build().expect("builds");
+    let out = agent.run(&Context::new(), "hi").await.expect("answers");
+    assert_eq!(out.text, "ok");
+    assert_eq!(server.request_count(), 3);
+    assert!(server.wait_hung_up(1, Duration::from_secs(5)).await);
+    let (_, error) = run(Reply::bytes(EVENT_STREAM, Vec::new())).await;
+    let error = error.expect("an error");
+    assert!(
+        matches!(
+            error,
+            ModelError::Transport(ref source) if matches!(
+                source.downcast_ref::<TransportError>(),
+                Some(TransportError::Empty { attempts: 1, .. })
+            )
+        ),
+        "{error:?}"
+    );
+}

@@ -39,6 +39,7 @@ pub(super) struct Transport {
 #[derive(Debug)]
 pub(super) struct Opened {
     response: reqwest::Response,
+    first: Option<bytes::Bytes>,
     pub(super) request_id: Option<String>,
     idle_timeout: Duration,
     endpoint: String,
@@ -49,6 +50,12 @@ enum Failure {
     Timeout(Duration),
     Send(reqwest::Error),
     Sign(String),
+    /// A success whose body was empty: nothing was handed on, so it is retried.
+    Empty,
+    /// A success whose body broke before its first byte.
+    Read(reqwest::Error),
+    /// A success whose body stayed silent past the idle timeout before its first byte.
+    Idle(Duration),
 }
 
 impl Transport {
@@ -110,7 +117,9 @@ impl Transport {
             };
             let (retryable, asked) = match &failure {
                 Failure::Status(error, retryable) => (*retryable, error.retry_after),
-                Failure::Timeout(_) => (true, None),
+                Failure::Timeout(_) | Failure::Empty | Failure::Read(_) | Failure::Idle(_) => {
+                    (true, None)
+                }
                 Failure::Send(e) => (!e.is_builder(), None),
                 Failure::Sign(_) => (false, None),
             };
@@ -133,7 +142,15 @@ impl Transport {
                 error.attempts = attempts;
                 ModelError::Api(error)
             }
-            Failure::Timeout(after) => ModelError::Timeout { after },
+            Failure::Timeout(after) | Failure::Idle(after) => ModelError::Timeout { after },
+            Failure::Empty => ModelError::Transport(Box::new(TransportError::Empty {
+                endpoint: self.shown.clone(),
+                attempts,
+            })),
+            Failure::Read(e) => ModelError::Transport(Box::new(TransportError::Read {
+                endpoint: self.shown.clone(),
+                source: Box::new(e),
+            })),
             Failure::Send(e) => ModelError::Transport(Box::new(TransportError::Send {
                 endpoint: self.shown.clone(),
                 attempts,
@@ -196,12 +213,15 @@ impl Transport {
         let request_id = header(&headers, "x-amzn-requestid");
         let status = response.status().as_u16();
         if response.status().is_success() {
-            return Ok(Opened {
+            let mut opened = Opened {
                 response,
+                first: None,
                 request_id,
                 idle_timeout: self.settings.idle_timeout,
                 endpoint: self.shown.clone(),
-            });
+            };
+            opened.first = Some(opened.first_chunk().await?);
+            return Ok(opened);
         }
         let body = read_capped(response, self.settings.response_timeout).await;
         let mut error = parse_api_error(Some(status), &body);
@@ -227,8 +247,22 @@ impl Opened {
             .unwrap_or_default()
     }
 
-    /// The next chunk of the body; `None` at its end.
+    /// The body's first chunk, read while opening: a body that is empty, breaks or stays
+    /// silent before it is still before the answer (V2).
+    async fn first_chunk(&mut self) -> Result<bytes::Bytes, Failure> {
+        match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
+            Err(_) => Err(Failure::Idle(self.idle_timeout)),
+            Ok(Err(e)) => Err(Failure::Read(e.without_url())),
+            Ok(Ok(None)) => Err(Failure::Empty),
+            Ok(Ok(Some(chunk))) => Ok(chunk),
+        }
+    }
+
+    /// The next chunk of the body (the first, read while opening, first); `None` at its end.
     pub(super) async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ModelError> {
+        if let Some(first) = self.first.take() {
+            return Ok(Some(first));
+        }
         match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
             Err(_) => Err(ModelError::Timeout {
                 after: self.idle_timeout,
