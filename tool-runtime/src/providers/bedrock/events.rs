@@ -3,7 +3,7 @@
 //! `contentBlockStop`, `messageStop` (the `stopReason`) and `metadata` (the usage); unknown
 //! events and reasoning deltas are ignored, and exceptions are errors.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -17,7 +17,8 @@ pub(super) const END_MARKER: &str = "messageStop";
 /// The state of one answer being read.
 #[derive(Debug, Default)]
 pub(super) struct ConverseEvents {
-    tools: HashSet<usize>,
+    /// The `toolUse` blocks open, by index, with whether any input fragment came.
+    tools: HashMap<usize, bool>,
     stopped: bool,
     request_id: Option<String>,
 }
@@ -128,7 +129,7 @@ impl ConverseEvents {
                         id: field("toolUseId").to_owned(),
                         name: field("name").to_owned(),
                     });
-                    self.tools.insert(index);
+                    self.tools.insert(index, false);
                 }
             }
             "contentBlockDelta" => {
@@ -142,9 +143,10 @@ impl ConverseEvents {
                     out.push(ModelEvent::TextDelta(text.to_owned()));
                 }
                 if let Some(input) = delta.pointer("/toolUse/input").and_then(Value::as_str)
-                    && self.tools.contains(&index)
+                    && let Some(fragments) = self.tools.get_mut(&index)
                     && !input.is_empty()
                 {
+                    *fragments = true;
                     out.push(ModelEvent::ToolCallArguments {
                         index,
                         fragment: input.to_owned(),
@@ -153,7 +155,14 @@ impl ConverseEvents {
             }
             "contentBlockStop" => {
                 let index = index_of(data)?;
-                if self.tools.remove(&index) {
+                if let Some(fragments) = self.tools.remove(&index) {
+                    if !fragments {
+                        // A tool without parameters: no input was streamed.
+                        out.push(ModelEvent::ToolCallArguments {
+                            index,
+                            fragment: "{}".to_owned(),
+                        });
+                    }
                     out.push(ModelEvent::ToolCallEnd { index });
                 }
             }
@@ -228,6 +237,33 @@ pub(super) fn from_converse(answer: &Value) -> Vec<ModelEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn v3_a_call_without_input_has_empty_object_arguments() {
+        let mut events = ConverseEvents::default();
+        let mut out = Vec::new();
+        let start = json!({"contentBlockIndex": 0,
+                           "start": {"toolUse": {"toolUseId": "t1", "name": "now"}}});
+        let ok = events
+            .on_event("contentBlockStart", &start, &mut out)
+            .and_then(|()| {
+                events.on_event(
+                    "contentBlockStop",
+                    &json!({"contentBlockIndex": 0}),
+                    &mut out,
+                )
+            });
+        assert!(ok.is_ok());
+        assert_eq!(
+            out[1],
+            ModelEvent::ToolCallArguments {
+                index: 0,
+                fragment: "{}".into()
+            }
+        );
+        assert_eq!(out[2], ModelEvent::ToolCallEnd { index: 0 });
+    }
 
     #[test]
     fn v3_stop_reasons_are_named() {

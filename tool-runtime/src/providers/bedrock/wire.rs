@@ -34,33 +34,52 @@ pub(super) fn body(driver: &Bedrock, request: &ModelRequest<'_>) -> String {
         "inferenceConfig".into(),
         json!({"maxTokens": driver.max_tokens}),
     );
-    if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|spec| {
-                let text = spec.wire(FORMAT).map_or_else(
-                    || render(spec.name(), spec.description(), spec.parameters()),
-                    str::to_owned,
-                );
-                serde_json::from_str(&text).unwrap_or(Value::Null)
-            })
-            .collect();
-        let mut config = Map::new();
-        config.insert("tools".into(), Value::Array(tools));
-        // L3: the run's choice for this request wins over the driver's.
-        let run_choice = request.tool_choice.map(from_run);
-        if let Some(choice) = run_choice.as_ref().or(driver.tool_choice.as_ref()) {
-            config.insert("toolChoice".into(), tool_choice(choice));
-        }
-        head.insert("toolConfig".into(), Value::Object(config));
-    }
     for (key, value) in &driver.body {
         if key != "toolConfig" {
             head.insert(key.clone(), value.clone());
         }
     }
-    Value::Object(head).to_string()
+    if request.tools.is_empty() {
+        return Value::Object(head).to_string();
+    }
+    // L3: the run's choice for this request wins over the driver's.
+    let run_choice = request.tool_choice.map(from_run);
+    let choice = run_choice.as_ref().or(driver.tool_choice.as_ref());
+    let rendered: Vec<std::borrow::Cow<'_, str>> = request
+        .tools
+        .iter()
+        .map(|spec| match spec.wire(FORMAT) {
+            Some(wire) => wire.into(),
+            None => render(spec.name(), spec.description(), spec.parameters()).into(),
+        })
+        .collect();
+    with_tool_config(head, &rendered, choice.map(tool_choice))
+}
+
+/// `head` (a JSON object that is not empty: it holds the messages) with
+/// `"toolConfig": {"tools": [...], "toolChoice": ...}` appended, the tools spliced as they
+/// were rendered when the agent was built, so that requests never re-serialize a schema.
+fn with_tool_config(
+    head: Map<String, Value>,
+    tools: &[std::borrow::Cow<'_, str>],
+    choice: Option<Value>,
+) -> String {
+    let mut body = Value::Object(head).to_string();
+    body.pop(); // the closing brace
+    body.push_str(",\"toolConfig\":{\"tools\":[");
+    for (i, tool) in tools.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(tool);
+    }
+    body.push(']');
+    if let Some(choice) = choice {
+        body.push_str(",\"toolChoice\":");
+        body.push_str(&choice.to_string());
+    }
+    body.push_str("}}");
+    body
 }
 
 /// A run's tool choice (L3) in this API's terms: `required` is `any`; `none` cannot be said,
