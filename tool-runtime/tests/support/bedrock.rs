@@ -247,6 +247,21 @@ pub fn verify_sigv4(request: &Request, session_token: Option<&str>) -> Result<()
     if request.header("x-amz-security-token") != session_token {
         return Err("the session token is not sent as it should be".into());
     }
+    let expected = expected_signature(request, &names, at, session_token)?;
+    if expected == signature {
+        Ok(())
+    } else {
+        Err("the signature does not verify".into())
+    }
+}
+
+/// The signature `aws-sigv4` computes for `request`, its headers `names` signed at `at`.
+fn expected_signature(
+    request: &Request,
+    names: &[&str],
+    at: SystemTime,
+    session_token: Option<&str>,
+) -> Result<String, String> {
     let mut headers = Vec::new();
     for name in names
         .iter()
@@ -286,9 +301,5 @@ pub fn verify_sigv4(request: &Request, session_token: Option<&str>) -> Result<()
     let (_, expected) = sign(signable, &params)
         .map_err(|e| e.to_string())?
         .into_parts();
-    if expected == signature {
-        Ok(())
-    } else {
-        Err("the signature does not verify".into())
-    }
+    Ok(expected)
 }
