@@ -254,6 +254,35 @@ async fn v3_tool_choice_is_sent_in_bedrocks_form() {
     assert_eq!(body["inferenceConfig"]["maxTokens"], 100);
 }
 
+// V3, L3: Bedrock has no tool choice `none`: the tools are not advertised while the
+// conversation holds no tool blocks, and sent without a choice once it does (the API
+// requires `toolConfig` then), whatever the driver's own choice.
+#[tokio::test]
+async fn v3_tool_choice_none_withholds_the_tools() {
+    let server = Server::start([text_answer("No tools."), text_answer("Still none.")]).await;
+    let model = builder(&server)
+        .tool_choice(ToolChoice::Any)
+        .build()
+        .expect("builds");
+    let agent = test_agent(model, []);
+    let none = || RunOptions::new().tool_choice(tool_runtime::ToolChoice::None);
+    let request = RunRequest::new("svc-42?").options(none());
+    agent
+        .execute(&Context::new(), request)
+        .await
+        .expect("answers");
+    assert!(server.requests()[0].json().get("toolConfig").is_none());
+    let input = support::provider::scenario::transcript();
+    let request = RunRequest::new(input).options(none());
+    agent
+        .execute(&Context::new(), request)
+        .await
+        .expect("answers");
+    let config = &server.requests()[1].json()["toolConfig"];
+    assert!(config["tools"].is_array(), "{config}");
+    assert!(config.get("toolChoice").is_none(), "{config}");
+}
+
 // V3, L5: a stopping tool's success ends the run without another request.
 #[tokio::test]
 async fn v3_stop_at_ends_the_run_after_the_tool() {

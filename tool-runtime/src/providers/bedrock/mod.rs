@@ -36,7 +36,9 @@
 //!
 //! # Limits
 //!
-//! - Bedrock has no tool choice `none`: a run's `ToolChoice::None` is sent as `auto`.
+//! - Bedrock has no tool choice `none`: for a run's `ToolChoice::None` the tools are not
+//!   advertised, unless the conversation already holds tool calls or results (the API then
+//!   requires `toolConfig`), when they are sent with no choice (the model's `auto`).
 //! - Reasoning content is not read, and not sent back.
 
 mod answer;

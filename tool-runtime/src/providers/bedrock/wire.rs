@@ -39,12 +39,17 @@ pub(super) fn body(driver: &Bedrock, request: &ModelRequest<'_>) -> String {
             head.insert(key.clone(), value.clone());
         }
     }
-    if request.tools.is_empty() {
+    // Bedrock has no tool choice `none`: the tools are not advertised, unless the
+    // conversation already holds tool blocks (the API then requires `toolConfig`).
+    let none = matches!(request.tool_choice, Some(crate::model::ToolChoice::None));
+    if request.tools.is_empty() || (none && !has_tool_blocks(&head)) {
         return Value::Object(head).to_string();
     }
     // L3: the run's choice for this request wins over the driver's.
-    let run_choice = request.tool_choice.map(from_run);
-    let choice = run_choice.as_ref().or(driver.tool_choice.as_ref());
+    let choice = match request.tool_choice {
+        Some(run) => from_run(run),
+        None => driver.tool_choice.clone(),
+    };
     let rendered: Vec<std::borrow::Cow<'_, str>> = request
         .tools
         .iter()
@@ -53,7 +58,7 @@ pub(super) fn body(driver: &Bedrock, request: &ModelRequest<'_>) -> String {
             None => render(spec.name(), spec.description(), spec.parameters()).into(),
         })
         .collect();
-    with_tool_config(head, &rendered, choice.map(tool_choice))
+    with_tool_config(head, &rendered, choice.as_ref().map(tool_choice))
 }
 
 /// `head` (a JSON object that is not empty: it holds the messages) with
@@ -82,14 +87,27 @@ fn with_tool_config(
     body
 }
 
-/// A run's tool choice (L3) in this API's terms: `required` is `any`; `none` cannot be said,
-/// so it is the default, `auto`.
-fn from_run(choice: &crate::model::ToolChoice) -> ToolChoice {
+/// Whether the messages hold a `toolUse` or `toolResult` block.
+fn has_tool_blocks(head: &Map<String, Value>) -> bool {
+    let messages = head.get("messages").and_then(Value::as_array);
+    messages.into_iter().flatten().any(|message| {
+        let content = message.get("content").and_then(Value::as_array);
+        content
+            .into_iter()
+            .flatten()
+            .any(|block| block.get("toolUse").is_some() || block.get("toolResult").is_some())
+    })
+}
+
+/// A run's tool choice (L3) in this API's terms: `required` is `any`; `none` cannot be said
+/// (see [`body`]), and sends no choice.
+fn from_run(choice: &crate::model::ToolChoice) -> Option<ToolChoice> {
     use crate::model::ToolChoice as Run;
     match choice {
-        Run::Required => ToolChoice::Any,
-        Run::Tool(name) => ToolChoice::Tool(name.clone()),
-        _ => ToolChoice::Auto,
+        Run::Required => Some(ToolChoice::Any),
+        Run::Tool(name) => Some(ToolChoice::Tool(name.clone())),
+        Run::None => None,
+        _ => Some(ToolChoice::Auto),
     }
 }
 
