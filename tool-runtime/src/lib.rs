@@ -172,8 +172,14 @@ pub mod guide;
 // The model interface every driver implements, the conversation and the model's errors.
 pub mod model;
 
-// The provider drivers: OpenAI, Anthropic, Gemini, OpenAI-compatible servers, over HTTP and SSE.
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+// The provider drivers: OpenAI, Anthropic, Gemini, Bedrock, OpenAI-compatible servers, over HTTP
+// and SSE.
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "bedrock"
+))]
 pub mod providers;
 
 // The tool surface as one document, its diff and its snapshot test (C2): it holds what each

@@ -6,6 +6,8 @@ use tool_core::Tool;
 
 #[cfg(feature = "anthropic")]
 use super::anthropic::Anthropic;
+#[cfg(feature = "bedrock")]
+use super::bedrock::Bedrock;
 #[cfg(feature = "gemini")]
 use super::gemini::Gemini;
 #[cfg(feature = "openai")]
@@ -29,6 +31,10 @@ pub enum EnvModel {
     /// Google's Gemini API (`GEMINI_API_KEY` or `GOOGLE_API_KEY` was set).
     #[cfg(feature = "gemini")]
     Gemini(Gemini),
+    /// Amazon Bedrock's ConverseStream API (`AWS_BEARER_TOKEN_BEDROCK`, or AWS keys with
+    /// `AWS_REGION`, was set).
+    #[cfg(feature = "bedrock")]
+    Bedrock(Bedrock),
 }
 
 impl EnvModel {
@@ -40,10 +46,12 @@ impl EnvModel {
             EnvModel::Anthropic(m) => m,
             #[cfg(feature = "gemini")]
             EnvModel::Gemini(m) => m,
+            #[cfg(feature = "bedrock")]
+            EnvModel::Bedrock(m) => m,
         }
     }
 
-    /// The provider's name: `openai`, `openai-compatible`, `anthropic` or `gemini`.
+    /// The provider's name: `openai`, `openai-compatible`, `anthropic`, `gemini` or `bedrock`.
     pub fn provider(&self) -> &'static str {
         match self {
             #[cfg(feature = "openai")]
@@ -54,6 +62,8 @@ impl EnvModel {
             EnvModel::Anthropic(_) => "anthropic",
             #[cfg(feature = "gemini")]
             EnvModel::Gemini(_) => "gemini",
+            #[cfg(feature = "bedrock")]
+            EnvModel::Bedrock(_) => "bedrock",
         }
     }
 
@@ -66,6 +76,8 @@ impl EnvModel {
             EnvModel::Anthropic(m) => m.model_name(),
             #[cfg(feature = "gemini")]
             EnvModel::Gemini(m) => m.model_name(),
+            #[cfg(feature = "bedrock")]
+            EnvModel::Bedrock(m) => m.model_name(),
         }
     }
 }
@@ -107,6 +119,11 @@ impl Model for EnvModel {
 ///   with `ANTHROPIC_MODEL` (default [`super::anthropic::DEFAULT_MODEL`]).
 /// - Else `GEMINI_API_KEY` (or else `GOOGLE_API_KEY`) set: Google's Gemini API, at
 ///   `GEMINI_BASE_URL` if set, with `GEMINI_MODEL` (default [`super::gemini::DEFAULT_MODEL`]).
+/// - Else `AWS_BEARER_TOKEN_BEDROCK` set, or `AWS_ACCESS_KEY_ID` and
+///   `AWS_SECRET_ACCESS_KEY` set with `AWS_REGION`: Amazon Bedrock's ConverseStream API in
+///   `AWS_REGION`, signed with SigV4 when the keys are set (with `AWS_SESSION_TOKEN` if set),
+///   else with the API key; at `BEDROCK_BASE_URL` if set, with `BEDROCK_MODEL` (default
+///   [`super::bedrock::DEFAULT_MODEL`]). A Bedrock API key without `AWS_REGION` is an error.
 /// - Else `None`.
 ///
 /// Empty variables count as unset. A provider whose feature is off is skipped.
@@ -199,5 +216,34 @@ pub fn from_lookup(
         }
         return Ok(Some(EnvModel::Gemini(builder.build()?)));
     }
+    #[cfg(feature = "bedrock")]
+    if let Some(model) = bedrock_from(&var)? {
+        return Ok(Some(EnvModel::Bedrock(model)));
+    }
     Ok(None)
+}
+
+/// Bedrock, when its variables are set (see [`from_lookup`]).
+#[cfg(feature = "bedrock")]
+fn bedrock_from(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Bedrock>, ConfigError> {
+    let token = var("AWS_BEARER_TOKEN_BEDROCK");
+    let keys = var("AWS_ACCESS_KEY_ID").zip(var("AWS_SECRET_ACCESS_KEY"));
+    let region = var("AWS_REGION");
+    let mut builder = match (keys, token, &region) {
+        (Some((id, secret)), _, Some(_)) => {
+            Bedrock::builder().credentials(id, secret, var("AWS_SESSION_TOKEN"))
+        }
+        (_, Some(token), _) => Bedrock::builder().api_key(token),
+        _ => return Ok(None),
+    };
+    if let Some(region) = region {
+        builder = builder.region(region);
+    }
+    if let Some(url) = var("BEDROCK_BASE_URL") {
+        builder = builder.base_url(url);
+    }
+    if let Some(model) = var("BEDROCK_MODEL") {
+        builder = builder.model(model);
+    }
+    builder.build().map(Some)
 }

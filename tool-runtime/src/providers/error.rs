@@ -22,6 +22,12 @@ pub enum ConfigError {
         /// The environment variable that would hold it.
         var: &'static str,
     },
+    /// The provider needs a region (Amazon Bedrock) and none was given.
+    #[error("no region: set one with `region(…)` or the environment variable {var}")]
+    MissingRegion {
+        /// The environment variable that would hold it.
+        var: &'static str,
+    },
     /// The base URL is not an absolute `http` or `https` URL.
     #[error("the base URL {url:?} cannot be used: {reason}")]
     InvalidBaseUrl {

@@ -193,7 +193,7 @@ impl Endpoint {
             headers.insert(header, value);
         }
         if let Some(key) = &key {
-            let (name, text) = match auth {
+            let (name, text): (&str, String) = match auth {
                 #[cfg(feature = "openai")]
                 Auth::Bearer => ("authorization", format!("Bearer {}", key.expose())),
                 #[cfg(any(feature = "anthropic", feature = "gemini"))]

@@ -3,7 +3,8 @@
 //! vLLM, llama.cpp's server, LM Studio) or its Responses API (llama.cpp's server).
 //!
 //! Each driver is behind a cargo feature that is on by default: `openai` (which covers
-//! OpenAI-compatible servers), `anthropic` and `gemini`.
+//! OpenAI-compatible servers), `anthropic` and `gemini`; Amazon Bedrock's (`bedrock`) is behind
+//! the feature `bedrock`, off by default.
 //!
 //! # Picking a provider from the environment
 //!
@@ -33,6 +34,9 @@
 //! | `GEMINI_API_KEY` (or `GOOGLE_API_KEY`) | selects Gemini, when no OpenAI or Anthropic variable is set |
 //! | `GEMINI_BASE_URL` | the API's base URL; default `https://generativelanguage.googleapis.com` |
 //! | `GEMINI_MODEL` | the model; default [`gemini::DEFAULT_MODEL`] (`gemini-2.5-flash`) |
+//! | `AWS_BEARER_TOKEN_BEDROCK`, or `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` | select Amazon Bedrock (feature `bedrock`), when no OpenAI or Anthropic variable is set: SigV4 with the keys (and `AWS_SESSION_TOKEN`), else the API key; the keys select it only with `AWS_REGION` |
+//! | `AWS_REGION` | Bedrock's region (required) |
+//! | `BEDROCK_BASE_URL`, `BEDROCK_MODEL` | Bedrock's endpoint (default `https://bedrock-runtime.{region}.amazonaws.com`) and model |
 //!
 //! # Configuring a driver in code
 //!
@@ -104,6 +108,12 @@
 //!   switch); thought parts are not passed on, and only the signatures of function calls are
 //!   sent back (not those of text parts, which the API does not require).
 
+// With Bedrock alone, the server-sent-event pipeline of the other drivers is not used.
+#![cfg_attr(
+    not(any(feature = "openai", feature = "anthropic")),
+    allow(dead_code, unused_variables, unreachable_code)
+)]
+
 mod error;
 mod http;
 mod retry;
@@ -116,6 +126,8 @@ mod recorded;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+#[cfg(feature = "bedrock")]
+pub mod bedrock;
 #[cfg(feature = "gemini")]
 pub mod gemini;
 #[cfg(feature = "openai")]
@@ -187,7 +199,12 @@ enum Timeout {
 }
 
 /// The setters every driver's builder has.
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "bedrock"
+))]
 macro_rules! common_setters {
     () => {
         /// Sets the API key. It is sent only in its header, and no error or `Debug` output
@@ -257,7 +274,12 @@ macro_rules! common_setters {
     };
 }
 
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "bedrock"
+))]
 pub(crate) use common_setters;
 
 /// `head` (a JSON object) with `"tools": [...]` made of the already-rendered `tools`

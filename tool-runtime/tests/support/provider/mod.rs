@@ -58,6 +58,19 @@ impl Reply {
         }
     }
 
+    /// A binary body of this content type, in one chunk (Bedrock's event stream).
+    pub fn bytes(content_type: &str, body: Vec<u8>) -> Self {
+        Self {
+            status: 200,
+            headers: vec![("content-type".into(), content_type.into())],
+            pieces: vec![body],
+            chunked: true,
+            delay: Duration::ZERO,
+            end: End::Complete,
+            silent: false,
+        }
+    }
+
     /// A JSON body with this status.
     pub fn json(status: u16, body: Value) -> Self {
         Self {
