@@ -8,10 +8,14 @@ use serde_json::Value;
 use super::verdict;
 
 /// The servers, in the table's order: key in the JSON, label.
-const SERVERS: [(&str, &str); 3] = [
+const SERVERS: [(&str, &str); 4] = [
     (
         "ours",
         "**tool-runtime** `McpServer` (availability, validation, redaction)",
+    ),
+    (
+        "ours-jwt",
+        "tool-runtime `McpServer`, an OAuth protected resource (a JWT on every call)",
     ),
     (
         "rmcp",
@@ -122,6 +126,20 @@ fn ratios(v: &Value, s: &mut String) {
         spread("ours_over_python"),
         times(cpu("rmcp")),
         times(cpu("python")),
+    );
+    let _ = writeln!(
+        s,
+        "As an OAuth protected resource (every call's bearer token a JWT checked against its \
+         issuer's JWKS, Z2), tool-runtime keeps {}{} of its throughput without authorization \
+         (target ≥ 0.9×: {}); server CPU per call {} the unprotected server's.\n",
+        times(ratio("ours_jwt_over_ours")),
+        spread("ours_jwt_over_ours"),
+        verdict(ratio("ours_jwt_over_ours").map(|r| r >= 0.9)),
+        times(
+            median("ours-jwt", "server_cpu_s_per_1000")
+                .zip(median("ours", "server_cpu_s_per_1000"))
+                .map(|(j, o)| j / o)
+        ),
     );
     let p50 = median("ours", "p50_ms");
     let _ = writeln!(
