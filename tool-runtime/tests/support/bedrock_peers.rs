@@ -10,13 +10,25 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-/// The pinned requirements, part of the environment's name.
-const REQUIREMENTS: &str = include_str!("bedrock_requirements.txt");
+#[path = "python_env.rs"]
+mod python_env;
+
+use python_env::PythonEnv;
+
+/// botocore, pinned; the requirements' content names the environment.
+const ENV: PythonEnv = PythonEnv {
+    used_by: "the Bedrock tests",
+    prefix: "bedrock-python",
+    requirements: include_str!("bedrock_requirements.txt"),
+    requirements_path: "tool-runtime/tests/support/bedrock_requirements.txt",
+    variable: None,
+    imports: "import botocore.validate",
+};
 /// The helper that validates bodies.
 const HELPER: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -71,95 +83,7 @@ pub fn validate(model_id: &str, bodies: &[(&str, Value)]) -> Result<Vec<Verdict>
         .collect()
 }
 
-/// The provisioned environment's interpreter, made on first use (once per process).
+/// The provisioned environment's interpreter, made on first use.
 pub fn interpreter() -> Result<PathBuf, String> {
-    static ONCE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = ONCE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let exe = std::env::current_exe().map_err(|e| format!("no test binary path: {e}"))?;
-    let target = exe
-        .ancestors()
-        .nth(3)
-        .ok_or_else(|| format!("the test binary `{}` is not under target/", exe.display()))?;
-    let home = target.join("peers").join(format!(
-        "bedrock-python-{:016x}",
-        fnv1a(REQUIREMENTS.as_bytes())
-    ));
-    let python = home.join("bin").join("python");
-    if !python.exists() {
-        provision(&home)?;
-    }
-    Ok(python)
-}
-
-fn provision(home: &Path) -> Result<(), String> {
-    let parent = home.parent().ok_or("the peers' directory has no parent")?;
-    std::fs::create_dir_all(parent)
-        .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
-    let name = home
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("bedrock");
-    let building = parent.join(format!("{name}.building-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&building);
-    eprintln!(
-        "making the Bedrock tests' Python environment in {}",
-        home.display()
-    );
-    if let Err(e) = make_environment(&building) {
-        let _ = std::fs::remove_dir_all(&building);
-        return Err(e);
-    }
-    match std::fs::rename(&building, home) {
-        Ok(()) => Ok(()),
-        Err(_) if home.join("bin").join("python").exists() => {
-            let _ = std::fs::remove_dir_all(&building);
-            Ok(())
-        }
-        Err(e) => Err(format!(
-            "cannot move the environment to `{}`: {e}",
-            home.display()
-        )),
-    }
-}
-
-fn make_environment(dir: &Path) -> Result<(), String> {
-    let run = |command: &mut Command| {
-        let output = command
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run `{command:?}`: {e} (Python 3 with venv is needed)"))?;
-        if output.status.success() {
-            Ok(())
-        } else {
-            Err(format!(
-                "`{command:?}` failed (the package registry must be reachable the first \
-                 time):\n{}",
-                String::from_utf8_lossy(&output.stderr).trim()
-            ))
-        }
-    };
-    run(Command::new("python3").arg("-m").arg("venv").arg(dir))?;
-    let requirements = dir.join("requirements.txt");
-    std::fs::write(&requirements, REQUIREMENTS)
-        .map_err(|e| format!("cannot write `{}`: {e}", requirements.display()))?;
-    run(Command::new(dir.join("bin").join("python"))
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "-r",
-        ])
-        .arg(&requirements))?;
-    run(Command::new(dir.join("bin").join("python")).args(["-c", "import botocore.validate"]))
-}
-
-/// FNV-1a: a stable name for the requirements' content.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    ENV.interpreter()
 }
