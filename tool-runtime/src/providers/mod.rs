@@ -9,7 +9,7 @@
 //! # Picking a provider from the environment
 //!
 //! [`from_env`] reads the variables below and returns the provider they name, so a program
-//! switches from the [`crate::OfflineModel`] to a real provider with one variable:
+//! switches from the [`crate::testing::OfflineModel`] to a real provider with one variable:
 //!
 //! ```no_run
 //! use tool_runtime::{Agent, OfflineModel};
@@ -67,7 +67,7 @@
 //!
 //! # What every driver does
 //!
-//! - Each tool's schema is adapted once, when the agent is built ([`crate::Model::tool_spec`]),
+//! - Each tool's schema is adapted once, when the agent is built ([`crate::model::Model::tool_spec`]),
 //!   and the tool is rendered to its wire JSON then; requests reuse that text.
 //! - Requests stream (server-sent events). Text and each call's raw argument fragments are
 //!   passed on as they come; the agent validates the arguments (R5).
@@ -78,16 +78,16 @@
 //!   of the answer was handed on. A success status whose body is empty, or stays silent past
 //!   the idle timeout before its first byte, is still before the answer and is retried too.
 //!   A 429 for `insufficient_quota`, and 400, 401, 403 and 404, are returned at once as
-//!   [`crate::ModelError::Api`], with the status, the provider's message and the request id.
+//!   [`crate::model::ModelError::Api`], with the status, the provider's message and the request id.
 //! - A success response is read as an event stream only if its `content-type` says
 //!   `text/event-stream` (or it names none); anything else (a proxy's HTML page, JSON) is a
-//!   [`crate::ModelError::Protocol`] that names the type and shows the start of the body, and
+//!   [`crate::model::ModelError::Protocol`] that names the type and shows the start of the body, and
 //!   is not retried.
 //! - A stream that ends before the provider's end marker (Gemini's: a `finishReason`), cleanly
 //!   or with the connection
 //!   broken, is an error whose message says the answer stream ended before it was complete
 //!   ([`TransportError::Truncated`], [`TransportError::Read`]), never a silent partial
-//!   answer; an event that is not JSON is a [`crate::ModelError::Protocol`]; unknown event
+//!   answer; an event that is not JSON is a [`crate::model::ModelError::Protocol`]; unknown event
 //!   types are ignored.
 //! - Dropping the stream closes the connection (P4).
 //! - The API key is sent only in its header, which is marked sensitive; no error and no

@@ -248,7 +248,7 @@ impl PausedRun {
     }
 
     /// The options the run follows (H7): a resume goes on with them.
-    pub fn options(&self) -> &crate::RunOptions {
+    pub fn options(&self) -> &super::RunOptions {
         &self.run.state.options
     }
 

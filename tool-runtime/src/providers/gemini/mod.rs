@@ -65,7 +65,7 @@ pub enum ToolChoice {
     /// The model decides (`AUTO`, the API's default).
     Auto,
     /// The model must call a function (`ANY`). An agent's run then never gets a final
-    /// answer: use it with [`crate::AgentBuilder::max_turns`].
+    /// answer: use it with [`crate::agent::AgentBuilder::max_turns`].
     Any,
     /// The model may not call functions (`NONE`).
     None,
