@@ -51,7 +51,7 @@ impl OidcProvider {
             .join("tests/support/oidc")
             .join(name);
         let local = home.join(name);
-        std::fs::copy(&script, &local).map_err(|e| format!("cannot copy the script: {e}"))?;
+        place(&script, &local)?;
         let mut child = Command::new("node")
             .arg(&local)
             .envs(env.iter().copied())
@@ -76,8 +76,29 @@ impl OidcProvider {
     }
 }
 
-/// `target/peers/NAME` holding `oidc-provider` VERSION, installed with npm on first use.
+/// Puts the script `script` at `local` (beside the installed packages, where its imports
+/// resolve) unless it is there already: written aside and renamed into place, so that a
+/// provider another test is starting never reads half a file.
+fn place(script: &Path, local: &Path) -> Result<(), String> {
+    let text = std::fs::read(script).map_err(|e| format!("cannot read the script: {e}"))?;
+    if std::fs::read(local).is_ok_and(|placed| placed == text) {
+        return Ok(());
+    }
+    static WRITES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let aside = local.with_extension(format!("writing-{}-{n}", std::process::id()));
+    std::fs::write(&aside, &text).map_err(|e| format!("cannot write the script: {e}"))?;
+    std::fs::rename(&aside, local).map_err(|e| format!("cannot place the script: {e}"))
+}
+
+/// `target/peers/NAME` holding `oidc-provider` VERSION, installed with npm on first use: one
+/// installation at a time in this process (the tests of a binary start at once), each built in
+/// a directory of its own and renamed into place (another test binary may be installing too).
 fn provisioned(name: &str) -> Result<PathBuf, String> {
+    static INSTALLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALLING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let exe = std::env::current_exe().map_err(|e| format!("no test binary path: {e}"))?;
     let target = (exe.ancestors().nth(3))
         .ok_or_else(|| format!("the test binary `{}` is not under target/", exe.display()))?;
@@ -88,7 +109,7 @@ fn provisioned(name: &str) -> Result<PathBuf, String> {
     {
         return Ok(home);
     }
-    let building = home.with_extension(format!("building-{}", std::process::id()));
+    let building = home.with_file_name(format!("{name}.building-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&building);
     std::fs::create_dir_all(&building).map_err(|e| format!("cannot create a directory: {e}"))?;
     eprintln!(
