@@ -178,14 +178,14 @@ mod tests {
         // Each level uses the next twice: 2^40 nodes if inlined.
         let mut defs = Map::new();
         for level in 0..40 {
-            let next = json!({"$ref": format!("#/$defs/L{}", level + 1)});
+            let next = json!({"$ref": format!("#/$defs/level{}", level + 1)});
             defs.insert(
-                format!("L{level}"),
+                format!("level{level}"),
                 json!({"type": "array", "items": [next.clone(), next]}),
             );
         }
-        defs.insert("L40".into(), json!({"type": "string"}));
-        let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/L0"}},
+        defs.insert("level40".into(), json!({"type": "string"}));
+        let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/level0"}},
                             "$defs": defs});
         assert_eq!(inline_defs(&schema), schema);
     }
