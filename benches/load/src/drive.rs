@@ -202,6 +202,54 @@ impl Measured {
 ///
 /// When a server cannot start, or does not answer the check's calls as the others do.
 pub async fn run(settings: Settings) -> Result<Value, String> {
+    let (servers, skipped) = start_servers(&settings)?;
+    let expected = tool_bench::shared::expected_valid();
+    let valid = std::str::from_utf8(args::VALID).map_err(|e| e.to_string())?;
+    let mut checks = serde_json::Map::new();
+    for server in &servers {
+        checks.insert(
+            server.key.to_owned(),
+            check(server, &expected, valid).await?,
+        );
+    }
+    for server in &servers {
+        let warm = Settings {
+            max_time: settings.warm_up,
+            ..settings.clone()
+        };
+        let m = measure(server, &warm, &expected, valid).await?;
+        eprintln!(
+            "  warm-up {}: {} calls, {:.0} calls/s, {} errors",
+            server.key,
+            m.calls,
+            m.calls_per_s(),
+            m.errors
+        );
+    }
+    let rounds = measure_rounds(&servers, &settings, &expected, valid).await?;
+    let ratio = |a: &str, b: &str| throughput_ratio(&servers, &rounds, a, b);
+    Ok(json!({
+        "clients": settings.clients,
+        "rounds": settings.rounds,
+        "max_calls": settings.max_calls,
+        "max_secs": settings.max_time.as_secs_f64(),
+        "warm_up_secs": settings.warm_up.as_secs_f64(),
+        "workers": settings.workers,
+        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "protocol_version": crate::client::PROTOCOL_VERSION,
+        "skipped": skipped,
+        "servers": summary(&servers, &rounds, &checks),
+        "throughput_ratio": {
+            "ours_over_rmcp": ratio("ours", "rmcp"),
+            "ours_over_python": ratio("ours", "python"),
+            "ours_jwt_over_ours": ratio("ours-jwt", "ours"),
+        },
+    }))
+}
+
+/// Starts the servers measured, and names those that are not (the Python one without an
+/// interpreter).
+fn start_servers(settings: &Settings) -> Result<(Vec<Server>, Vec<&'static str>), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let workers = settings.workers.to_string();
     let rust = |which: &str| {
@@ -239,84 +287,73 @@ pub async fn run(settings: Settings) -> Result<Value, String> {
         }
         None => skipped.push("python"),
     }
+    Ok((servers, skipped))
+}
 
-    // The check: the same result for the valid arguments, an error for the invalid ones, each
-    // a `tools/call` sent without `initialize` first.
-    let expected = tool_bench::shared::expected_valid();
-    let valid = std::str::from_utf8(args::VALID).map_err(|e| e.to_string())?;
+/// The check of one server: the same result for the valid arguments, an error for the invalid
+/// ones, each a `tools/call` sent without `initialize` first.
+async fn check(server: &Server, expected: &Value, valid: &str) -> Result<Value, String> {
     let invalid = std::str::from_utf8(args::INVALID).map_err(|e| e.to_string())?;
-    let mut checks = serde_json::Map::new();
-    for server in &servers {
-        let mut conn = server.connection();
-        let ok = match conn.call(TOOL_NAME, valid).await {
-            Ok(Answer::Result(text)) => {
-                let got: Value = serde_json::from_str(&text).map_err(|e| {
-                    format!(
-                        "{}: the valid call's text is not JSON ({e}): {text}",
-                        server.key
-                    )
-                })?;
-                if got != expected {
-                    return Err(format!(
-                        "{}: the valid call returned {got}, not {expected}",
-                        server.key
-                    ));
-                }
-                text
-            }
-            other => {
+    let mut conn = server.connection();
+    let ok = match conn.call(TOOL_NAME, valid).await {
+        Ok(Answer::Result(text)) => {
+            let got: Value = serde_json::from_str(&text).map_err(|e| {
+                format!(
+                    "{}: the valid call's text is not JSON ({e}): {text}",
+                    server.key
+                )
+            })?;
+            if got != *expected {
                 return Err(format!(
-                    "{}: the valid call (sent without `initialize`) was answered {}",
-                    server.key,
-                    describe(&other)
+                    "{}: the valid call returned {got}, not {expected}",
+                    server.key
                 ));
             }
-        };
-        let error = match conn.call(TOOL_NAME, invalid).await {
-            Ok(Answer::ToolError(text)) => json!({"kind": "isError result", "text": text}),
-            Ok(Answer::RpcError(text)) => json!({"kind": "JSON-RPC error", "text": text}),
-            other => {
-                return Err(format!(
-                    "{}: the invalid call was answered {}, not an error",
-                    server.key,
-                    describe(&other)
-                ));
-            }
-        };
-        eprintln!(
-            "  {}: valid → {}; invalid → {}",
-            server.key,
-            preview(&ok),
-            preview(error["text"].as_str().unwrap_or_default())
-        );
-        checks.insert(
-            server.key.to_owned(),
-            json!({"valid": ok, "invalid": error, "needs_initialize": false}),
-        );
-    }
+            text
+        }
+        other => {
+            return Err(format!(
+                "{}: the valid call (sent without `initialize`) was answered {}",
+                server.key,
+                describe(&other)
+            ));
+        }
+    };
+    let error = match conn.call(TOOL_NAME, invalid).await {
+        Ok(Answer::ToolError(text)) => json!({"kind": "isError result", "text": text}),
+        Ok(Answer::RpcError(text)) => json!({"kind": "JSON-RPC error", "text": text}),
+        other => {
+            return Err(format!(
+                "{}: the invalid call was answered {}, not an error",
+                server.key,
+                describe(&other)
+            ));
+        }
+    };
+    eprintln!(
+        "  {}: valid → {}; invalid → {}",
+        server.key,
+        preview(&ok),
+        preview(error["text"].as_str().unwrap_or_default())
+    );
+    Ok(json!({"valid": ok, "invalid": error, "needs_initialize": false}))
+}
 
-    for server in &servers {
-        let warm = Settings {
-            max_time: settings.warm_up,
-            ..settings.clone()
-        };
-        let m = measure(server, &warm, &expected, valid).await?;
-        eprintln!(
-            "  warm-up {}: {} calls, {:.0} calls/s, {} errors",
-            server.key,
-            m.calls,
-            m.calls_per_s(),
-            m.errors
-        );
-    }
-
+/// Each round measures every server once, in an order rotated by the round; each entry names
+/// its server by index.
+async fn measure_rounds(
+    servers: &[Server],
+    settings: &Settings,
+    expected: &Value,
+    valid: &str,
+) -> Result<Vec<Vec<(usize, Measured)>>, String> {
     let mut rounds: Vec<Vec<(usize, Measured)>> = Vec::new();
     for round in 0..settings.rounds {
         let mut this = Vec::new();
         for k in 0..servers.len() {
             let i = (k + round) % servers.len();
             let server = &servers[i];
-            let m = measure(server, &settings, &expected, valid).await?;
+            let m = measure(server, settings, expected, valid).await?;
             eprintln!(
                 "  round {} {}: {} calls in {:.2} s, {:.0} calls/s, p50 {:.2} ms, p99 {:.2} ms, \
                  {:.3} CPU s / 1000 calls, {} errors",
@@ -334,7 +371,15 @@ pub async fn run(settings: Settings) -> Result<Value, String> {
         }
         rounds.push(this);
     }
+    Ok(rounds)
+}
 
+/// Each server's figures: its check, its rounds and their medians.
+fn summary(
+    servers: &[Server],
+    rounds: &[Vec<(usize, Measured)>],
+    checks: &serde_json::Map<String, Value>,
+) -> serde_json::Map<String, Value> {
     let mut out = serde_json::Map::new();
     for (i, server) in servers.iter().enumerate() {
         let per_round: Vec<&Measured> = rounds
@@ -361,40 +406,32 @@ pub async fn run(settings: Settings) -> Result<Value, String> {
             }),
         );
     }
-    let ratio = |a: &str, b: &str| -> Value {
-        let find = |round: &[(usize, Measured)], key: &str| {
-            let i = servers.iter().position(|s| s.key == key)?;
-            round
-                .iter()
-                .find(|(j, _)| *j == i)
-                .map(|(_, m)| m.calls_per_s())
-        };
-        let per_round: Vec<f64> = rounds
+    out
+}
+
+/// Server `a`'s throughput over server `b`'s, round by round, and their median (`null` when
+/// either was not measured).
+fn throughput_ratio(
+    servers: &[Server],
+    rounds: &[Vec<(usize, Measured)>],
+    a: &str,
+    b: &str,
+) -> Value {
+    let find = |round: &[(usize, Measured)], key: &str| {
+        let i = servers.iter().position(|s| s.key == key)?;
+        round
             .iter()
-            .filter_map(|r| Some(find(r, a)? / find(r, b)?))
-            .collect();
-        if per_round.is_empty() {
-            return Value::Null;
-        }
-        json!({"median": median(per_round.clone()), "per_round": per_round})
+            .find(|(j, _)| *j == i)
+            .map(|(_, m)| m.calls_per_s())
     };
-    Ok(json!({
-        "clients": settings.clients,
-        "rounds": settings.rounds,
-        "max_calls": settings.max_calls,
-        "max_secs": settings.max_time.as_secs_f64(),
-        "warm_up_secs": settings.warm_up.as_secs_f64(),
-        "workers": settings.workers,
-        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
-        "protocol_version": crate::client::PROTOCOL_VERSION,
-        "skipped": skipped,
-        "servers": out,
-        "throughput_ratio": {
-            "ours_over_rmcp": ratio("ours", "rmcp"),
-            "ours_over_python": ratio("ours", "python"),
-            "ours_jwt_over_ours": ratio("ours-jwt", "ours"),
-        },
-    }))
+    let per_round: Vec<f64> = rounds
+        .iter()
+        .filter_map(|r| Some(find(r, a)? / find(r, b)?))
+        .collect();
+    if per_round.is_empty() {
+        return Value::Null;
+    }
+    json!({"median": median(per_round.clone()), "per_round": per_round})
 }
 
 fn describe(answer: &Result<Answer, crate::client::CallError>) -> String {
@@ -437,40 +474,7 @@ async fn measure(
             let expected = expected.clone();
             let valid = valid.to_owned();
             tokio::spawn(async move {
-                let mut latencies_us: Vec<u32> = Vec::with_capacity(4096);
-                let mut errors = 0u64;
-                let mut first_error = None;
-                loop {
-                    if issued.fetch_add(1, Ordering::Relaxed) >= max_calls
-                        || Instant::now() >= deadline
-                    {
-                        break;
-                    }
-                    let t0 = Instant::now();
-                    let answer =
-                        tokio::time::timeout(Duration::from_secs(10), conn.call(TOOL_NAME, &valid))
-                            .await;
-                    let elapsed = t0.elapsed();
-                    let failure = match answer {
-                        Ok(Ok(Answer::Result(text))) => {
-                            match serde_json::from_str::<Value>(&text) {
-                                Ok(v) if v == expected => None,
-                                _ => Some(format!("a wrong result: {}", preview(&text))),
-                            }
-                        }
-                        Ok(other) => Some(describe(&other)),
-                        Err(_) => {
-                            conn.reset();
-                            Some("no answer within 10 s".to_owned())
-                        }
-                    };
-                    latencies_us.push(u32::try_from(elapsed.as_micros()).unwrap_or(u32::MAX));
-                    if let Some(failure) = failure {
-                        errors += 1;
-                        first_error.get_or_insert(failure);
-                    }
-                }
-                (latencies_us, errors, first_error)
+                load(&mut conn, &issued, max_calls, deadline, &expected, &valid).await
             })
         })
         .collect();
@@ -508,6 +512,44 @@ async fn measure(
         client_cpu_s,
         first_error,
     })
+}
+
+/// One load client's calls until `max_calls` were issued (by all of them, counted in
+/// `issued`) or `deadline`: each call's latency in microseconds, the errors and the first one.
+async fn load(
+    conn: &mut Connection,
+    issued: &AtomicU64,
+    max_calls: u64,
+    deadline: Instant,
+    expected: &Value,
+    valid: &str,
+) -> (Vec<u32>, u64, Option<String>) {
+    let mut latencies_us: Vec<u32> = Vec::with_capacity(4096);
+    let mut errors = 0u64;
+    let mut first_error = None;
+    while issued.fetch_add(1, Ordering::Relaxed) < max_calls && Instant::now() < deadline {
+        let t0 = Instant::now();
+        let answer =
+            tokio::time::timeout(Duration::from_secs(10), conn.call(TOOL_NAME, valid)).await;
+        let elapsed = t0.elapsed();
+        let failure = match answer {
+            Ok(Ok(Answer::Result(text))) => match serde_json::from_str::<Value>(&text) {
+                Ok(v) if v == *expected => None,
+                _ => Some(format!("a wrong result: {}", preview(&text))),
+            },
+            Ok(other) => Some(describe(&other)),
+            Err(_) => {
+                conn.reset();
+                Some("no answer within 10 s".to_owned())
+            }
+        };
+        latencies_us.push(u32::try_from(elapsed.as_micros()).unwrap_or(u32::MAX));
+        if let Some(failure) = failure {
+            errors += 1;
+            first_error.get_or_insert(failure);
+        }
+    }
+    (latencies_us, errors, first_error)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -115,6 +115,7 @@
 )]
 
 mod error;
+mod error_body;
 mod http;
 mod retry;
 pub mod sse;

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Anthropic, FORMAT, ToolChoice};
-use crate::model::{Message, ModelRequest};
+use crate::model::{Message, ModelRequest, ToolResult};
 
 /// A tool as the Messages API takes it.
 pub(super) fn render(name: &str, description: &str, schema: &Value) -> String {
@@ -106,39 +106,7 @@ fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (String
                 }));
                 ("assistant", blocks)
             }
-            Message::Tool(result) => {
-                let mut block = Map::new();
-                block.insert("type".into(), "tool_result".into());
-                block.insert("tool_use_id".into(), (*result.call_id).into());
-                // M4: audio and resources as lines of the text that stand for them.
-                let text = result.model_text(false);
-                if result.images_to_send().next().is_none() {
-                    if !text.is_empty() {
-                        block.insert("content".into(), text.into_owned().into());
-                    }
-                } else {
-                    // O3: the text and each image as content blocks of the tool result.
-                    let mut content = Vec::with_capacity(result.images.len() + 1);
-                    if !text.is_empty() {
-                        content.push(json!({"type": "text", "text": text}));
-                    }
-                    content.extend(result.images_to_send().map(|image| {
-                        json!({
-                            "type": "image",
-                            "source": {
-                                "type": "base64",
-                                "media_type": image.media_type(),
-                                "data": image.base64(),
-                            },
-                        })
-                    }));
-                    block.insert("content".into(), Value::Array(content));
-                }
-                if result.is_error {
-                    block.insert("is_error".into(), true.into());
-                }
-                ("user", vec![Value::Object(block)])
-            }
+            Message::Tool(result) => ("user", vec![tool_result_block(result)]),
         };
         if blocks.is_empty() {
             continue;
@@ -164,6 +132,41 @@ fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (String
         .map(|(role, content)| json!({"role": role, "content": content}))
         .collect();
     (system.join("\n\n"), messages)
+}
+
+/// A tool result as a `tool_result` block: its text, and its images as content blocks (O3).
+fn tool_result_block(result: &ToolResult) -> Value {
+    let mut block = Map::new();
+    block.insert("type".into(), "tool_result".into());
+    block.insert("tool_use_id".into(), (*result.call_id).into());
+    // M4: audio and resources as lines of the text that stand for them.
+    let text = result.model_text(false);
+    if result.images_to_send().next().is_none() {
+        if !text.is_empty() {
+            block.insert("content".into(), text.into_owned().into());
+        }
+    } else {
+        // O3: the text and each image as content blocks of the tool result.
+        let mut content = Vec::with_capacity(result.images.len() + 1);
+        if !text.is_empty() {
+            content.push(json!({"type": "text", "text": text}));
+        }
+        content.extend(result.images_to_send().map(|image| {
+            json!({
+                "type": "image",
+                "source": {
+                    "type": "base64",
+                    "media_type": image.media_type(),
+                    "data": image.base64(),
+                },
+            })
+        }));
+        block.insert("content".into(), Value::Array(content));
+    }
+    if result.is_error {
+        block.insert("is_error".into(), true.into());
+    }
+    Value::Object(block)
 }
 
 fn text_block(text: &str) -> Option<Value> {
