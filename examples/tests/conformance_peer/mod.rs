@@ -33,6 +33,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "../../../tool-runtime/tests/support/npm.rs"]
+mod npm;
+
 /// The suite's version: `package.json` pins it, and the installed copy must say it.
 pub const SUITE_VERSION: &str = "0.2.0-alpha.12";
 
@@ -601,14 +604,6 @@ fn install_suite(node: &Path, dir: &Path) -> Result<(), String> {
          examples/tests/conformance_peer/package-lock.json)",
         dir.display()
     );
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-    for (name, text) in [
-        ("package.json", PACKAGE_JSON),
-        ("package-lock.json", PACKAGE_LOCK),
-    ] {
-        std::fs::write(dir.join(name), text)
-            .map_err(|e| format!("cannot write `{}`: {e}", dir.join(name).display()))?;
-    }
     // npm's own child processes (none with --ignore-scripts, but for any) find this Node.
     let mut path = node
         .parent()
@@ -620,20 +615,33 @@ fn install_suite(node: &Path, dir: &Path) -> Result<(), String> {
             .map_or_else(Vec::new, |p| std::env::split_paths(&p).collect::<Vec<_>>()),
     );
     let path = std::env::join_paths(path).map_err(|e| format!("cannot make PATH: {e}"))?;
-    let install = run(Command::new(node)
-        .arg(npm)
-        .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
-        .args(["--loglevel", "error", "--prefix"])
-        .arg(dir)
-        .env("PATH", path)
-        .env("npm_config_update_notifier", "false"))
-    .map_err(|e| format!("cannot run npm: {e}"))?;
-    if !install.status.success() {
-        return Err(format!(
-            "installing the MCP conformance suite {SUITE_VERSION} with npm failed (the npm \
-             package registry must be reachable the first time; the copy is reused after):\n{}",
-            String::from_utf8_lossy(&install.stderr).trim()
-        ));
+    npm::install_with_retries(
+        &format!("installing the MCP conformance suite {SUITE_VERSION} with npm"),
+        || write_package(dir),
+        || {
+            let mut install = Command::new(node);
+            install
+                .arg(&npm)
+                .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
+                .args(["--loglevel", "error", "--prefix"])
+                .arg(dir)
+                .env("PATH", &path)
+                .env("npm_config_update_notifier", "false");
+            install
+        },
+    )?;
+    Ok(())
+}
+
+/// The suite's `package.json` and lock in the npm prefix `dir`, made or made again.
+fn write_package(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    for (name, text) in [
+        ("package.json", PACKAGE_JSON),
+        ("package-lock.json", PACKAGE_LOCK),
+    ] {
+        std::fs::write(dir.join(name), text)
+            .map_err(|e| format!("cannot write `{}`: {e}", dir.join(name).display()))?;
     }
     Ok(())
 }

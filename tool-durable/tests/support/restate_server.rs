@@ -24,6 +24,9 @@ use serde_json::{Value, json};
 
 use super::{HttpResponse, TempDir, free_ports, http, loopback, tail};
 
+#[path = "../../../tool-runtime/tests/support/npm.rs"]
+mod npm;
+
 /// The pinned version of the server (the npm package and its platform package).
 pub const VERSION: &str = "1.7.12";
 
@@ -457,9 +460,6 @@ fn provision() -> Result<PathBuf, String> {
         "restate-server-{VERSION}.building-{}",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&building);
-    std::fs::create_dir_all(&building)
-        .map_err(|e| format!("cannot create `{}`: {e}", building.display()))?;
     eprintln!(
         "installing restate-server {VERSION} with npm into {} (once; about 225 MB)",
         home.display()
@@ -494,33 +494,40 @@ fn provision() -> Result<PathBuf, String> {
 /// the pinned version.
 fn npm_install(dir: &Path) -> Result<(), String> {
     let package = format!("@restatedev/restate-server@{VERSION}");
-    let output = Command::new("npm")
-        .args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--no-save",
-            "--no-progress",
-            // The launcher package's only dependency runs an analytics script on install.
-            "--ignore-scripts",
-            "--loglevel=error",
-            "--prefix",
-        ])
-        .arg(dir)
-        .arg(&package)
-        .env("SCARF_ANALYTICS", "false")
-        .current_dir(dir)
+    if let Err(e) = Command::new("npm")
+        .arg("--version")
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("{MISSING_NPM}\n(npm: {e})"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "`npm install {package}` failed (the npm registry must be reachable the first \
-             time; the installation is reused after):\n{}{}",
-            String::from_utf8_lossy(&output.stdout).trim(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
+    {
+        return Err(format!("{MISSING_NPM}\n(npm: {e})"));
     }
+    npm::install_with_retries(
+        &format!("`npm install {package}`"),
+        || {
+            let _ = std::fs::remove_dir_all(dir);
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))
+        },
+        || {
+            let mut npm = Command::new("npm");
+            npm.args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--no-save",
+                "--no-progress",
+                // The launcher package's only dependency runs an analytics script on install.
+                "--ignore-scripts",
+                "--loglevel=error",
+                "--prefix",
+            ])
+            .arg(dir)
+            .arg(&package)
+            .env("SCARF_ANALYTICS", "false")
+            .current_dir(dir);
+            npm
+        },
+    )?;
     let binary = binary_in(dir)?;
     if !binary.is_file() {
         return Err(format!(

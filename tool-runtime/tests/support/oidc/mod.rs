@@ -9,6 +9,9 @@ use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+#[path = "../npm.rs"]
+mod npm;
+
 /// The pinned version of `oidc-provider`.
 pub const VERSION: &str = "9.13.3";
 
@@ -110,24 +113,34 @@ fn provisioned(name: &str) -> Result<PathBuf, String> {
         return Ok(home);
     }
     let building = home.with_file_name(format!("{name}.building-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&building);
-    std::fs::create_dir_all(&building).map_err(|e| format!("cannot create a directory: {e}"))?;
     eprintln!(
         "installing oidc-provider {VERSION} in {} (once)",
         home.display()
     );
-    let status = std::process::Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--prefix"])
-        .arg(&building)
-        .arg(format!("oidc-provider@{VERSION}"))
-        .stdout(Stdio::null())
-        .status()
-        .map_err(|e| format!("`npm` cannot be run ({e}): install Node.js 20 or later with npm"))?;
-    if !status.success() {
+    let installed = npm::install_with_retries(
+        &format!("`npm install oidc-provider@{VERSION}`"),
+        || {
+            let _ = std::fs::remove_dir_all(&building);
+            std::fs::create_dir_all(&building)
+                .map_err(|e| format!("cannot create a directory: {e}"))
+        },
+        || {
+            let mut npm = std::process::Command::new("npm");
+            npm.args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--prefix",
+            ])
+            .arg(&building)
+            .arg(format!("oidc-provider@{VERSION}"));
+            npm
+        },
+    );
+    if let Err(e) = installed {
         let _ = std::fs::remove_dir_all(&building);
-        return Err(format!(
-            "npm could not install oidc-provider {VERSION}: {status}"
-        ));
+        return Err(e);
     }
     match std::fs::rename(&building, &home) {
         Ok(()) => Ok(home),
