@@ -14,6 +14,7 @@
 //! cargo run --example durable -- status run-1      # its phase, usage, waiting calls; parked?
 //! cargo run --example durable -- approve run-1     # approves every waiting call
 //! cargo run --example durable -- output run-1      # waits for its end
+//! cargo run --example durable -- text run-1        # the model's text so far, by turn
 //! cargo run --example durable -- inspect run-1     # the engine's view: parked? why?
 //! cargo run --example durable -- resume run-1      # resumes a parked run
 //! ```
@@ -48,7 +49,7 @@ use tool_runtime::BoxError;
 /// The Restate server `server` runs: the version the tests run against.
 const RESTATE_SERVER: &str = "@restatedev/restate-server@1.7.12";
 
-const USAGE: &str = "usage: durable server | worker | register | start RUN | status RUN | inspect RUN | approve RUN | deny RUN | resume RUN | output RUN";
+const USAGE: &str = "usage: durable server | worker | register | start RUN | status RUN | inspect RUN | approve RUN | deny RUN | resume RUN | output RUN | text RUN";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -109,6 +110,7 @@ async fn run(args: &[&str]) -> Result<(), BoxError> {
             println!("resumed {run_id} ({invocation})");
         }
         ["output", run_id] => output(&client, run_id).await?,
+        ["text", run_id] => text(&client, run_id).await?,
         _ => return Err(USAGE.into()),
     }
     Ok(())
@@ -230,6 +232,26 @@ async fn output(client: &DurableClient, run_id: &str) -> Result<(), BoxError> {
     Ok(())
 }
 
+/// Prints the model's text of `run_id` so far, each turn's from its latest attempt, and how
+/// many attempts streamed it.
+async fn text(client: &DurableClient, run_id: &str) -> Result<(), BoxError> {
+    let deltas = client.text(run_id, 0).await?;
+    for (turn, text) in deltas.text() {
+        let attempts = deltas
+            .deltas
+            .iter()
+            .filter(|d| d.turn == turn)
+            .map(|d| d.attempt)
+            .max()
+            .unwrap_or(1);
+        println!("turn {turn} (attempt {attempts}): {text}");
+    }
+    if deltas.deltas.is_empty() {
+        println!("no text yet for {run_id}");
+    }
+    Ok(())
+}
+
 /// Serves the workflow until Ctrl-C.
 async fn worker() -> Result<(), BoxError> {
     let ledger = Ledger::open(path_or_target("DURABLE_LEDGER", "durable-ledger")?)?;
@@ -247,7 +269,10 @@ async fn worker() -> Result<(), BoxError> {
         tool_durable::DEFAULT_MAX_STEP_BYTES,
     )?;
     println!("worker serving the AgentRun workflow on http://{address}");
-    Serving::new(workflow(ledger)?.max_step_bytes(max_step))
+    // The model's text goes to the ingress as it streams, for `text` to read (W10).
+    let ingress = env("RESTATE_INGRESS", "http://127.0.0.1:8080");
+    let workflow = workflow(ledger)?.max_step_bytes(max_step).text_to(&ingress);
+    Serving::new(workflow)
         .step_attempts(attempts)
         .serve(listener, tokio::signal::ctrl_c())
         .await;

@@ -7,6 +7,7 @@ use crate::WORKFLOW;
 use crate::admin::{Admin, Inspection};
 pub use crate::http::ClientError;
 use crate::http::Http;
+use crate::text::{self, TEXT_OBJECT, TextDeltas};
 use crate::types::{DecisionBody, RunEnd, RunRequest, RunStatus};
 
 /// The default timeout of each call of a [`DurableClient`] but [`DurableClient::output`]:
@@ -263,6 +264,27 @@ impl DurableClient {
         );
         let request = self.http.client.get(url).timeout(self.wait);
         self.http.json("run end", request).await
+    }
+
+    /// The pieces of the run `run_id`'s text streamed after the piece `after` (0 for all),
+    /// while the run goes or until [`crate::TEXT_KEPT`] after it ended, when its agent posts
+    /// them ([`crate::AgentRun::text_to`], W10). Poll with the answer's
+    /// [`TextDeltas::next`]; [`TextDeltas::text`] gives each turn's text so far. A worker of
+    /// the deployment must run to answer; a run whose agent posts no text answers none.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError`] when the ingress refuses, cannot be reached or does not answer in time.
+    pub async fn text(&self, run_id: &str, after: u64) -> Result<TextDeltas, ClientError> {
+        let url = format!(
+            "{}/{TEXT_OBJECT}/{}/read",
+            self.ingress,
+            text::key(&self.workflow, id(run_id)?)
+        );
+        let body = serde_json::json!({ "after": after });
+        self.http
+            .json("run text", self.http.post(&url).json(&body))
+            .await
     }
 }
 

@@ -9,7 +9,8 @@
 //!   run with its own retry budget (W7); a turn's calls run concurrently with
 //!   [`AgentRun::parallel_calls`] (W9); several agents on one deployment, each under its own
 //!   workflow name ([`AgentRun::named`], [`Serving::with`]), and typed answers
-//!   ([`AgentRun::typed`], W10).
+//!   ([`AgentRun::typed`], W10); the model's text read while a run goes
+//!   ([`AgentRun::text_to`], [`DurableClient::text`], W10).
 //! - [`RunRequest`], [`RunEnd`], [`RunStatus`], [`PendingApproval`], [`DecisionBody`]: what
 //!   goes in and out, as JSON.
 //! - [`DurableClient`]: start a run, read its status from the engine (no worker needed),
@@ -32,6 +33,7 @@ mod http;
 mod journal;
 mod serve;
 mod state;
+mod text;
 mod types;
 mod workflow;
 
@@ -42,6 +44,7 @@ pub use client::{
 pub use serve::{
     DEFAULT_MAX_RETRY_INTERVAL, DEFAULT_RETRY_INTERVAL, DEFAULT_STEP_ATTEMPTS, Serving, serve,
 };
+pub use text::{AgentRunText, MAX_KEPT_TEXT, TEXT_KEPT, TEXT_OBJECT, TextDelta, TextDeltas};
 pub use types::{
     DecidedCall, DecisionBody, PendingApproval, Phase, RunEnd, RunRequest, RunStatus,
     UNFIT_DECISION, UNREADABLE_DECISION,

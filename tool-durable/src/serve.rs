@@ -133,6 +133,10 @@ impl Serving {
             .retry_policy_max_interval(self.max_retry)
             .retry_policy_pause_on_max_attempts();
         let mut endpoint = Endpoint::builder();
+        // The runs' text (W10), when an agent posts it.
+        if self.workflows.iter().any(AgentRun::posts_text) {
+            endpoint = endpoint.bind(crate::AgentRunText.into_service_definition());
+        }
         for workflow in self.workflows {
             // The macro's own binding under its own name; another name is bound by hand.
             let definition = if workflow.name() == crate::WORKFLOW {

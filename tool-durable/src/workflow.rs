@@ -13,7 +13,9 @@ use tool_runtime::{
 };
 
 use crate::journal::{self, CANCELLED, RestateJournal};
+use crate::text::{self, TextPoster};
 pub use named::WorkflowNameError;
+use restate_sdk::context::RequestTarget;
 
 use crate::state;
 use crate::types::{
@@ -48,6 +50,8 @@ pub struct AgentRun {
     name: String,
     /// How a run of the agent goes: for its output, or for a typed answer (W10).
     execute: Arc<Execute>,
+    /// Where the runs' text is posted as it streams, if anywhere (W10).
+    text: Option<TextPoster>,
 }
 
 /// How the workflow runs its agent on a request: for the run's output, or for a typed answer
@@ -74,6 +78,7 @@ impl AgentRun {
             parallel: false,
             name: crate::WORKFLOW.to_owned(),
             execute: Arc::new(|agent, ctx, request| Box::pin(agent.execute(ctx, request))),
+            text: None,
         }
     }
 
@@ -141,6 +146,24 @@ impl AgentRun {
         self
     }
 
+    /// The same workflow, each run's text posted as the model streams it to the Restate
+    /// ingress at `ingress` (its base URL, such as `http://127.0.0.1:8080`), where a client
+    /// reads it while the run goes ([`crate::DurableClient::text`], W10). The text is kept by
+    /// the virtual object [`crate::AgentRunText`] (which [`crate::Serving`] binds) until
+    /// [`crate::TEXT_KEPT`] after the run ends. Best effort: a step taken again after a crash
+    /// streams its text again under the next attempt number, and text an attempt had not
+    /// posted when it died is lost (the run's answer is not).
+    #[must_use]
+    pub fn text_to(mut self, ingress: &str) -> Self {
+        self.text = Some(TextPoster::new(ingress));
+        self
+    }
+
+    /// Whether the runs' text is posted ([`AgentRun::text_to`]).
+    pub(crate) fn posts_text(&self) -> bool {
+        self.text.is_some()
+    }
+
     /// The same workflow, making each run's context with `factory` from its request's
     /// context data (its principal, say). A factory's error ends the run at its start.
     #[must_use]
@@ -154,6 +177,36 @@ impl AgentRun {
 }
 
 impl AgentRun {
+    /// `request`, its text posted as it streams when the workflow posts text (W10).
+    fn streaming<'j>(
+        &self,
+        ctx: &WorkflowContext<'_>,
+        request: tool_runtime::RunRequest<'j>,
+    ) -> tool_runtime::RunRequest<'j> {
+        match &self.text {
+            Some(poster) => request.on_event(poster.observer(&self.name, ctx.key())),
+            None => request,
+        }
+    }
+
+    /// The run's end ([`end`]); when the run's text is kept, its forgetting scheduled
+    /// [`crate::TEXT_KEPT`] later.
+    fn end(
+        &self,
+        ctx: &WorkflowContext<'_>,
+        journal: &RestateJournal<'_>,
+        result: Result<RunOutput, RunError>,
+    ) -> Result<Json<RunEnd>, HandlerError> {
+        let ended = end(ctx, journal, result);
+        if self.text.is_some() && ended.is_ok() {
+            let target =
+                RequestTarget::object(text::TEXT_OBJECT, text::key(&self.name, ctx.key()), "clear");
+            ctx.request::<(), ()>(target, ())
+                .send_after(text::TEXT_KEPT);
+        }
+        ended
+    }
+
     /// A request's options, its usage limits bounded by the agent's: whoever reaches the
     /// ingress may tighten a limit, never lift one (as a resume may, H7).
     fn bounded(&self, options: RunOptions) -> RunOptions {
@@ -187,30 +240,22 @@ impl AgentRun {
             journal = journal.parallel(&self.name, request.context.clone());
         }
         let options = request.options.map(|options| self.bounded(options));
-        let mut result = (self.execute)(
-            &self.agent,
-            &run_ctx,
-            tool_runtime::RunRequest::new(request.input)
-                .options(options)
-                .journal(&journal),
-        )
-        .await;
+        let run = tool_runtime::RunRequest::new(request.input)
+            .options(options)
+            .journal(&journal);
+        let mut result = (self.execute)(&self.agent, &run_ctx, self.streaming(&ctx, run)).await;
         let mut decided = Vec::new();
         loop {
             let paused = match result.map_err(RunError::into_paused) {
                 Err(Ok(paused)) => paused,
-                Err(Err(e)) => return end(&ctx, &journal, Err(e)),
-                Ok(output) => return end(&ctx, &journal, Ok(output)),
+                Err(Err(e)) => return self.end(&ctx, &journal, Err(e)),
+                Ok(output) => return self.end(&ctx, &journal, Ok(output)),
             };
             let decisions = wait_for_decisions(&ctx, &paused, &mut decided).await?;
             ctx.set(state::PHASE, Json(Phase::Running));
             ctx.clear(state::PENDING);
-            result = (self.execute)(
-                &self.agent,
-                &run_ctx,
-                tool_runtime::RunRequest::resume(paused, decisions).journal(&journal),
-            )
-            .await;
+            let resumed = tool_runtime::RunRequest::resume(paused, decisions).journal(&journal);
+            result = (self.execute)(&self.agent, &run_ctx, self.streaming(&ctx, resumed)).await;
         }
     }
 

@@ -1,7 +1,7 @@
 //! The guide's chapter `tool_durable::guide`, "The example, step by step", as a reader runs
 //! it: the example's own `server` (the pinned Restate server the tests provision, named by
 //! `DURABLE_RESTATE_SERVER` instead of `npx`, on free ports), then `worker`, `register`,
-//! `start run-1`, `status run-1`, `approve run-1`, `output run-1`, each the example's binary
+//! `start run-1`, `status run-1`, `approve run-1`, `output run-1`, `text run-1`, each the example's binary
 //! with the chapter's arguments; then the chapter's three `curl` requests for `run-2` (start,
 //! resolve the approval's awakeable, attach). The parked run's `status`/`resume` lines are run
 //! by `durable_w7`.
@@ -192,6 +192,20 @@ async fn the_chapter_runs_as_written() -> anyhow::Result<()> {
     );
     let output = run(&binary, &["output", "run-1"], &env)?;
     ensure!(output.contains(ANSWER), "output run-1 printed: {output}");
+    // The model's text, as it streamed (W10): posted beside the journal, so it may land a
+    // moment after the end.
+    let deadline = Instant::now() + PATIENCE;
+    let text = loop {
+        let text = run(&binary, &["text", "run-1"], &env)?;
+        if text.contains(&format!("turn 2 (attempt 1): {ANSWER}")) || Instant::now() > deadline {
+            break text;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    ensure!(
+        text.contains(&format!("turn 2 (attempt 1): {ANSWER}")),
+        "text run-1 printed: {text}"
+    );
     // Decided before: the chapter's `approve` a second time says there is nothing to decide.
     let again = run(&binary, &["approve", "run-1"], &env);
     ensure!(

@@ -197,3 +197,59 @@ fn u3_each_name_has_a_home_and_the_old_root_names_still_compile() {
         tool_runtime::DEFAULT_MAX_ARGUMENT_BYTES
     );
 }
+
+/// W10, R4: a request's observer sees the model's text as it streams, when the run is
+/// executed to its end (not streamed), and on a journaled run only from the steps that run:
+/// a step answered from the journal streams no text again.
+#[tokio::test]
+async fn w10_an_observer_sees_the_text_of_the_steps_that_run() {
+    let agent = Agent::builder(ScriptedModel::new([
+        ScriptedTurn::reply("first"),
+        ScriptedTurn::reply("second"),
+    ]))
+    .build()
+    .unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let observed = |seen: &std::sync::Arc<std::sync::Mutex<Vec<(usize, String)>>>| {
+        let seen = std::sync::Arc::clone(seen);
+        move |event: &RunEvent| {
+            if let RunEvent::TextDelta { turn, text } = event {
+                seen.lock().unwrap().push((*turn, text.clone()));
+            }
+        }
+    };
+    let journal = MemoryJournal::new("run-w10-text");
+    let out = agent
+        .execute(
+            &Context::new(),
+            RunRequest::new("go")
+                .journal(&journal)
+                .on_event(observed(&seen)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.text, "first");
+    let text: String = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect();
+    assert_eq!(text, "first");
+    assert!(seen.lock().unwrap().iter().all(|(turn, _)| *turn == 1));
+
+    // The same run taken again from its journal: its one step is answered from the journal.
+    let replayed = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let again = journal.replay();
+    let out = agent
+        .execute(
+            &Context::new(),
+            RunRequest::new("go")
+                .journal(&again)
+                .on_event(observed(&replayed)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.text, "first");
+    assert!(replayed.lock().unwrap().is_empty(), "{replayed:?}");
+}

@@ -30,7 +30,12 @@ impl Durable {
         let server = RestateServer::start().await?;
         let ledger = TempDir::new("durable-ledger")?;
         let dir = ledger.path().to_str().context("a UTF-8 path")?.to_owned();
-        let mut vars = vec![("DURABLE_LEDGER", dir.as_str())];
+        // The worker posts the runs' text to the ingress (W10).
+        let ingress = server.ingress_url();
+        let mut vars = vec![
+            ("DURABLE_LEDGER", dir.as_str()),
+            ("RESTATE_INGRESS", ingress.as_str()),
+        ];
         vars.extend_from_slice(env);
         let worker = Worker::start("durable", &["worker"], &vars).await?;
         server.register(&worker.url()).await?;

@@ -84,11 +84,15 @@ struct Pending {
 
 type Queue = Arc<Mutex<Pending>>;
 
+/// A function that sees each event of a run as it happens ([`crate::RunRequest::on_event`]).
+pub(crate) type Observer = Arc<dyn Fn(&RunEvent) + Send + Sync>;
+
 /// Where the run loop puts events: nowhere for [`crate::Agent::run`], a queue for
-/// [`crate::Agent::run_stream`].
+/// [`crate::Agent::run_stream`], and to the request's observer when it has one.
 #[derive(Clone, Default)]
 pub(crate) struct Sink {
     queue: Option<Queue>,
+    observer: Option<Observer>,
 }
 
 impl Sink {
@@ -98,18 +102,33 @@ impl Sink {
     }
 
     fn queue(queue: Queue) -> Self {
-        Self { queue: Some(queue) }
+        Self {
+            queue: Some(queue),
+            observer: None,
+        }
+    }
+
+    /// The same sink, each event seen by `observer` too.
+    pub(crate) fn observed(mut self, observer: Option<Observer>) -> Self {
+        self.observer = observer;
+        self
     }
 
     /// Whether events are wanted.
     pub(crate) fn is_active(&self) -> bool {
-        self.queue.is_some()
+        self.queue.is_some() || self.observer.is_some()
     }
 
     /// Emits the event `make` builds, if events are wanted.
     pub(crate) fn emit(&self, make: impl FnOnce() -> RunEvent) {
+        if !self.is_active() {
+            return;
+        }
+        let event = make();
+        if let Some(observer) = &self.observer {
+            observer(&event);
+        }
         if let Some(queue) = &self.queue {
-            let event = make();
             let waker = {
                 let mut pending = queue.lock().unwrap_or_else(PoisonError::into_inner);
                 pending.events.push_back(event);

@@ -163,10 +163,11 @@ impl Agent {
         request: RunRequest<'_, O>,
     ) -> Result<O, RunError> {
         let journal = request.journal_ref();
+        let sink = Sink::none().observed(request.observer());
         let start = request.into_start(&*self.shared.model)?;
         let span = spans::run(&self.shared);
         let shared = Arc::clone(&self.shared);
-        let output = run_loop::run(shared, ctx.clone(), start, Sink::none(), span, journal).await?;
+        let output = run_loop::run(shared, ctx.clone(), start, sink, span, journal).await?;
         O::read(output)
     }
 
@@ -190,8 +191,10 @@ impl Agent {
         let ctx = ctx.clone();
         let span = spans::run(&self.shared);
         let journal = request.journal_ref();
+        let observer = request.observer();
         let start = request.into_start(&*self.shared.model);
         RunStream::new(move |sink| async move {
+            let sink = sink.observed(observer);
             run_loop::run(shared, ctx, start?, sink, span, journal).await
         })
     }

@@ -14,10 +14,12 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use tool_core::{ErrorKind, Schema};
 
 use super::error::RunError;
+use super::event::{Observer, RunEvent};
 use super::journal::Journal;
 use super::options::RunOptions;
 use super::output::RunOutput;
@@ -54,6 +56,7 @@ use crate::model::{Input, Model};
 pub struct RunRequest<'j, O = RunOutput> {
     begin: Begin,
     journal: Option<&'j dyn Journal>,
+    observer: Option<Observer>,
     answer: PhantomData<fn() -> O>,
 }
 
@@ -90,6 +93,7 @@ impl RunRequest<'static, RunOutput> {
         RunRequest {
             begin,
             journal: None,
+            observer: None,
             answer: PhantomData,
         }
     }
@@ -145,8 +149,20 @@ impl<'j, O> RunRequest<'j, O> {
         RunRequest {
             begin: self.begin,
             journal: Some(journal),
+            observer: self.observer,
             answer: PhantomData,
         }
+    }
+
+    /// Hands each event of the run to `observer` as it happens, as
+    /// [`Agent::execute_stream`](super::Agent::execute_stream) yields them (R4), whichever way
+    /// the request is executed: a caller of [`Agent::execute`](super::Agent::execute) sees the
+    /// model's text as it streams. On a durable run (W1) the events are those of the steps
+    /// that run in this process: a step answered from the journal streams no text again.
+    /// `observer` runs on the run's task: keep it short (hand the event to a channel).
+    pub fn on_event(mut self, observer: impl Fn(&RunEvent) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Arc::new(observer));
+        self
     }
 
     /// Asks for a typed final answer (O2): the run ends only with an answer that parses as
@@ -156,6 +172,7 @@ impl<'j, O> RunRequest<'j, O> {
         RunRequest {
             begin: self.begin,
             journal: self.journal,
+            observer: self.observer,
             answer: PhantomData,
         }
     }
@@ -163,6 +180,11 @@ impl<'j, O> RunRequest<'j, O> {
     /// The journal this request runs on, if any.
     pub(crate) fn journal_ref(&self) -> Option<&'j dyn Journal> {
         self.journal
+    }
+
+    /// The request's observer of events, if any.
+    pub(crate) fn observer(&self) -> Option<Observer> {
+        self.observer.clone()
     }
 }
 
@@ -191,6 +213,7 @@ impl<O> fmt::Debug for RunRequest<'_, O> {
         f.debug_struct("RunRequest")
             .field("start", &start)
             .field("journal", &self.journal.is_some())
+            .field("observer", &self.observer.is_some())
             .field("answer", &std::any::type_name::<O>())
             .finish()
     }
