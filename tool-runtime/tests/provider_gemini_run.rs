@@ -135,3 +135,73 @@ async fn l5_a_run_stops_at_a_tool_on_gemini() {
     assert!(out.text.contains("Tuesday"), "{}", out.text);
     assert_eq!(server.request_count(), 1);
 }
+
+/// The arguments of the approved lookup.
+#[derive(tool_runtime::Schema)]
+struct Window {
+    /// The service.
+    service_id: String,
+    /// How many days ahead.
+    days: Option<u32>,
+}
+
+/// An agent on `model` whose `lookup-window` needs approval.
+fn approving_agent(model: Gemini) -> tool_runtime::Agent {
+    let lookup = tool_runtime::Tool::builder("lookup-window", "Finds a service's window.")
+        .handler(|_ctx: Context, args: Window| async move {
+            Ok::<_, tool_runtime::BoxError>(format!("{} in {:?} days", args.service_id, args.days))
+        })
+        .approval_fn(|_ctx: &Context, _args: &Window| {
+            Ok::<_, tool_runtime::BoxError>(tool_runtime::Approval::required("a person reads it"))
+        })
+        .build();
+    tool_runtime::Agent::builder(model)
+        .tool(lookup)
+        .build()
+        .expect("the agent builds")
+}
+
+// V3, H7: a thought signature travels with the run, not the driver: a run paused on Gemini's
+// signed calls, saved as JSON and resumed by a new agent on a new driver (as another process
+// would), sends the signature back on the call the model signed, and no stand-in.
+#[tokio::test]
+async fn v3_a_thought_signature_travels_with_a_paused_run() {
+    let _spans = record_spans();
+    let first = Server::start([Reply::sse(two_calls())]).await;
+    let paused = approving_agent(gemini(&first))
+        .run(&Context::new(), "When?")
+        .await
+        .expect_err("the calls wait for approval")
+        .into_paused()
+        .expect("a pause");
+    let saved = paused.to_json().expect("the state saves");
+    let paused = tool_runtime::PausedRun::from_json(&saved).expect("the state reads");
+
+    let second = Server::start([Reply::sse(answer("Done."))]).await;
+    let ids: Vec<String> = paused.pending().iter().map(|c| c.id().to_owned()).collect();
+    let decisions = ids.iter().fold(tool_runtime::Decisions::new(), |d, id| {
+        d.approve(id.as_str())
+    });
+    let out = approving_agent(gemini(&second))
+        .resume(&Context::new(), paused, decisions)
+        .await
+        .expect("the resumed run answers");
+    assert_eq!(out.text, "Done.");
+    let body = second.requests()[0].json();
+    let model_turn = body["contents"]
+        .as_array()
+        .and_then(|contents| contents.iter().find(|c| c["role"] == "model"))
+        .expect("the model's turn goes back")
+        .clone();
+    let calls: Vec<&serde_json::Value> = model_turn["parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .filter(|p| p.get("functionCall").is_some())
+        .collect();
+    assert_eq!(calls.len(), 2, "{model_turn}");
+    assert_eq!(calls[0]["functionCall"]["id"], "fc-1");
+    assert_eq!(calls[0]["thoughtSignature"], "RXFJS0NxWUdBUT09");
+    assert_eq!(calls[1].get("thoughtSignature"), None, "{model_turn}");
+    Checker::start().assert_requests(&second);
+}

@@ -89,6 +89,7 @@ struct PartialCall {
     id: String,
     name: String,
     arguments: String,
+    signature: Option<String>,
     ended: bool,
 }
 
@@ -132,6 +133,7 @@ impl Assembler {
                     id,
                     name,
                     arguments: String::new(),
+                    signature: None,
                     ended: false,
                 });
             }
@@ -146,6 +148,9 @@ impl Assembler {
                 } else {
                     call.arguments.push_str(&fragment);
                 }
+            }
+            ModelEvent::ToolCallSignature { index, signature } => {
+                self.call(index)?.signature = Some(signature);
             }
             ModelEvent::ToolCallEnd { index } => self.call(index)?.ended = true,
             ModelEvent::Usage(usage) => self.usage.merge(usage),
@@ -188,6 +193,7 @@ impl Assembler {
                 },
                 name: tools.name(call.name),
                 arguments: call.arguments,
+                signature: call.signature,
             })
             .collect();
         if let Some(id) = first_duplicate(&calls) {

@@ -104,6 +104,11 @@ pub struct ToolCall {
     pub name: CallName,
     /// The arguments, as the raw text the model sent (untrusted, possibly not JSON).
     pub arguments: String,
+    /// What the provider signed this call with and wants back with it (Gemini's thought
+    /// signature, V3): opaque, kept with the conversation so that a run paused, journaled or
+    /// moved to another process sends it back as the model gave it. `None` for most calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 impl ToolCall {
@@ -117,7 +122,15 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            signature: None,
         }
+    }
+
+    /// The same call, carrying the provider's `signature` ([`ToolCall::signature`]).
+    #[must_use]
+    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+        self.signature = Some(signature.into());
+        self
     }
 }
 

@@ -388,6 +388,14 @@ pub enum ModelEvent {
         /// The next piece of the argument text.
         fragment: String,
     },
+    /// What the provider signed a call with and wants back with it (Gemini's thought
+    /// signature): kept on the call ([`ToolCall::signature`]) and sent back with it.
+    ToolCallSignature {
+        /// The call's index in this reply.
+        index: usize,
+        /// The signature, opaque.
+        signature: String,
+    },
     /// A call's arguments are complete. Optional: every call ends with the stream.
     ToolCallEnd {
         /// The call's index in this reply.

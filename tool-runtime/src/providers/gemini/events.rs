@@ -6,12 +6,10 @@
 //! The stream has no end marker of its own: the reply is complete at the event that holds a
 //! `finishReason` (or a `promptFeedback.blockReason`).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
-use super::signatures::Signatures;
 use crate::model::{ApiError, FinishReason, ModelError, ModelEvent, Usage};
 use crate::providers::http::preview;
 use crate::providers::sse::SseEvent;
@@ -34,16 +32,14 @@ fn local_id() -> String {
 /// The mapper of one reply.
 #[derive(Debug)]
 pub(crate) struct GeminiEvents {
-    signatures: Arc<Signatures>,
     calls: usize,
     request_id: Option<String>,
     responded: bool,
 }
 
 impl GeminiEvents {
-    pub(super) fn new(signatures: Arc<Signatures>) -> Self {
+    pub(super) fn new() -> Self {
         Self {
-            signatures,
             calls: 0,
             request_id: None,
             responded: false,
@@ -119,9 +115,6 @@ impl GeminiEvents {
             .and_then(Value::as_str)
             .filter(|id| !id.is_empty())
             .map_or_else(local_id, str::to_owned);
-        if let Some(signature) = signature.and_then(Value::as_str) {
-            self.signatures.keep(&id, signature);
-        }
         let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
         let arguments = match call.get("args") {
             None | Some(Value::Null) => "{}".to_owned(),
@@ -132,6 +125,12 @@ impl GeminiEvents {
             id,
             name: name.to_owned(),
         });
+        if let Some(signature) = signature.and_then(Value::as_str) {
+            out.push(ModelEvent::ToolCallSignature {
+                index,
+                signature: signature.to_owned(),
+            });
+        }
         out.push(ModelEvent::ToolCallArguments {
             index,
             fragment: arguments,
@@ -251,12 +250,11 @@ mod tests {
         (out, flow)
     }
 
-    // V3: a function call without an id gets one of the driver's, its signature is kept
-    // under that id, and STOP after calls is the finish of a tool-call turn.
+    // V3: a function call without an id gets one of the driver's, its signature goes on
+    // the call, and STOP after calls is the finish of a tool-call turn.
     #[test]
-    fn v3_calls_get_ids_and_their_signatures_are_kept() {
-        let signatures = Arc::new(Signatures::new(8, 1000));
-        let mut events = GeminiEvents::new(signatures.clone());
+    fn v3_calls_get_ids_and_their_signatures() {
+        let mut events = GeminiEvents::new();
         let (out, flow) = feed(
             &mut events,
             r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":1}},"thoughtSignature":"c2ln"},{"functionCall":{"id":"given","name":"g"}}]},"finishReason":"STOP"}]}"#,
@@ -266,7 +264,17 @@ mod tests {
             panic!("a call start: {out:?}");
         };
         assert!(id.starts_with(LOCAL_ID_PREFIX));
-        assert_eq!(signatures.get(id).as_deref(), Some("c2ln"));
+        assert_eq!(
+            out[1],
+            ModelEvent::ToolCallSignature {
+                index: 0,
+                signature: "c2ln".into()
+            }
+        );
+        let out: Vec<ModelEvent> = out
+            .into_iter()
+            .filter(|e| !matches!(e, ModelEvent::ToolCallSignature { .. }))
+            .collect();
         assert_eq!(
             out[1],
             ModelEvent::ToolCallArguments {
@@ -291,7 +299,7 @@ mod tests {
     // V3: a SAFETY stop is an error that names the reason; garbage is a protocol error.
     #[test]
     fn v3_a_safety_stop_and_garbage_are_errors() {
-        let mut events = GeminiEvents::new(Arc::new(Signatures::new(1, 1000)));
+        let mut events = GeminiEvents::new();
         let (_, flow) = feed(
             &mut events,
             r#"{"candidates":[{"finishReason":"SAFETY","index":0}]}"#,

@@ -18,15 +18,14 @@
 //!
 //! A Gemini model that thinks signs the function calls of its reply (`thoughtSignature` on
 //! a part), and wants the signature back on the same call in the requests that follow. The
-//! driver keeps each signature by call id, in memory (the most recent
-//! [`SIGNATURES_KEPT`], at most [`SIGNATURE_BYTES_KEPT`] bytes), and sends it back on its call. A call whose signature the driver
-//! does not hold (a transcript from another provider, a run resumed by another process) is
-//! sent with the value Google documents for calls it did not sign,
-//! [`UNSIGNED_CALL`], on the first call of its turn.
+//! driver puts each signature on its call ([`crate::model::ToolCall::signature`]), which the
+//! conversation keeps: a run paused and resumed by another process, or a durable run
+//! replayed, sends it back as the model gave it. A turn none of whose calls carries one (a
+//! transcript from another provider) is sent with the value Google documents for calls it
+//! did not sign, [`UNSIGNED_CALL`], on its first call.
 
 pub mod dialect;
 mod events;
-mod signatures;
 mod wire;
 
 use std::sync::Arc;
@@ -39,7 +38,6 @@ use super::stream::model_stream;
 use super::{Common, ConfigError, common_setters};
 use crate::model::{Model, ModelRequest, ModelStream, SchemaUnsupported, ToolSpec};
 use events::GeminiEvents;
-use signatures::Signatures;
 
 /// The model used when none is given.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
@@ -47,10 +45,6 @@ pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
 /// The API version in the request path.
 pub const API_VERSION: &str = "v1beta";
-/// How many thought signatures a driver keeps (the oldest are dropped first).
-pub const SIGNATURES_KEPT: usize = 1024;
-/// How many bytes of thought signatures a driver keeps (the oldest are dropped first).
-pub const SIGNATURE_BYTES_KEPT: usize = 32 * 1024 * 1024;
 /// The thought signature Google documents for a function call it did not sign (one made
 /// by another model, or whose signature was lost).
 pub const UNSIGNED_CALL: &str = "skip_thought_signature_validator";
@@ -94,7 +88,6 @@ pub struct Gemini {
     max_output_tokens: Option<u32>,
     tool_choice: Option<ToolChoice>,
     native_answers: bool,
-    signatures: Arc<Signatures>,
     body: Map<String, Value>,
 }
 
@@ -211,7 +204,6 @@ impl GeminiBuilder {
             max_output_tokens,
             tool_choice,
             native_answers,
-            signatures: Arc::new(Signatures::new(SIGNATURES_KEPT, SIGNATURE_BYTES_KEPT)),
             body: common.body,
         })
     }
@@ -250,7 +242,7 @@ impl Model for Gemini {
         model_stream(
             self.endpoint.clone(),
             wire::body(self, &request),
-            GeminiEvents::new(self.signatures.clone()),
+            GeminiEvents::new(),
         )
     }
 

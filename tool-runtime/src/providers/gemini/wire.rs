@@ -5,7 +5,6 @@
 use serde_json::{Map, Value, json};
 
 use super::events::LOCAL_ID_PREFIX;
-use super::signatures::Signatures;
 use super::{FORMAT, Gemini, ToolChoice, UNSIGNED_CALL, dialect};
 use crate::model::{Message, ModelError, ModelRequest, ToolCall, ToolResult, ToolSpec};
 use crate::providers::RequestError;
@@ -22,8 +21,7 @@ pub(super) fn render(name: &str, description: &str, schema: &Value) -> String {
 /// [`RequestError::UnknownToolChoice`] (as [`ModelError::Other`]) for a tool choice that
 /// names a function the request does not declare.
 pub(super) fn body(driver: &Gemini, request: &ModelRequest<'_>) -> Result<String, ModelError> {
-    let (system, contents) =
-        conversation(request.instructions, request.messages, &driver.signatures);
+    let (system, contents) = conversation(request.instructions, request.messages);
     let mut head = Map::new();
     head.insert("contents".into(), Value::Array(contents));
     if !system.is_empty() {
@@ -129,11 +127,7 @@ fn tool_config(choice: &ToolChoice) -> Value {
 /// The system instruction (the instructions, then each system message, blank-line
 /// separated) and the contents: consecutive messages of one role merged into one content,
 /// so that the results of one turn's calls go back together.
-fn conversation(
-    instructions: Option<&str>,
-    conversation: &[Message],
-    signatures: &Signatures,
-) -> (String, Vec<Value>) {
+fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (String, Vec<Value>) {
     let mut system: Vec<&str> = instructions.into_iter().filter(|s| !s.is_empty()).collect();
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in conversation {
@@ -145,7 +139,7 @@ fn conversation(
             Message::User { text } => ("user", text_part(text).into_iter().collect()),
             Message::Assistant { text, tool_calls } => {
                 let mut parts: Vec<Value> = text_part(text).into_iter().collect();
-                parts.extend(call_parts(tool_calls, signatures));
+                parts.extend(call_parts(tool_calls));
                 ("model", parts)
             }
             Message::Tool(result) => ("user", vec![response_part(result)]),
@@ -170,15 +164,13 @@ fn text_part(text: &str) -> Option<Value> {
 }
 
 /// The `functionCall` parts of one turn, each with the signature the model gave it; a turn
-/// none of whose calls has a kept signature gets [`UNSIGNED_CALL`] on its first call.
-fn call_parts(calls: &[ToolCall], signatures: &Signatures) -> Vec<Value> {
-    let kept: Vec<Option<String>> = calls.iter().map(|call| signatures.get(&call.id)).collect();
-    let none_kept = kept.iter().all(Option::is_none);
+/// none of whose calls carries one gets [`UNSIGNED_CALL`] on its first call.
+fn call_parts(calls: &[ToolCall]) -> Vec<Value> {
+    let none_kept = calls.iter().all(|call| call.signature.is_none());
     calls
         .iter()
-        .zip(kept)
         .enumerate()
-        .map(|(at, (call, signature))| {
+        .map(|(at, call)| {
             let mut function = Map::new();
             if let Some(id) = sent_id(&call.id) {
                 function.insert("id".into(), id.into());
@@ -187,8 +179,10 @@ fn call_parts(calls: &[ToolCall], signatures: &Signatures) -> Vec<Value> {
             function.insert("args".into(), args_of(&call.arguments));
             let mut part = Map::new();
             part.insert("functionCall".into(), Value::Object(function));
-            let signature =
-                signature.or_else(|| (none_kept && at == 0).then(|| UNSIGNED_CALL.into()));
+            let signature = match &call.signature {
+                Some(signature) => Some(signature.as_str()),
+                None => (none_kept && at == 0).then_some(UNSIGNED_CALL),
+            };
             if let Some(signature) = signature {
                 part.insert("thoughtSignature".into(), signature.into());
             }
@@ -237,7 +231,6 @@ mod tests {
     // gets the documented stand-in on its first call only.
     #[test]
     fn v3_results_of_a_turn_go_back_together() {
-        let signatures = Signatures::new(4, 1000);
         let local = format!("{LOCAL_ID_PREFIX}1-1");
         let (system, contents) = conversation(
             Some("Be brief."),
@@ -254,7 +247,6 @@ mod tests {
                 Message::Tool(ToolResult::new("a", "t", "one", false)),
                 Message::Tool(ToolResult::new(local.as_str(), "t", "failed", true)),
             ],
-            &signatures,
         );
         assert_eq!(system, "Be brief.\n\nUse metric units.");
         assert_eq!(contents.len(), 3);
@@ -269,14 +261,15 @@ mod tests {
                 {"functionResponse": {"name": "t", "response": {"error": "failed"}}},
             ]})
         );
-        signatures.keep("a", "c2ln");
         let (_, contents) = conversation(
             None,
             &[Message::assistant_with_calls(
                 "",
-                vec![ToolCall::new("b", "t", "{}"), ToolCall::new("a", "t", "{}")],
+                vec![
+                    ToolCall::new("b", "t", "{}"),
+                    ToolCall::new("a", "t", "{}").with_signature("c2ln"),
+                ],
             )],
-            &signatures,
         );
         let calls = &contents[0]["parts"];
         assert_eq!(calls[0].get("thoughtSignature"), None);
