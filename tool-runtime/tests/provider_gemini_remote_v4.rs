@@ -8,14 +8,13 @@
 
 mod support {
     pub mod gemini;
-    pub mod mcp;
     pub mod provider;
 }
 
 use serde_json::{Value, json};
 use support::gemini::{Checker, answer};
 use support::provider::{Reply, Server};
-use tool_runtime::mcp::McpServer;
+use tool_runtime::mcp::{Handshake, McpServer, McpToolset};
 use tool_runtime::providers::RetryPolicy;
 use tool_runtime::providers::gemini::Gemini;
 use tool_runtime::violation::ParseCx;
@@ -30,6 +29,19 @@ fn remote_tool(name: &str, schema: Value) -> Tool {
             |_ctx: Context, _args: Value| async move { Ok::<_, BoxError>("ok") },
         )
         .build()
+}
+
+/// Our client connected to `server` in this process.
+async fn connect(server: McpServer) -> McpToolset {
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
+    let (client_read, client_write) = tokio::io::split(client_io);
+    McpToolset::builder()
+        .handshake(Handshake::Auto)
+        .connect_io(client_read, client_write)
+        .await
+        .expect("our client connects to our server")
 }
 
 fn gemini(url: &str) -> Gemini {
@@ -56,7 +68,7 @@ async fn v4_remote_tools_are_published_in_geminis_dialect() {
         .tool(remote_tool("plan", schema))
         .build()
         .expect("the remote server builds");
-    let remote = support::mcp::connect_in_process(server).await;
+    let remote = connect(server).await;
     let model = Server::start([Reply::sse(answer("Nothing to plan."))]).await;
     let agent = Agent::builder(gemini(model.url()))
         .tools(remote.into_tools())
@@ -97,7 +109,7 @@ async fn v4_a_remote_schema_the_dialect_cannot_express_fails_build() {
         .tool(remote_tool("odd", schema))
         .build()
         .expect("the remote server builds");
-    let remote = support::mcp::connect_in_process(server).await;
+    let remote = connect(server).await;
     let model = Server::start([]).await;
     let error = Agent::builder(gemini(model.url()))
         .tools(remote.into_tools())
