@@ -24,8 +24,8 @@ const SCHEMA_AT: &[(&str, &str)] = &[
     (render::OPENAI_RESPONSES_STRICT, "/parameters"),
     (render::ANTHROPIC, "/input_schema"),
     (render::ANTHROPIC_STRICT, "/input_schema"),
-    ("gemini", "/parametersJsonSchema"),
-    ("bedrock", "/toolSpec/inputSchema/json"),
+    (render::GEMINI, "/parametersJsonSchema"),
+    (render::BEDROCK, "/toolSpec/inputSchema/json"),
     (render::MCP, "/inputSchema"),
 ];
 
@@ -205,6 +205,7 @@ fn tool(entry: &Value) -> BTreeMap<String, Vec<Loss>> {
             };
             let mut walk = Walk {
                 root: neutral,
+                keeps_refs: schema.as_object().is_some_and(mentions_ref),
                 inlining: Vec::new(),
                 losses: BTreeSet::new(),
             };
@@ -222,9 +223,19 @@ fn schema_of<'a>(publisher: &str, rendering: &'a Value) -> Option<&'a Value> {
     rendering.pointer(pointer)
 }
 
+/// A neutral node beside the rendering's, while its keywords are compared.
+struct Node<'a, 'n> {
+    neutral: &'n Map<String, Value>,
+    published: &'a Value,
+    /// The text the rendering added to the node's descriptions.
+    added: String,
+}
+
 /// The walk of a neutral schema beside a rendering of it.
 struct Walk<'a> {
     root: &'a Value,
+    /// Whether the rendering keeps a `$ref` anywhere (else its `$defs` were inlined).
+    keeps_refs: bool,
     /// The `$ref`s being inlined, outermost first (a reference that recurs is not followed).
     inlining: Vec<&'a str>,
     losses: BTreeSet<Loss>,
@@ -246,11 +257,19 @@ impl<'a> Walk<'a> {
             }
             return;
         };
+        // What the rendering added to the node's text, read once for all its missing keywords.
+        let added =
+            (neutral.keys().any(|k| !map.contains_key(k))).then(|| added_text(neutral, map));
+        let node = Node {
+            neutral,
+            published,
+            added: added.unwrap_or_default(),
+        };
         for (keyword, value) in neutral {
             let here = format!("{at}/{}", escape(keyword));
             match map.get(keyword) {
                 Some(kept) => self.kept(&here, keyword, value, kept, depth),
-                None => self.missing(&here, keyword, value, neutral, published, depth),
+                None => self.missing(&here, keyword, value, &node, depth),
             }
         }
     }
@@ -296,20 +315,19 @@ impl<'a> Walk<'a> {
         here: &str,
         keyword: &str,
         value: &'a Value,
-        neutral: &Map<String, Value>,
-        published: &'a Value,
+        node: &Node<'a, '_>,
         depth: usize,
     ) {
         if keyword == "$ref" {
-            return self.inlined(here, value, published, depth);
+            return self.inlined(here, value, node.published, depth);
         }
-        let Some(published) = published.as_object() else {
+        let (neutral, Some(published)) = (node.neutral, node.published.as_object()) else {
             return;
         };
-        if keyword == "$defs" && !mentions_ref(published) {
+        if keyword == "$defs" && !self.keeps_refs {
             return self.lose(here.to_owned(), Fate::Inlined);
         }
-        if added_text(neutral, published).contains(keyword) {
+        if node.added.contains(keyword) {
             return self.lose(here.to_owned(), Fate::Described);
         }
         let instead: Vec<String> = (published.keys())

@@ -29,10 +29,8 @@ pub(super) const ANTHROPIC: &str = "anthropic";
 /// Anthropic's Messages API with strict tools (`AnthropicBuilder::strict_tools`, V4).
 pub(super) const ANTHROPIC_STRICT: &str = "anthropic.strict";
 /// Google's Gemini API: a function declaration's `parametersJsonSchema` (V4).
-#[cfg(feature = "gemini")]
 pub(super) const GEMINI: &str = "gemini";
 /// Amazon Bedrock's Converse API: a tool's `inputSchema.json`, its `$defs` inlined (V4).
-#[cfg(feature = "bedrock")]
 pub(super) const BEDROCK: &str = "bedrock";
 /// An MCP server's `tools/list`.
 pub(super) const MCP: &str = "mcp";
