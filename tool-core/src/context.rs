@@ -132,6 +132,14 @@ impl Context {
         self
     }
 
+    /// The same context, holding the value `value` shares (as [`Context::with`], without
+    /// moving the value: a value already behind an `Arc`, such as claims a cache keeps).
+    #[must_use]
+    pub fn with_shared<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        Arc::make_mut(&mut self.extensions).insert(TypeId::of::<T>(), value);
+        self
+    }
+
     /// The extension of type `T`, if the application put one in.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.extensions

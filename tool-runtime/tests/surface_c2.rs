@@ -199,7 +199,12 @@ fn c2_optional_field_added_is_compatible_in_every_published_form() {
         .filter(|c| c.kind() == &ChangeKind::Published)
         .map(|c| c.part())
         .collect();
-    assert_eq!(publishers.len(), 5, "{changed}");
+    let published = surface([tool::<Base>("lookup-window").build()]);
+    let published = published
+        .tool("lookup-window")
+        .map(|entry| &entry["published"]);
+    let every = published.and_then(Value::as_object).map_or(0, |p| p.len());
+    assert_eq!(publishers.len(), every, "{changed}");
     assert!(
         changed
             .changes()
@@ -310,6 +315,10 @@ fn edited(tools: Vec<Tool>, name: &str, edit: impl FnOnce(&mut Value)) -> Surfac
     let mut document: Value =
         serde_json::from_str(&surface(tools).to_json()).expect("a surface is JSON");
     edit(&mut document["tools"][name]);
+    // The report said what the renderings before the edit lose (V4): read without it.
+    document
+        .as_object_mut()
+        .map(|document| document.remove("what_each_provider_loses"));
     Surface::from_json(&document.to_string()).expect("still a surface")
 }
 

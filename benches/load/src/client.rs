@@ -95,12 +95,8 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// A client of `http://addr/mcp`; it connects on the first call (or [`Connection::connect`]).
-    pub fn new(addr: SocketAddr) -> Self {
-        Self::with_bearer(addr, None)
-    }
-
-    /// A client of `http://addr/mcp` that sends `bearer` as its access token, when given.
+    /// A client of `http://addr/mcp` that sends `bearer` as its access token, when given; it
+    /// connects on the first call (or [`Connection::connect`]).
     pub fn with_bearer(addr: SocketAddr, bearer: Option<&str>) -> Self {
         let authorization = bearer
             .map(|token| format!("Authorization: Bearer {token}\r\n"))

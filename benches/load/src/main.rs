@@ -6,7 +6,7 @@
 //! ```text
 //! mcp-load run --out FILE [--python PYTHON --script benches/load/python/server.py]
 //! mcp-load serve ours|ours-jwt|rmcp [--workers N]
-//! mcp-load call ADDR CALLS
+//! mcp-load call ADDR CALLS [BEARER]
 //! ```
 //!
 //! `run` starts the servers (`serve` runs one: the Rust servers are this program), checks
@@ -14,7 +14,8 @@
 //! warms each up, then measures them one at a time, in rounds of rotating order; it writes
 //! the figures as JSON to `FILE`. See `drive::Settings` for the bounds. `call` makes `CALLS`
 //! calls of the valid arguments over one kept-alive connection to a server at `ADDR`, one
-//! after the other (to profile a server: run it under valgrind, then call it).
+//! after the other, with the access token `BEARER` when given (`ours-jwt` announces it): to
+//! profile a server, run it under valgrind, then call it.
 
 mod client;
 mod drive;
@@ -47,10 +48,10 @@ fn main() -> ExitCode {
             flag("--python").map(PathBuf::from),
             flag("--script").map(PathBuf::from),
         ),
-        Some("call") => call(args.get(1), args.get(2)),
+        Some("call") => call(args.get(1), args.get(2), args.get(3)),
         _ => Err(
             "usage: mcp-load run --out FILE [--python PYTHON --script SERVER.py] | \
-             mcp-load serve ours|ours-jwt|rmcp [--workers N] | mcp-load call ADDR CALLS"
+             mcp-load serve ours|ours-jwt|rmcp [--workers N] | mcp-load call ADDR CALLS [BEARER]"
                 .to_owned(),
         ),
     };
@@ -87,8 +88,12 @@ fn run(
     Ok(())
 }
 
-fn call(addr: Option<&String>, calls: Option<&String>) -> Result<(), String> {
-    let usage = || "call ADDR CALLS".to_owned();
+fn call(
+    addr: Option<&String>,
+    calls: Option<&String>,
+    bearer: Option<&String>,
+) -> Result<(), String> {
+    let usage = || "call ADDR CALLS [BEARER]".to_owned();
     let addr: std::net::SocketAddr = addr.ok_or_else(usage)?.parse().map_err(|_| usage())?;
     let calls: u64 = calls.ok_or_else(usage)?.parse().map_err(|_| usage())?;
     let valid = std::str::from_utf8(tool_bench::args::VALID).map_err(|e| e.to_string())?;
@@ -97,7 +102,7 @@ fn call(addr: Option<&String>, calls: Option<&String>) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot build a runtime: {e}"))?;
     runtime.block_on(async {
-        let mut conn = client::Connection::new(addr);
+        let mut conn = client::Connection::with_bearer(addr, bearer.map(String::as_str));
         for _ in 0..calls {
             match conn.call(tool_bench::TOOL_NAME, valid).await {
                 Ok(client::Answer::Result(_)) => {}

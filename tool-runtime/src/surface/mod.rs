@@ -6,10 +6,15 @@
 //! it has an availability policy, whether it is deferred or sequential, its retry budget)
 //! and, under `published`, the tool exactly as each publisher sends it, rendered by the
 //! publisher's own code: Chat Completions in strict mode where the schema allows it and with
-//! strict mode off, Responses in strict mode, Anthropic's Messages API, and an MCP server's
+//! strict mode off, Responses in strict mode, Anthropic's Messages API with and without strict
+//! tools, Gemini and Bedrock (with their drivers' features), and an MCP server's
 //! `tools/list`. Tools are keyed by name and every object's members sorted, so the same
 //! tools render the same bytes whatever order they were registered in, and a change reads
 //! well in a diff.
+//!
+//! [`Surface::portability`] says, per tool and per publisher, what each dialect loses of the
+//! schema the parser enforces (V4): read off the renderings, held in the document beside the
+//! tools, and checked against them when a document is read.
 //!
 //! [`Surface::diff`] lists the changes from one surface to another, each at its JSON pointer
 //! with what was and what is, and classified ([`Compatibility`]): a tool removed or renamed,
@@ -33,6 +38,8 @@
 mod classify;
 // The changes between two surfaces.
 mod diff;
+// What each publisher's rendering loses of each tool (V4).
+mod portability;
 // One tool's entry, from the publishers' own renderings.
 mod render;
 // A surface held against a committed file.
@@ -45,12 +52,16 @@ use tool_core::{DeclarationError, IntoTool, Tool, index_by_name};
 
 pub use classify::{ChangeKind, Compatibility, Part};
 pub use diff::{Change, SurfaceDiff};
+pub use portability::{Fate, Loss, Portability};
 pub use snapshot::{Checked, Snapshot, SnapshotError, UPDATE_ENV, assert_snapshot};
 
 use crate::Agent;
 use crate::mcp::{McpNaming, McpServer};
 use crate::model::SchemaUnsupported;
 use render::Publishers;
+
+/// The member of the document holding [`Surface::portability`] (after `tools`, in key order).
+const REPORT: &str = "what_each_provider_loses";
 
 /// The version of the document's shape, its `surface_version` member.
 pub const SURFACE_VERSION: u64 = 1;
@@ -183,13 +194,22 @@ impl Surface {
         self.tools.get(name)
     }
 
-    /// The document: `{"surface_version": 1, "tools": {name: entry, …}}`, pretty-printed
-    /// with two spaces, every object's members sorted by key, ending with a newline. The same
-    /// tools give the same bytes.
+    /// Per tool and per publisher, what the publisher's rendering of the tool's input schema
+    /// loses against the schema the parser enforces: moved into the description, rewritten,
+    /// inlined, changed, dropped, or the whole tool unsupported (V4).
+    pub fn portability(&self) -> Portability {
+        Portability::of(&self.tools)
+    }
+
+    /// The document: `{"surface_version": 1, "tools": {name: entry, …},
+    /// "what_each_provider_loses": {name: {publisher: [loss, …]}}}` (the last is
+    /// [`Surface::portability`]), pretty-printed with two spaces, every object's members
+    /// sorted by key, ending with a newline. The same tools give the same bytes.
     pub fn to_json(&self) -> String {
         let document = serde_json::json!({
             "surface_version": SURFACE_VERSION,
             "tools": self.tools,
+            REPORT: self.portability().to_value(),
         });
         // Serializing a `Value` cannot fail: its keys are strings.
         let mut text = serde_json::to_string_pretty(&render::sorted(&document)).unwrap_or_default();
@@ -215,7 +235,17 @@ impl Surface {
             .iter()
             .map(|(name, entry)| (name.clone(), render::sorted(entry)))
             .collect();
-        Ok(Self { tools })
+        let surface = Self { tools };
+        // V4: a report that no longer says what the renderings lose (a rendering rewritten
+        // without its report) is refused.
+        if let Some(report) = document.get(REPORT)
+            && render::sorted(report) != render::sorted(&surface.portability().to_value())
+        {
+            return Err(SurfaceError::NotASurface(
+                "its `what_each_provider_loses` does not say what its renderings lose",
+            ));
+        }
+        Ok(surface)
     }
 
     /// The changes from this surface (what was) to `newer` (what is), classified.

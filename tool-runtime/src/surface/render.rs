@@ -3,6 +3,11 @@
 //! Every rendering here is the publisher's own: the provider drivers' [`Model::tool_spec`]
 //! (the rendering each driver keeps and sends in its requests) and the MCP server's
 //! `tools/list` entry, serialized as the MCP SDK serializes it. Nothing is rendered twice.
+//!
+//! The dialects an application opts into (Anthropic's strict tools) or whose driver is a
+//! feature of its own (Gemini, Bedrock) show a schema they cannot express as
+//! `{"unsupported": {"reason": …, "at": …}}`, where the default publishers fail the surface:
+//! a tool a dialect cannot take is what that provider loses (V4), not a broken surface.
 
 use serde_json::{Map, Value, json};
 use tool_core::Tool;
@@ -21,6 +26,12 @@ pub(super) const OPENAI_CHAT: &str = "openai.chat";
 pub(super) const OPENAI_RESPONSES_STRICT: &str = "openai.responses.strict";
 /// Anthropic's Messages API.
 pub(super) const ANTHROPIC: &str = "anthropic";
+/// Anthropic's Messages API with strict tools (`AnthropicBuilder::strict_tools`, V4).
+pub(super) const ANTHROPIC_STRICT: &str = "anthropic.strict";
+/// Google's Gemini API: a function declaration's `parametersJsonSchema` (V4).
+pub(super) const GEMINI: &str = "gemini";
+/// Amazon Bedrock's Converse API: a tool's `inputSchema.json`, its `$defs` inlined (V4).
+pub(super) const BEDROCK: &str = "bedrock";
 /// An MCP server's `tools/list`.
 pub(super) const MCP: &str = "mcp";
 
@@ -31,6 +42,20 @@ pub(super) struct Publishers {
     chat: OpenAiChat,
     responses_strict: OpenAiResponses,
     anthropic: Anthropic,
+    anthropic_strict: Anthropic,
+    #[cfg(feature = "gemini")]
+    gemini: crate::providers::gemini::Gemini,
+    #[cfg(feature = "bedrock")]
+    bedrock: crate::providers::bedrock::Bedrock,
+}
+
+/// What a publisher's rendering shows when it cannot express a tool's schema.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WhenUnsupported {
+    /// The surface fails ([`SurfaceError::Unsupported`]): a default publisher.
+    Fail,
+    /// The rendering says why, as `{"unsupported": {"reason": …, "at": …}}`.
+    Show,
 }
 
 /// A key the drivers are built with; it is never sent anywhere.
@@ -62,25 +87,60 @@ impl Publishers {
                 .api_key(NO_KEY)
                 .build()
                 .map_err(config)?,
+            anthropic_strict: Anthropic::builder()
+                .api_key(NO_KEY)
+                .strict_tools(true)
+                .build()
+                .map_err(config)?,
+            #[cfg(feature = "gemini")]
+            gemini: crate::providers::gemini::Gemini::builder()
+                .api_key(NO_KEY)
+                .build()
+                .map_err(config)?,
+            #[cfg(feature = "bedrock")]
+            bedrock: crate::providers::bedrock::Bedrock::builder()
+                .region("us-east-1")
+                .api_key(NO_KEY)
+                .build()
+                .map_err(config)?,
         })
+    }
+
+    /// Each publisher by key, its driver, and what it shows of a schema it cannot express.
+    fn all(&self) -> Vec<(&'static str, &dyn Model, WhenUnsupported)> {
+        use WhenUnsupported::{Fail, Show};
+        let mut all: Vec<(&'static str, &dyn Model, WhenUnsupported)> = vec![
+            (OPENAI_CHAT_STRICT, &self.chat_strict, Fail),
+            (OPENAI_CHAT, &self.chat, Fail),
+            (OPENAI_RESPONSES_STRICT, &self.responses_strict, Fail),
+            (ANTHROPIC, &self.anthropic, Fail),
+            (ANTHROPIC_STRICT, &self.anthropic_strict, Show),
+        ];
+        #[cfg(feature = "gemini")]
+        all.push((GEMINI, &self.gemini, Show));
+        #[cfg(feature = "bedrock")]
+        all.push((BEDROCK, &self.bedrock, Show));
+        all
     }
 
     /// `tool` as each provider driver sends it, by publisher key.
     fn drivers(&self, tool: &Tool) -> Result<Map<String, Value>, SurfaceError> {
         let mut out = Map::new();
-        let drivers: [(&str, &dyn Model); 4] = [
-            (OPENAI_CHAT_STRICT, &self.chat_strict),
-            (OPENAI_CHAT, &self.chat),
-            (OPENAI_RESPONSES_STRICT, &self.responses_strict),
-            (ANTHROPIC, &self.anthropic),
-        ];
-        for (publisher, driver) in drivers {
-            let unsupported = |source: SchemaUnsupported| SurfaceError::Unsupported {
-                tool: tool.name().to_owned(),
-                publisher,
-                source,
+        for (publisher, driver, when_unsupported) in self.all() {
+            let spec = match driver.tool_spec(tool) {
+                Ok(spec) => spec,
+                Err(source) if when_unsupported == WhenUnsupported::Show => {
+                    out.insert(publisher.to_owned(), unsupported(&source));
+                    continue;
+                }
+                Err(source) => {
+                    return Err(SurfaceError::Unsupported {
+                        tool: tool.name().to_owned(),
+                        publisher,
+                        source,
+                    });
+                }
             };
-            let spec = driver.tool_spec(tool).map_err(unsupported)?;
             let rendered = spec.rendered().ok_or_else(|| SurfaceError::NotRendered {
                 tool: tool.name().to_owned(),
                 publisher,
@@ -95,6 +155,11 @@ impl Publishers {
         }
         Ok(out)
     }
+}
+
+/// A rendering that says why the publisher cannot express the schema.
+fn unsupported(why: &SchemaUnsupported) -> Value {
+    json!({"unsupported": {"reason": why.reason(), "at": why.path().unwrap_or("")}})
 }
 
 /// `tool`'s entry in `tools/list`, as an `McpServer` built with `naming` lists it.

@@ -50,11 +50,10 @@ impl OidcProvider {
 
     /// Runs the script `name` (copied into `home`, where its packages are) with `env`.
     async fn run(home: &Path, name: &str, env: &[(&str, &str)]) -> Result<Self, String> {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/support/oidc")
-            .join(name);
+        let script = (SCRIPTS.iter().find(|(script, _)| *script == name))
+            .ok_or_else(|| format!("no script {name}"))?;
         let local = home.join(name);
-        place(&script, &local)?;
+        place(script.1.as_bytes(), &local)?;
         let mut child = Command::new("node")
             .arg(&local)
             .envs(env.iter().copied())
@@ -79,18 +78,24 @@ impl OidcProvider {
     }
 }
 
-/// Puts the script `script` at `local` (beside the installed packages, where its imports
+/// The scripts by name, compiled in: a test of another package (the examples') that
+/// includes this module by path runs them too.
+const SCRIPTS: [(&str, &str); 2] = [
+    ("provider.mjs", include_str!("provider.mjs")),
+    ("provider_code.mjs", include_str!("provider_code.mjs")),
+];
+
+/// Puts the script `text` at `local` (beside the installed packages, where its imports
 /// resolve) unless it is there already: written aside and renamed into place, so that a
 /// provider another test is starting never reads half a file.
-fn place(script: &Path, local: &Path) -> Result<(), String> {
-    let text = std::fs::read(script).map_err(|e| format!("cannot read the script: {e}"))?;
+fn place(text: &[u8], local: &Path) -> Result<(), String> {
     if std::fs::read(local).is_ok_and(|placed| placed == text) {
         return Ok(());
     }
     static WRITES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let aside = local.with_extension(format!("writing-{}-{n}", std::process::id()));
-    std::fs::write(&aside, &text).map_err(|e| format!("cannot write the script: {e}"))?;
+    std::fs::write(&aside, text).map_err(|e| format!("cannot write the script: {e}"))?;
     std::fs::rename(&aside, local).map_err(|e| format!("cannot place the script: {e}"))
 }
 

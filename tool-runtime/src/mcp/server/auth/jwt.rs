@@ -1,6 +1,7 @@
 //! [`JwtVerifier`]: JWT access tokens (RFC 9068) checked against the issuer's keys (Z2), with
 //! `jsonwebtoken`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use jsonwebtoken::errors::ErrorKind;
@@ -9,8 +10,10 @@ use reqwest::Url;
 use serde_json::{Map, Value};
 
 use super::jwks::Keys;
-use super::verified::{Verified, digest};
-use super::{AuthConfigError, Claims, TokenVerifier, VerifyError, VerifyFuture};
+use super::verified::Verified;
+use super::{
+    AuthConfigError, Claims, SharedVerifyFuture, TokenVerifier, VerifyError, VerifyFuture,
+};
 
 /// The most leeway a verifier allows on `exp` and `nbf`.
 pub const MAX_LEEWAY: Duration = Duration::from_secs(300);
@@ -28,7 +31,7 @@ pub const MAX_LEEWAY: Duration = Duration::from_secs(300);
 /// resource), `exp` (required) and `nbf` with a leeway of at most [`MAX_LEEWAY`], and the
 /// token's size (at most [`JwtVerifier::max_token_bytes`], 8 KiB by default).
 ///
-/// A token it verified is remembered by its digest (at most [`JwtVerifier::max_cached`]
+/// A token it verified is remembered by its text (at most [`JwtVerifier::max_cached`]
 /// tokens) until its keys are due to be fetched again or it expires, whichever is first: a
 /// client's next request with the same token skips the signature check, not the expiry.
 pub struct JwtVerifier {
@@ -140,17 +143,16 @@ impl JwtVerifier {
     }
 
     /// The claims of `token`, or why it is refused.
-    async fn check(&self, token: &str) -> Result<Claims, VerifyError> {
+    async fn check(&self, token: &str) -> Result<Arc<Claims>, VerifyError> {
         if token.len() > self.max_token_bytes {
             return Err(VerifyError::TooLarge);
         }
-        let digest = digest(token);
-        if let Some(claims) = self.verified.get(&digest, self.leeway) {
+        if let Some(claims) = self.verified.get(token, self.leeway) {
             return Ok(claims);
         }
-        let claims = self.verify_in_full(token).await?;
+        let claims = Arc::new(self.verify_in_full(token).await?);
         if let Some(until) = self.keys.fresh_until() {
-            self.verified.put(digest, &claims, until);
+            self.verified.put(token, &claims, until);
         }
         Ok(claims)
     }
@@ -180,6 +182,11 @@ impl JwtVerifier {
 
 impl TokenVerifier for JwtVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
+        Box::pin(async move { self.check(token).await.map(Arc::unwrap_or_clone) })
+    }
+
+    /// The claims the cache holds, shared: no copy per request.
+    fn verify_shared<'a>(&'a self, token: &'a str) -> SharedVerifyFuture<'a> {
         Box::pin(self.check(token))
     }
 }

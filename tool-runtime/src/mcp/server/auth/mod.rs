@@ -37,7 +37,7 @@ pub use hierarchy::ScopeHierarchy;
 pub use introspection::IntrospectionVerifier;
 pub use jsonwebtoken::Algorithm;
 pub use jwt::{JwtVerifier, MAX_LEEWAY};
-pub use verifier::{TokenVerifier, VerifyError, VerifyFuture};
+pub use verifier::{SharedVerifyFuture, TokenVerifier, VerifyError, VerifyFuture};
 
 pub(crate) use challenge::Challenge;
 

@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use super::Claims;
 
@@ -18,7 +19,20 @@ pub trait TokenVerifier: Send + Sync + 'static {
     /// The claims of `token` (the bearer credential, without the `Bearer ` scheme), or why
     /// it is refused.
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a>;
+
+    /// [`TokenVerifier::verify`], the claims shared rather than owned: what the server puts
+    /// in each request's context. A verifier that keeps the claims of the tokens it verified
+    /// (as [`JwtVerifier`](super::JwtVerifier) does) hands out its copy, saving a copy of
+    /// every claim per request; the default wraps [`TokenVerifier::verify`]'s.
+    fn verify_shared<'a>(&'a self, token: &'a str) -> SharedVerifyFuture<'a> {
+        let verified = self.verify(token);
+        Box::pin(async move { verified.await.map(Arc::new) })
+    }
 }
+
+/// The future of [`TokenVerifier::verify_shared`].
+pub type SharedVerifyFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Arc<Claims>, VerifyError>> + Send + 'a>>;
 
 /// Why a token is refused (Z2). No variant holds the token or any part of it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use axum::body::{Body, to_bytes};
 use axum::response::{IntoResponse, Response};
@@ -55,7 +56,7 @@ impl Authorizer {
     pub(super) async fn authenticate(
         &self,
         headers: &HeaderMap,
-    ) -> Result<(Claims, Granted), Response> {
+    ) -> Result<(Arc<Claims>, Granted), Response> {
         let token = match bearer(headers) {
             Ok(token) => token,
             Err(challenge) => {
@@ -63,7 +64,7 @@ impl Authorizer {
                 return Err(self.auth.challenge(&challenge));
             }
         };
-        match self.auth.verifier.verify(token).await {
+        match self.auth.verifier.verify_shared(token).await {
             Ok(claims) => {
                 let granted = self
                     .auth

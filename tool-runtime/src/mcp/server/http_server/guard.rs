@@ -169,7 +169,7 @@ async fn authenticate(
     method: &Method,
     uri: &http::Uri,
     headers: &http::HeaderMap,
-) -> Result<Option<(Claims, Granted)>, Response> {
+) -> Result<Option<(Arc<Claims>, Granted)>, Response> {
     let Some(auth) = &guard.auth else {
         return Ok(None);
     };
@@ -184,7 +184,7 @@ async fn authenticate(
 /// set.
 async fn authorize(
     guard: &Guard,
-    authorized: Option<(Claims, Granted)>,
+    authorized: Option<(Arc<Claims>, Granted)>,
     ctx: tool_core::Context,
     parts: &Parts,
     body: Body,
@@ -192,7 +192,7 @@ async fn authorize(
     let (Some((claims, granted)), Some(auth)) = (authorized, &guard.auth) else {
         return Ok((ctx, body));
     };
-    let ctx = ctx.with(claims).with(granted);
+    let ctx = ctx.with_shared(claims).with(granted);
     let body = (auth.check_scopes(&guard.shared, &ctx, parts, body, guard.max_body)).await?;
     Ok((ctx, body))
 }
