@@ -53,7 +53,11 @@
 //!   2026-07-28 (`x-mcp-header`), which the server checks against the body (M10);
 //! - the Tasks extension's fixtures (M5, M9): `greet` (never a task), `slow-compute` (works
 //!   `seconds` seconds; a task when the client has the extension), `failing-job` (only as a
-//!   task; fails at its work), `protocol-error-job` (ends with a protocol error).
+//!   task; fails at its work), `protocol-error-job` (ends with a protocol error);
+//! - M8's fixtures (`conformance_server/sampling.rs`): `test-sampling` asks the client's model
+//!   during the call, `test-input-required-result-sampling`, `…-list-roots`,
+//!   `…-capabilities` and `…-multiple-inputs` ask it (and read the roots) in the answer on
+//!   2026-07-28, `test-missing-capability` is refused `-32021` for a client that cannot sample.
 
 use std::time::Duration;
 
@@ -77,6 +81,10 @@ use tool_runtime::{
 // The fixtures of 2026-07-28's scenarios and the Tasks extension's.
 #[path = "conformance_server/fixtures.rs"]
 mod fixtures;
+
+// The fixtures that sample and read roots (M8).
+#[path = "conformance_server/sampling.rs"]
+mod sampling;
 
 /// The address served when none is given: loopback, a port the system chooses.
 const DEFAULT_ADDRESS: &str = "127.0.0.1:0";
@@ -128,6 +136,25 @@ pub fn mcp_names() -> Vec<(&'static str, &'static str)> {
         ("slow-compute", "slow_compute"),
         ("failing-job", "failing_job"),
         ("protocol-error-job", "protocol_error_job"),
+        // M8: sampling and roots.
+        ("test-sampling", "test_sampling"),
+        (
+            "test-input-required-result-sampling",
+            "test_input_required_result_sampling",
+        ),
+        (
+            "test-input-required-result-list-roots",
+            "test_input_required_result_list_roots",
+        ),
+        (
+            "test-input-required-result-capabilities",
+            "test_input_required_result_capabilities",
+        ),
+        (
+            "test-input-required-result-multiple-inputs",
+            "test_input_required_result_multiple_inputs",
+        ),
+        ("test-missing-capability", "test_missing_capability"),
     ]
 }
 
@@ -526,6 +553,12 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
         .tool(slow_compute())
         .tool(failing_job())
         .tool(protocol_error_job())
+        .tool(sampling::sampling())
+        .tool(sampling::input_required_sampling())
+        .tool(sampling::input_required_roots())
+        .tool(sampling::input_required_capabilities())
+        .tool(sampling::input_required_multiple())
+        .tool(sampling::missing_capability())
         // M5, M9: the Tasks extension's fixtures run as tasks for the clients that have it.
         .task_support("slow-compute", TaskSupport::Optional)
         .task_support("failing-job", TaskSupport::Required)

@@ -90,36 +90,6 @@ const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
         "M7: prompts/list, resources/list and resources/templates/list, whose caching hints it \
          checks beside tools/list's (which pass), are not served",
     ),
-    // M8: a handler cannot ask its client's model or read its roots yet.
-    ("tools-call-sampling", ALL, SAMPLING),
-    (
-        "input-required-result-basic-sampling",
-        "2026-07-28",
-        SAMPLING,
-    ),
-    (
-        "input-required-result-capability-check",
-        "2026-07-28",
-        "M8 sampling: its fixture asks by sampling (or elicitation) as the client's \
-         capabilities allow",
-    ),
-    (
-        "server-stateless",
-        "2026-07-28",
-        "M8 sampling: its fixture `test_missing_capability` asks the client's model, and must \
-         be refused -32021 for a client that did not declare sampling",
-    ),
-    (
-        "input-required-result-basic-list-roots",
-        "2026-07-28",
-        "M8 roots: a handler cannot ask for the client's roots (roots/list)",
-    ),
-    (
-        "input-required-result-multiple-input-requests",
-        "2026-07-28",
-        "M8 sampling and roots, and several questions in one round: a handler's questions go \
-         one per round, and only elicitation is asked",
-    ),
     (
         "input-required-result-ignore-extra-params",
         "2026-07-28",
@@ -154,10 +124,6 @@ const RESOURCES: &str = "M7 resources: resources/list, resources/read, templates
 
 /// Why the prompts scenarios cannot pass yet.
 const PROMPTS: &str = "M7 prompts: prompts/list and prompts/get are not served";
-
-/// Why the sampling scenarios cannot pass yet.
-const SAMPLING: &str = "M8 sampling: no context method asks the client's model \
-                        (sampling/createMessage)";
 
 /// Client runs that cannot pass yet, each with what it waits for. Delete a line when its run
 /// passes.

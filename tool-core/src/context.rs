@@ -38,6 +38,10 @@ pub struct Context {
     approved: bool,
     /// Where a call's log messages go (M8), when someone listens.
     log: Option<LogSink>,
+    /// Who a call's sampling requests go to (M8), when someone can answer them.
+    pub(crate) sampler: Option<Arc<dyn crate::sampling::Sampler>>,
+    /// Where a call's roots come from (M8), when someone has them.
+    pub(crate) roots: Option<Arc<dyn crate::roots::RootsSource>>,
 }
 
 /// The call a context belongs to.
@@ -209,6 +213,8 @@ impl Context {
             elicitor: self.elicitor.clone(),
             approved: self.approved,
             log: self.log.clone(),
+            sampler: self.sampler.clone(),
+            roots: self.roots.clone(),
         }
     }
 
@@ -239,6 +245,8 @@ impl Context {
             elicitor: self.elicitor.clone(),
             approved: false,
             log: None,
+            sampler: self.sampler.clone(),
+            roots: self.roots.clone(),
         }
     }
 
@@ -492,6 +500,8 @@ impl fmt::Debug for Context {
             .field("progress", &self.progress.is_some())
             .field("run", &self.run)
             .field("elicitor", &self.elicitor.is_some())
+            .field("sampler", &self.sampler.is_some())
+            .field("roots", &self.roots.is_some())
             .finish()
     }
 }

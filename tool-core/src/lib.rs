@@ -43,6 +43,8 @@ pub mod panic;
 pub mod policy;
 pub mod preview;
 pub mod progress;
+pub mod roots;
+pub mod sampling;
 pub mod schema;
 mod tool;
 
@@ -64,6 +66,8 @@ pub use logging::{LogLevel, LogMessage};
 pub use name::{NameError, ToolName};
 pub use policy::Policy;
 pub use progress::Progress;
+pub use roots::{Root, RootsError, RootsSource};
+pub use sampling::{SampleError, Sampler, SamplingAnswer, SamplingRequest};
 pub use schema::{Invalid, Schema};
 pub use schema::{json, violation};
 pub use tool::{

@@ -241,6 +241,8 @@ pub use tool_core::{
     approval, context, elicit, error, hook, json, logging, name, policy, progress, schema,
     violation,
 };
+// M8: a handler's sampling requests and roots.
+pub use tool_core::{roots, sampling};
 
 /// The README's example, compiled and run as a doc test.
 #[doc = include_str!("../../README.md")]

@@ -39,6 +39,8 @@ pub struct AgentBuilder {
     tool_timeouts: Vec<(String, Duration)>,
     ledger: Option<Arc<dyn PauseLedger>>,
     elicitor: Option<Arc<dyn tool_core::Elicitor>>,
+    /// Who answers the handlers' sampling requests and roots requests (M8).
+    pub(super) answerers: super::sampling::Answerers,
     options: RunOptions,
     retries: u32,
     on_outcome: Option<OutcomeFn>,
@@ -65,6 +67,7 @@ impl AgentBuilder {
             tool_timeouts: Vec::new(),
             ledger: None,
             elicitor: None,
+            answerers: super::sampling::Answerers::default(),
             options: RunOptions::default(),
             retries: DEFAULT_RETRIES,
         }
@@ -278,6 +281,7 @@ impl AgentBuilder {
             pauses,
             ledger: self.ledger,
             elicitor: self.elicitor,
+            answerers: self.answerers,
             budgets,
             default_retries: self.retries,
             options: self.options,

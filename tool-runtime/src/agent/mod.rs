@@ -38,6 +38,7 @@ mod progress;
 mod reply;
 mod request;
 mod run_loop;
+mod sampling;
 mod shared;
 mod spans;
 mod state;

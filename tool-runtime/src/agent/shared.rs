@@ -37,6 +37,8 @@ pub(crate) struct Shared {
     pub(crate) ledger: Option<Arc<dyn PauseLedger>>,
     /// Who answers the handlers' questions when the run's context names nobody (M3).
     pub(crate) elicitor: Option<Arc<dyn tool_core::Elicitor>>,
+    /// Who answers the handlers' sampling requests and roots requests (M8).
+    pub(crate) answerers: super::sampling::Answerers,
     /// Each tool's retry budget (L1), same order as `tools`.
     pub(crate) budgets: Vec<u32>,
     /// The retry budget of what has none of its own: a typed answer (L1, O2).

@@ -239,6 +239,7 @@ impl CallStep {
                 }
                 _ => run_ctx,
             };
+            let run_ctx = crate::agent::sampling::with_answerers(run_ctx, &agent.shared);
             let call = ToolCall::new(
                 self.id.as_str(),
                 self.tool.as_str(),

@@ -135,12 +135,14 @@ pub(crate) async fn run(
 }
 
 /// `ctx`, asking its handlers' questions through the agent's elicitor when it names none of
-/// its own (M3).
-fn with_elicitor(ctx: Context, shared: &Shared) -> Context {
-    match &shared.elicitor {
+/// its own (M3), and its sampling requests and roots as the agent says (M8).
+fn with_elicitor(ctx: Context, shared: &Arc<Shared>) -> Context {
+    let ctx = match &shared.elicitor {
         Some(elicitor) if !ctx.can_elicit() => ctx.with_elicitor(Arc::clone(elicitor)),
         _ => ctx,
-    }
+    };
+    // M8: and its sampling requests and roots through the agent's.
+    super::sampling::with_answerers(ctx, shared)
 }
 
 /// One run: its state (H7), which a pause seals, beside what this process keeps of it.

@@ -14,7 +14,9 @@
 //! - `result`: the MCP result of a call's outcome.
 //! - `approval`: a call awaiting approval, asked of the client's user by elicitation (H6).
 //! - `request_state`: the sealed `requestState` of an approval question (H10).
-//! - `rounds`: a handler's questions on 2026-07-28, asked in the call's answer (M3).
+//! - `rounds`: a handler's questions on 2026-07-28, asked in the call's answer (M3, M8).
+//! - `questions`: what a handler can ask its client (elicitation, sampling, roots: M3, M8).
+//! - `sampling`, `roots`: a handler's sampling requests and roots, during a call (M8).
 //! - `malformed`: the answers to requests the SDK cannot parse.
 //! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
 //! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
@@ -38,10 +40,13 @@ mod malformed;
 mod naming;
 mod progress;
 mod protocol_error;
+mod questions;
 mod request;
 mod request_state;
 mod result;
+mod roots;
 mod rounds;
+mod sampling;
 mod seam;
 mod session;
 mod shared;

@@ -1,6 +1,7 @@
-//! A handler's questions on protocol 2026-07-28 (M3), where a server cannot ask during a call:
-//! the question ends the call with `input_required`, and the client calls again with the
-//! answer. The handler then runs again from its start, and each question it asked before is
+//! A handler's questions on protocol 2026-07-28 (M3, M8), where a server cannot ask during a
+//! call: an elicitation, a sampling request or a roots request ends the call with
+//! `input_required`, and the client calls again with the answer. The questions a handler asks
+//! at once (joined) go in one round, each under its own key. The handler then runs again from its start, and each question it asked before is
 //! answered at once from what the client brought back; a new question ends the call again.
 //! (So a handler should ask before it acts.)
 //!
@@ -8,14 +9,15 @@
 //! the server's key and bound to the tool and the arguments (H10's seal): `tre.` + the rounds
 //! (base64 JSON) + `.` + the seal. A state that is forged, altered, expired or brought back
 //! twice is refused, and the call with it.
+#![allow(deprecated)]
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    InputRequest, InputRequiredResult, InputResponses,
+    CreateMessageRequest, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, InputRequest, InputRequiredResult, InputResponses, ListRootsRequest,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,6 +25,8 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 use tool_core::CancellationToken;
 use tool_core::elicit::{ElicitAnswer, ElicitError, ElicitFuture, Elicitor};
+use tool_core::roots::{RootsError, RootsFuture, RootsSource};
+use tool_core::sampling::{SampleError, SampleFuture, Sampler, SamplingRequest};
 
 use super::request_state::{Binding, Refusal, RequestStates};
 
@@ -38,7 +42,7 @@ const MAX_QUESTIONS: usize = 16;
 pub(crate) struct Rounds {
     /// Whether the call was approved (H6) before its handler asked.
     pub(crate) approved: bool,
-    /// Each question asked, as a digest of its name, message and schema.
+    /// Each question asked, as a digest of its kind, name and content.
     questions: Vec<String>,
     /// The name the handler gave each question, if it named it (M10).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -76,16 +80,18 @@ pub(crate) fn open(
         },
     )?;
     let mut rounds: Rounds = serde_json::from_slice(&json).map_err(|_| Refusal::Malformed)?;
-    let last = rounds
-        .questions
-        .len()
-        .checked_sub(1)
-        .ok_or(Refusal::Malformed)?;
-    let answer = responses
-        .and_then(|responses| responses.get(&rounds.key(last)))
-        .cloned()
-        .unwrap_or(Value::Null);
-    rounds.answers.push(answer);
+    // The questions of the last round, which the client answers now.
+    let asked = rounds.answers.len()..rounds.questions.len();
+    if asked.is_empty() || rounds.questions.len() > MAX_QUESTIONS {
+        return Err(Refusal::Malformed);
+    }
+    for index in asked {
+        let answer = responses
+            .and_then(|responses| responses.get(&rounds.key(index)))
+            .cloned()
+            .unwrap_or(Value::Null);
+        rounds.answers.push(answer);
+    }
     Ok(rounds)
 }
 
@@ -100,45 +106,92 @@ impl Rounds {
     }
 }
 
-fn digest(key: Option<&str>, message: &str, schema: &Value) -> String {
-    let digest = Sha256::new()
-        .chain_update(key.unwrap_or_default().as_bytes())
+/// `call_ctx` asking its questions (elicitation, sampling, roots) in `round`'s rounds.
+pub(crate) fn questions_in(
+    call_ctx: tool_core::Context,
+    round: &Arc<RoundElicitor>,
+) -> tool_core::Context {
+    call_ctx
+        .with_elicitor(Arc::clone(round) as Arc<dyn Elicitor>)
+        .with_sampler(Arc::clone(round) as Arc<dyn Sampler>)
+        .with_roots_source(Arc::clone(round) as Arc<dyn RootsSource>)
+}
+
+/// The digest of a question of `kind` named `key`, asking `content`.
+fn digest(kind: &str, key: Option<&str>, content: &[&str]) -> String {
+    let mut digest = Sha256::new()
+        .chain_update(kind.as_bytes())
         .chain_update([0])
-        .chain_update(message.as_bytes())
-        .chain_update([0])
-        .chain_update(schema.to_string().as_bytes())
-        .finalize();
-    base16ct::lower::encode_string(&digest)
+        .chain_update(key.unwrap_or_default().as_bytes());
+    for part in content {
+        digest = digest.chain_update([0]).chain_update(part.as_bytes());
+    }
+    base16ct::lower::encode_string(&digest.finalize())
 }
 
 /// A question the handler asked that no round answered.
 struct Asked {
     key: String,
-    message: String,
-    schema: ElicitationSchema,
+    request: InputRequest,
 }
 
-/// The elicitor of one run of a call's handler: it answers from the rounds, and a new
-/// question ends the run.
+/// The client's capabilities a round's questions need (M8): a question of a kind the client
+/// did not declare is refused to the handler, never sent.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Declared {
+    /// `elicitation` (form questions).
+    pub(crate) elicitation: bool,
+    /// `sampling`.
+    pub(crate) sampling: bool,
+    /// `roots`.
+    pub(crate) roots: bool,
+}
+
+impl Declared {
+    /// Whether any question can be asked.
+    pub(crate) fn any(self) -> bool {
+        self.elicitation || self.sampling || self.roots
+    }
+}
+
+/// Why a question could not be asked in a round.
+enum AskError {
+    /// The call asked more than [`MAX_QUESTIONS`].
+    TooMany,
+    /// Another question of the call has this name.
+    Taken(String),
+    /// The question cannot be carried.
+    Request(String),
+}
+
+/// The questions of one run of a call's handler (elicitation, sampling, roots: M3, M8): each
+/// answered from the rounds, and a new one ends the run.
 pub(crate) struct RoundElicitor {
     rounds: Mutex<Rounds>,
     /// How many questions this run of the handler asked.
     asked: Mutex<usize>,
-    new_question: Mutex<Option<Asked>>,
+    new_questions: Mutex<Vec<Asked>>,
     notify: Notify,
     /// The call's cancellation: a run ended by its question is cancelled.
     cancelled: CancellationToken,
+    declared: Declared,
 }
 
 impl RoundElicitor {
-    /// The elicitor of a call cancelled by `cancelled`, after the `rounds` before it.
-    pub(crate) fn new(rounds: Rounds, cancelled: CancellationToken) -> Arc<Self> {
+    /// The questions of a call cancelled by `cancelled`, after the `rounds` before it, of a
+    /// client that `declared` these capabilities.
+    pub(crate) fn new(
+        rounds: Rounds,
+        cancelled: CancellationToken,
+        declared: Declared,
+    ) -> Arc<Self> {
         Arc::new(Self {
             rounds: Mutex::new(rounds),
             asked: Mutex::new(0),
-            new_question: Mutex::new(None),
+            new_questions: Mutex::new(Vec::new()),
             notify: Notify::new(),
             cancelled,
+            declared,
         })
     }
 
@@ -151,14 +204,14 @@ impl RoundElicitor {
     pub(crate) async fn question(&self) {
         loop {
             let notified = self.notify.notified();
-            if lock(&self.new_question).is_some() {
+            if !lock(&self.new_questions).is_empty() {
                 return;
             }
             notified.await;
         }
     }
 
-    /// The `input_required` answer for the question the handler asked, its state sealed.
+    /// The `input_required` answer for the questions the handler asked, its state sealed.
     pub(crate) fn input_required(
         &self,
         states: &RequestStates,
@@ -166,7 +219,10 @@ impl RoundElicitor {
         args: &[u8],
         approved: bool,
     ) -> Result<InputRequiredResult, Refusal> {
-        let asked = lock(&self.new_question).take().ok_or(Refusal::Malformed)?;
+        let asked = std::mem::take(&mut *lock(&self.new_questions));
+        if asked.is_empty() {
+            return Err(Refusal::Malformed);
+        }
         let mut rounds = lock(&self.rounds).clone();
         rounds.approved = approved;
         let json = serde_json::to_vec(&rounds).map_err(|_| Refusal::Malformed)?;
@@ -177,43 +233,38 @@ impl RoundElicitor {
             question: &bound,
         })?;
         let state = format!("{PREFIX}{}.{seal}", URL_SAFE_NO_PAD.encode(&json));
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: asked.message,
-            requested_schema: asked.schema,
-        };
-        let requests = [(
-            asked.key,
-            InputRequest::Elicitation(ElicitRequest::new(params)),
-        )];
+        let requests = asked.into_iter().map(|asked| (asked.key, asked.request));
         Ok(InputRequiredResult::new(
-            Some(requests.into_iter().collect()),
+            Some(requests.collect()),
             Some(state),
         ))
     }
 
+    /// The answer the rounds hold for the question `digest` (named `key`), or `None` when it
+    /// is new: then `request` (given its key) is what the client is asked, and the run ends.
     fn ask(
         &self,
         key: Option<&str>,
-        message: &str,
-        schema: &Value,
-    ) -> Result<Option<ElicitAnswer>, ElicitError> {
+        digest: String,
+        request: impl FnOnce() -> Result<InputRequest, String>,
+    ) -> Result<Option<Value>, AskError> {
         let index = {
             let mut asked = lock(&self.asked);
             *asked += 1;
             *asked - 1
         };
-        let digest = digest(key, message, schema);
         let mut rounds = lock(&self.rounds);
         if rounds.questions.get(index) == Some(&digest)
             && let Some(answer) = rounds.answers.get(index)
         {
-            return Ok(Some(answer_of(answer)));
+            return Ok(Some(answer.clone()));
         }
         if index >= MAX_QUESTIONS {
-            return Err(ElicitError::Failed(
-                "a call may ask at most 16 questions".into(),
-            ));
+            return Err(AskError::TooMany);
+        }
+        if self.cancelled.is_cancelled() {
+            // The run already ended: a question asked while it winds down is not sent.
+            return Ok(None);
         }
         // A question no round answered (or another than was answered here): a new round.
         rounds.questions.truncate(index);
@@ -222,31 +273,42 @@ impl RoundElicitor {
         if let Some(key) = key
             && (0..index).any(|earlier| rounds.key(earlier) == key)
         {
-            return Err(ElicitError::Key {
-                key: key.to_owned(),
-                reason: "another question of this call has that name",
-            });
+            return Err(AskError::Taken(key.to_owned()));
         }
+        let request = request().map_err(AskError::Request)?;
         rounds.questions.push(digest);
         rounds.keys.resize(index, None);
         rounds.keys.push(key.map(str::to_owned));
         let asked_key = rounds.key(index);
-        let schema: ElicitationSchema = serde_json::from_value(schema.clone()).map_err(|e| {
-            ElicitError::Failed(format!("the schema is not one MCP elicitation takes: {e}"))
-        })?;
-        *lock(&self.new_question) = Some(Asked {
+        lock(&self.new_questions).push(Asked {
             key: asked_key,
-            message: message.to_owned(),
-            schema,
+            request,
         });
         self.notify.notify_one();
         Ok(None)
+    }
+
+    /// The answer to a question from the rounds, or `None` once the run ended with it (the
+    /// handler is told when its call is cancelled).
+    async fn answered(
+        &self,
+        key: Option<&str>,
+        digest: String,
+        request: impl FnOnce() -> Result<InputRequest, String>,
+    ) -> Result<Option<Value>, AskError> {
+        match self.ask(key, digest, request)? {
+            Some(answer) => Ok(Some(answer)),
+            None => {
+                self.cancelled.cancelled().await;
+                Ok(None)
+            }
+        }
     }
 }
 
 impl Elicitor for RoundElicitor {
     fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a> {
-        self.ask_until_answered(None, message, schema)
+        self.elicit_as(None, message, schema)
     }
 
     fn elicit_named<'a>(
@@ -255,27 +317,98 @@ impl Elicitor for RoundElicitor {
         message: &'a str,
         schema: &'a Value,
     ) -> ElicitFuture<'a> {
-        self.ask_until_answered(Some(key), message, schema)
+        self.elicit_as(Some(key), message, schema)
     }
 }
 
 impl RoundElicitor {
-    /// The answer to a question from the rounds; a new question ends the run, and the handler
-    /// is told `Cancel` once its call is.
-    fn ask_until_answered<'a>(
+    fn elicit_as<'a>(
         &'a self,
         key: Option<&'a str>,
         message: &'a str,
         schema: &'a Value,
     ) -> ElicitFuture<'a> {
         Box::pin(async move {
-            match self.ask(key, message, schema)? {
-                Some(answer) => Ok(answer),
-                None => {
-                    // The run ends with this question; the handler is told once it is cancelled.
-                    self.cancelled.cancelled().await;
-                    Ok(ElicitAnswer::Cancel)
+            if !self.declared.elicitation {
+                return Err(ElicitError::Unsupported);
+            }
+            let schema_text = schema.to_string();
+            let digest = digest("elicitation", key, &[message, &schema_text]);
+            let request = || {
+                let schema: ElicitationSchema = serde_json::from_value(schema.clone())
+                    .map_err(|e| format!("the schema is not one MCP elicitation takes: {e}"))?;
+                let params = ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message: message.to_owned(),
+                    requested_schema: schema,
+                };
+                Ok(InputRequest::Elicitation(ElicitRequest::new(params)))
+            };
+            match self.answered(key, digest, request).await {
+                Ok(Some(answer)) => Ok(answer_of(&answer)),
+                Ok(None) => Ok(ElicitAnswer::Cancel),
+                Err(AskError::TooMany) => Err(ElicitError::Failed(
+                    "a call may ask at most 16 questions".into(),
+                )),
+                Err(AskError::Taken(key)) => Err(ElicitError::Key {
+                    key,
+                    reason: "another question of this call has that name",
+                }),
+                Err(AskError::Request(reason)) => Err(ElicitError::Failed(reason)),
+            }
+        })
+    }
+}
+
+impl Sampler for RoundElicitor {
+    fn sample<'a>(
+        &'a self,
+        key: Option<&'a str>,
+        request: &'a SamplingRequest,
+    ) -> SampleFuture<'a> {
+        Box::pin(async move {
+            if !self.declared.sampling {
+                return Err(SampleError::Unsupported);
+            }
+            let params = super::sampling::params_of(request);
+            let text = serde_json::to_string(&params).unwrap_or_default();
+            let digest = digest("sampling", key, &[&text]);
+            let ask = || {
+                Ok(InputRequest::CreateMessage(CreateMessageRequest::new(
+                    params,
+                )))
+            };
+            match self.answered(key, digest, ask).await {
+                Ok(Some(answer)) => super::sampling::answer_of_value(&answer),
+                Ok(None) => Err(SampleError::Cancelled),
+                Err(AskError::TooMany) => {
+                    Err(SampleError::Request("a call may ask at most 16 questions"))
                 }
+                Err(AskError::Taken(_)) => Err(SampleError::Request(
+                    "another question of this call has that name",
+                )),
+                Err(AskError::Request(reason)) => Err(SampleError::Failed(reason)),
+            }
+        })
+    }
+}
+
+impl RootsSource for RoundElicitor {
+    fn roots<'a>(&'a self, key: Option<&'a str>) -> RootsFuture<'a> {
+        Box::pin(async move {
+            if !self.declared.roots {
+                return Err(RootsError::Unsupported);
+            }
+            let digest = digest("roots", key, &[]);
+            let ask = || Ok(InputRequest::ListRoots(ListRootsRequest::default()));
+            match self.answered(key, digest, ask).await {
+                Ok(Some(answer)) => super::roots::roots_of_value(&answer),
+                Ok(None) => Err(RootsError::Cancelled),
+                Err(AskError::TooMany) => Err(RootsError::Failed(
+                    "a call may ask at most 16 questions".into(),
+                )),
+                Err(AskError::Taken(key)) => Err(RootsError::Key(key)),
+                Err(AskError::Request(reason)) => Err(RootsError::Failed(reason)),
             }
         })
     }
@@ -311,12 +444,12 @@ mod tests {
 
     /// A state for the question `message` asked in the call of `tool` with `args`.
     fn asked(states: &RequestStates, tool: &str, args: &[u8]) -> String {
-        let round = RoundElicitor::new(Rounds::default(), CancellationToken::new());
+        let round = RoundElicitor::new(Rounds::default(), CancellationToken::new(), ALL);
         let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-        assert!(
-            round.ask(None, "Who?", &schema).expect("asked").is_none(),
-            "a new question"
-        );
+        let asked = round.ask(None, digest("elicitation", None, &["Who?"]), || {
+            Ok(elicitation("Who?", &schema))
+        });
+        assert!(matches!(asked, Ok(None)), "a new question");
         let input = round
             .input_required(states, tool, args, false)
             .expect("sealed");
@@ -353,28 +486,156 @@ mod tests {
         );
     }
 
-    #[test]
-    fn m3_an_answered_question_is_answered_again_and_a_new_one_asked() {
+    const ALL: Declared = Declared {
+        elicitation: true,
+        sampling: true,
+        roots: true,
+    };
+
+    fn elicitation(message: &str, schema: &Value) -> InputRequest {
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message.to_owned(),
+            requested_schema: serde_json::from_value(schema.clone()).expect("a schema"),
+        };
+        InputRequest::Elicitation(ElicitRequest::new(params))
+    }
+
+    #[tokio::test]
+    async fn m3_an_answered_question_is_answered_again_and_a_new_one_asked() {
         let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-        let digest = digest(None, "Who?", &schema);
+        let digest = digest("elicitation", None, &["Who?", &schema.to_string()]);
         let rounds = Rounds {
             approved: false,
             keys: Vec::new(),
             questions: vec![digest],
             answers: vec![json!({"action": "accept", "content": {"name": "Ada"}})],
         };
-        let round = RoundElicitor::new(rounds, CancellationToken::new());
-        let first = round.ask(None, "Who?", &schema).expect("answered");
+        let cancelled = CancellationToken::new();
+        let round = RoundElicitor::new(rounds, cancelled.clone(), ALL);
+        let first = round.elicit("Who?", &schema).await;
         assert!(
-            matches!(first, Some(ElicitAnswer::Accept(ref v)) if v["name"] == "Ada"),
+            matches!(first, Ok(ElicitAnswer::Accept(ref v)) if v["name"] == "Ada"),
             "{first:?}"
         );
-        assert!(
-            round
-                .ask(None, "And when?", &schema)
-                .expect("asked")
-                .is_none(),
-            "a new round"
+        let second = round.elicit("And when?", &schema);
+        let (second, ()) = tokio::join!(second, async {
+            round.question().await;
+            cancelled.cancel();
+        });
+        assert_eq!(second, Ok(ElicitAnswer::Cancel), "a new round ends the run");
+    }
+
+    /// Asks an elicitation, a sampling request and the roots at once, as a handler that joins
+    /// them does, in the call of `ask` with `{}`; gives what each was told and the round.
+    async fn ask_three(
+        round: &RoundElicitor,
+        cancelled: &CancellationToken,
+    ) -> (
+        Result<ElicitAnswer, ElicitError>,
+        Result<tool_core::sampling::SamplingAnswer, SampleError>,
+        Result<Vec<tool_core::Root>, RootsError>,
+    ) {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        let request = SamplingRequest::new("Generate a greeting", 50);
+        let (elicited, sampled, roots, ()) = tokio::join!(
+            round.elicit_named("user_name", "What is your name?", &schema),
+            round.sample(Some("greeting"), &request),
+            RootsSource::roots(round, Some("client_roots")),
+            async {
+                // A new question ends the run; a run whose questions were all answered goes on.
+                tokio::select! {
+                    () = round.question() => cancelled.cancel(),
+                    () = tokio::time::sleep(std::time::Duration::from_millis(200)) => {}
+                }
+            }
         );
+        (elicited, sampled, roots)
+    }
+
+    #[tokio::test]
+    async fn m8_sampling_and_roots_go_in_one_sealed_round_and_come_back_answered() {
+        let states = states();
+        let cancelled = CancellationToken::new();
+        let round = RoundElicitor::new(Rounds::default(), cancelled.clone(), ALL);
+        let (elicited, sampled, roots) = ask_three(&round, &cancelled).await;
+        assert_eq!(elicited, Ok(ElicitAnswer::Cancel));
+        assert_eq!(sampled, Err(SampleError::Cancelled));
+        assert_eq!(roots, Err(RootsError::Cancelled));
+        let input = round
+            .input_required(&states, "ask", b"{}", false)
+            .expect("sealed");
+        let requests = input.input_requests.clone().expect("requests");
+        let methods: Vec<Value> = ["user_name", "greeting", "client_roots"]
+            .iter()
+            .map(|key| serde_json::to_value(&requests[*key]).expect("json")["method"].clone())
+            .collect();
+        assert_eq!(
+            methods,
+            [
+                json!("elicitation/create"),
+                json!("sampling/createMessage"),
+                json!("roots/list")
+            ]
+        );
+        let state = input.request_state.expect("a state");
+        let responses = InputResponses::from([
+            (
+                "user_name".to_owned(),
+                json!({"action": "accept", "content": {"name": "Ada"}}),
+            ),
+            (
+                "greeting".to_owned(),
+                json!({"role": "assistant", "content": {"type": "text", "text": "Hello!"},
+                       "model": "m"}),
+            ),
+            (
+                "client_roots".to_owned(),
+                json!({"roots": [{"uri": "file:///work", "name": "work"}]}),
+            ),
+        ]);
+        let rounds = open(&states, &state, "ask", b"{}", Some(&responses)).expect("opened");
+        let again = open(&states, &state, "ask", b"{}", Some(&responses));
+        assert_eq!(again.err(), Some(Refusal::Replayed), "H10: once");
+        let cancelled = CancellationToken::new();
+        let round = RoundElicitor::new(rounds, cancelled.clone(), ALL);
+        let (elicited, sampled, roots) = ask_three(&round, &cancelled).await;
+        assert!(matches!(elicited, Ok(ElicitAnswer::Accept(ref v)) if v["name"] == "Ada"));
+        assert_eq!(sampled.expect("sampled").text, "Hello!");
+        assert_eq!(roots.expect("roots")[0].uri, "file:///work");
+    }
+
+    #[tokio::test]
+    async fn m8_a_round_refuses_what_the_client_did_not_declare_and_hostile_answers() {
+        let only_elicitation = Declared {
+            elicitation: true,
+            ..Declared::default()
+        };
+        let round = RoundElicitor::new(
+            Rounds::default(),
+            CancellationToken::new(),
+            only_elicitation,
+        );
+        let request = SamplingRequest::new("hi", 5);
+        assert_eq!(
+            round.sample(None, &request).await,
+            Err(SampleError::Unsupported)
+        );
+        assert_eq!(
+            RootsSource::roots(&*round, None).await,
+            Err(RootsError::Unsupported)
+        );
+        // A sampling answer of the wrong shape, answered in the next round.
+        let params = super::super::sampling::params_of(&request);
+        let text = serde_json::to_string(&params).expect("json");
+        let rounds = Rounds {
+            approved: false,
+            keys: vec![None],
+            questions: vec![digest("sampling", None, &[&text])],
+            answers: vec![json!({"role": "assistant", "content": {"type": "text"}})],
+        };
+        let round = RoundElicitor::new(rounds, CancellationToken::new(), ALL);
+        let answer = round.sample(None, &request).await;
+        assert!(matches!(answer, Err(SampleError::Invalid(_))), "{answer:?}");
     }
 }

@@ -7,13 +7,11 @@
 //! becomes the MCP result.
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
-use tool_core::elicit::Elicitor;
 use tool_core::{CancellationToken, Context, Outcome, Tool};
 use tracing::Instrument;
 
@@ -21,11 +19,11 @@ use crate::call::{self, CallRequest, Entered, Facts, Via};
 
 use super::request::{McpCall, McpTransport};
 use super::result::result_of;
-use super::rounds::{self, RoundElicitor, Rounds};
+use super::rounds::{self, Declared, RoundElicitor, Rounds};
 use super::seam::McpSeam;
 use super::session::Session;
 use super::spans::{self, Seen};
-use super::{elicit, logging, progress, protocol_error, tasks};
+use super::{logging, progress, protocol_error, questions, tasks};
 
 /// Whom a call is answered for, as the pipeline sees them.
 #[derive(Clone, Copy)]
@@ -225,12 +223,15 @@ impl Session {
         // call, or (2026-07-28) in the answer, round by round.
         let round = (self.rounds_of(&request, declared, &bytes, cx))
             .inspect_err(|error| spans::record_refused(span, error))?
-            .map(|rounds| RoundElicitor::new(rounds, call_ctx.cancellation().clone()));
-        let elicitor = cx.and_then(|cx| elicit::for_call(cx, self.sessions));
-        let call_ctx = match (&round, elicitor) {
-            (Some(round), _) => call_ctx.with_elicitor(Arc::clone(round) as Arc<dyn Elicitor>),
-            (None, Some(elicitor)) => call_ctx.with_elicitor(elicitor),
-            (None, None) => call_ctx,
+            .map(|(rounds, asks)| {
+                RoundElicitor::new(rounds, call_ctx.cancellation().clone(), asks)
+            });
+        let call_ctx = match &round {
+            Some(round) => rounds::questions_in(call_ctx, round),
+            None => match cx {
+                Some(cx) => questions::during_call(call_ctx, cx, self.sessions),
+                None => call_ctx,
+            },
         };
         let outcome = match tool {
             // A5: a name the server does not hold gets the same answer as a hidden tool.
@@ -347,14 +348,15 @@ impl Session {
         declared: &str,
         args: &[u8],
         cx: Option<&RequestContext<RoleServer>>,
-    ) -> Result<Option<Rounds>, ErrorData> {
+    ) -> Result<Option<(Rounds, Declared)>, ErrorData> {
         let Some(cx) = cx else {
             return Ok(None);
         };
         let modern = cx
             .protocol_version()
             .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-        if !modern || !elicit::can_ask(cx) {
+        let asks = questions::declared(cx);
+        if !modern || !asks.any() {
             return Ok(None);
         }
         let Some(state) = request
@@ -362,12 +364,12 @@ impl Session {
             .as_deref()
             .filter(|s| rounds::is_rounds_state(s))
         else {
-            return Ok(Some(Rounds::default()));
+            return Ok(Some((Rounds::default(), asks)));
         };
         let states = &self.shared.request_states;
         let responses = request.input_responses.as_ref();
         match rounds::open(states, state, declared, args, responses) {
-            Ok(rounds) => Ok(Some(rounds)),
+            Ok(rounds) => Ok(Some((rounds, asks))),
             Err(refusal) => {
                 tracing::warn!(
                     tool = declared,
