@@ -54,6 +54,9 @@
 //! - the Tasks extension's fixtures (M5, M9): `greet` (never a task), `slow-compute` (works
 //!   `seconds` seconds; a task when the client has the extension), `failing-job` (only as a
 //!   task; fails at its work), `protocol-error-job` (ends with a protocol error).
+//!
+//! Beside the tools, the resources and prompts of the `resources-*`, `prompts-*` and
+//! `completion-complete` scenarios (M7), in `conformance_server/catalog.rs`.
 
 use std::time::Duration;
 
@@ -77,6 +80,10 @@ use tool_runtime::{
 // The fixtures of 2026-07-28's scenarios and the Tasks extension's.
 #[path = "conformance_server/fixtures.rs"]
 mod fixtures;
+
+// The resources and prompts of the suite's scenarios (M7).
+#[path = "conformance_server/catalog.rs"]
+mod catalog;
 
 /// The address served when none is given: loopback, a port the system chooses.
 const DEFAULT_ADDRESS: &str = "127.0.0.1:0";
@@ -497,7 +504,8 @@ fn with_logging() -> Tool {
 ///
 /// The 2020-12 schema is refused by the validator.
 pub fn builder() -> Result<McpServerBuilder, BoxError> {
-    Ok(McpServer::builder()
+    let server = catalog::serve_catalog(McpServer::builder())?;
+    Ok(server
         .name("tool-runtime-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(simple_text())
