@@ -6,6 +6,8 @@ pub mod durable;
 pub mod from_rmcp;
 pub mod local_postgres;
 pub mod maintenance;
+#[cfg(feature = "mcp")]
+pub mod maintenance_catalog;
 pub mod paused_store;
 #[cfg(feature = "mcp")]
 pub mod serve;
