@@ -232,7 +232,8 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// of the parameter's type, which is a compile error saying so) with `NAME` and `URI` constants implements `IntoResource`.
 /// Keys: `uri` (required), `name` (else the fn's name with `_` → `-`; an MCP name, checked at
 /// compile time), `title`, `description` (else the doc comment), `mime_type`, `available =
-/// path` (a policy as `#[tool]` takes it), `handle = Name`, `crate = path`. The fn takes the
+/// path` (a policy as `#[tool]` takes it), `scopes = "a b"` (the OAuth scopes a token must
+/// grant for it to be offered), `handle = Name`, `crate = path`. The fn takes the
 /// `Context` (by value or `&`) and, for a template, one parameter whose type derives
 /// `Schema`; it returns `Result<C, E>` with `C: Into<Contents>`. A URI that is not one, a
 /// template with variables but no parameter (or a parameter without variables), a bad name,
@@ -259,9 +260,9 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// (`plan-maintenance` → `PlanMaintenance`, or `handle = Name`) with a `NAME` constant
 /// implements `IntoPrompt`. Keys: `name` (else the fn's name with `_` → `-`; an MCP name,
 /// checked at compile time), `title`, `description` (else the doc comment; one of them is
-/// required), `available = path`, `handle = Name`, `crate = path`. The fn takes the `Context`
-/// (by value or `&`) and at most one parameter whose type derives `Schema`, and returns
-/// `Result<Vec<Message>, E>`. Each misuse is a compile error at its token that says the fix.
+/// required), `available = path`, `scopes = "a b"`, `handle = Name`, `crate = path`. The fn
+/// takes the `Context` (by value or `&`) and at most one parameter whose type derives
+/// `Schema`, and returns `Result<Vec<Message>, E>`. Each misuse is a compile error at its token that says the fix.
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     catalog::prompt(args.into(), item.into()).into()

@@ -18,6 +18,8 @@ pub(crate) struct ResourceArgs {
     pub(crate) mime_type: Option<LitStr>,
     /// The availability policy: a fn of `&Context`.
     pub(crate) available: Option<Path>,
+    /// The OAuth scopes a token must grant (Z3), separated by spaces.
+    pub(crate) scopes: Option<LitStr>,
     /// The name of the generated handle.
     pub(crate) handle: Option<Path>,
     /// The path of the facade crate, `::tool_runtime` by default.
@@ -36,6 +38,8 @@ pub(crate) struct PromptArgs {
     pub(crate) description: Option<LitStr>,
     /// The availability policy: a fn of `&Context`.
     pub(crate) available: Option<Path>,
+    /// The OAuth scopes a token must grant (Z3), separated by spaces.
+    pub(crate) scopes: Option<LitStr>,
     /// The name of the generated handle.
     pub(crate) handle: Option<Path>,
     /// The path of the facade crate, `::tool_runtime` by default.
@@ -49,6 +53,7 @@ pub(crate) struct Common {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) available: Option<Path>,
+    pub(crate) scopes: Option<LitStr>,
     pub(crate) handle: Option<Path>,
     pub(crate) krate: Option<Path>,
 }
@@ -63,6 +68,7 @@ macro_rules! common_of {
                     title: self.title.clone(),
                     description: self.description.clone(),
                     available: self.available.clone(),
+                    scopes: self.scopes.clone(),
                     handle: self.handle.clone(),
                     krate: self.krate.clone(),
                 }

@@ -41,6 +41,11 @@ pub(crate) fn expand(read: &CatalogFn) -> TokenStream {
         _ => TokenStream::new(),
     };
     let title = read.title.as_ref().map(|t| quote!(.title(#t)));
+    let scopes = read.scopes.as_ref().map(|scopes| {
+        let text = scopes.value();
+        let words = text.split(' ').filter(|s| !s.is_empty());
+        quote!(.scopes([#(#words),*]))
+    });
     let handler = handler(read, &private);
     quote! {
         #func
@@ -54,7 +59,7 @@ pub(crate) fn expand(read: &CatalogFn) -> TokenStream {
             #[automatically_derived]
             impl #private::#trait_name for #handle {
                 fn #method(self) -> #private::#item_ty {
-                    #builder #described #title #available #handler .build()
+                    #builder #described #title #scopes #available #handler .build()
                 }
             }
         };

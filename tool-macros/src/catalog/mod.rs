@@ -41,6 +41,8 @@ pub(crate) struct CatalogFn {
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) available: Option<Path>,
+    /// `scopes = "a b"`, as written.
+    pub(crate) scopes: Option<LitStr>,
     pub(crate) handle_arg: Option<Path>,
     pub(crate) krate: TokenStream,
     pub(crate) handler: Handler,
@@ -168,6 +170,7 @@ fn parse(
         title: common.title.as_ref().map(LitStr::value),
         description,
         available: common.available.clone(),
+        scopes: common.scopes.clone(),
         handle_arg: common.handle.clone(),
         krate,
         handler,

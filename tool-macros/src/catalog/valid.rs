@@ -37,6 +37,9 @@ pub(crate) fn check(read: &CatalogFn, errors: &mut Accumulator) {
             ),
         ));
     }
+    if let Some(scopes) = &read.scopes {
+        scope_tokens(scopes, errors);
+    }
     match &read.kind {
         Kind::Resource { uri, .. } => resource(read, uri.as_ref(), errors),
         Kind::Prompt if read.description.is_none() => errors.push(error::at(
@@ -113,5 +116,30 @@ fn resource(read: &CatalogFn, uri: Option<&syn::LitStr>, errors: &mut Accumulato
              `Context`: remove this one, or add `{variables}` to the URI",
         )),
         _ => {}
+    }
+}
+
+/// `scopes = "a b"`: OAuth scope tokens (printable ASCII without a space, `"` or a backslash),
+/// separated by spaces, at least one.
+fn scope_tokens(scopes: &syn::LitStr, errors: &mut Accumulator) {
+    let text = scopes.value();
+    let words: Vec<&str> = text.split(' ').filter(|s| !s.is_empty()).collect();
+    let help = "write `scopes = \"docs:read docs:write\"`: the OAuth scopes a token needs, \
+                separated by spaces";
+    if words.is_empty() {
+        errors.push(error::at(
+            scopes.span(),
+            format!("no scope is named: {help}"),
+        ));
+    }
+    let token = |w: &str| {
+        w.bytes()
+            .all(|b| (0x21..=0x7e).contains(&b) && b != b'"' && b != b'\\')
+    };
+    if let Some(bad) = words.iter().find(|w| !token(w)) {
+        errors.push(error::at(
+            scopes.span(),
+            format!("`{bad}` is not an OAuth scope token (printable ASCII without a space, `\"` or `\\`): {help}"),
+        ));
     }
 }

@@ -75,16 +75,24 @@ pub(crate) async fn complete(
     let argument = request.argument.name;
     let found = match &request.r#ref {
         Reference::Prompt(reference) => (catalog.prompt(&reference.name))
-            .map(|p| (p.policy(), p.completers(), p.params(), "prompt")),
+            .map(|p| (p.policy(), p.scopes(), p.completers(), p.params(), "prompt")),
         Reference::Resource(reference) => (catalog.resources.iter())
             .find(|r| r.uri() == reference.uri)
-            .map(|r| (r.policy(), r.completers(), r.params(), "resource")),
+            .map(|r| {
+                (
+                    r.policy(),
+                    r.scopes(),
+                    r.completers(),
+                    r.params(),
+                    "resource",
+                )
+            }),
         _ => None,
     };
-    let Some((policy, completers, params, what)) = found else {
+    let Some((policy, scopes, completers, params, what)) = found else {
         return Err(not_found(&request.r#ref));
     };
-    match offered(policy, &ctx).await {
+    match offered(policy, scopes, &ctx).await {
         Ok(true) => {}
         Ok(false) => return Err(not_found(&request.r#ref)),
         Err(error) => return Err(policy_failed(&error, what)),

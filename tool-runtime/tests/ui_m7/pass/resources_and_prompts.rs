@@ -4,7 +4,12 @@ use tool_runtime::mcp::{Contents, IntoPrompt, IntoResource, McpServer, Message, 
 use tool_runtime::{Context, Schema, ToolError};
 
 /// How maintenance windows are planned.
-#[resource(uri = "docs://maintenance/guide", mime_type = "text/markdown", title = "Guide")]
+#[resource(
+    uri = "docs://maintenance/guide",
+    mime_type = "text/markdown",
+    title = "Guide",
+    scopes = "docs:read"
+)]
 async fn maintenance_guide(_ctx: Context) -> Result<Contents, ToolError> {
     Ok(Contents::text("# Windows"))
 }
@@ -62,6 +67,7 @@ fn main() {
     assert_eq!(PlanMaintenance::NAME, "plan-maintenance");
     assert_eq!(GreetUser::NAME, "greet_user");
     assert!(HistoryResource.into_resource().is_template());
+    assert_eq!(MaintenanceGuide.into_resource().scopes(), ["docs:read"]);
     assert_eq!(PlanMaintenance.into_prompt().description(), "Plan a service's maintenance.");
     let server = McpServer::builder()
         .resource(MaintenanceGuide)

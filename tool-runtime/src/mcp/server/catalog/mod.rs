@@ -132,12 +132,17 @@ impl Catalog {
     }
 }
 
-/// Whether `policy` offers its item in `ctx` (none offers it always, A1); a panic in it is an
+/// Whether an item is offered in `ctx`: the token behind it grants every scope the item needs
+/// (Z3), and its policy says yes (none offers it always, A1); a panic in the policy is an
 /// error (E4).
 pub(crate) async fn offered(
     policy: Option<&Arc<dyn Policy>>,
+    scopes: &[String],
     ctx: &Context,
 ) -> Result<bool, BoxError> {
+    if !crate::call::scopes::grants_all(ctx, scopes) {
+        return Ok(false);
+    }
     let Some(policy) = policy else {
         return Ok(true);
     };
@@ -187,4 +192,33 @@ pub(crate) fn policy_failed(error: &BoxError, what: &str) -> ErrorData {
         "an availability policy failed while serving an MCP {what}; the request is refused"
     );
     ErrorData::internal_error(format!("the {what} is unavailable"), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::call::scopes::Granted;
+
+    /// M7, Z3: an item that needs scopes is offered only to a token that grants them all; a
+    /// context without a grant (no authorization configured) is offered everything.
+    #[tokio::test]
+    async fn m7_an_item_is_offered_only_to_a_token_granting_its_scopes() {
+        let needed = ["docs:read".to_owned(), "docs:admin".to_owned()];
+        let reader =
+            Context::new().with(Granted::new(BTreeSet::from(["docs:read".to_owned()]), true));
+        let admin = Context::new().with(Granted::new(
+            BTreeSet::from(["docs:read".to_owned(), "docs:admin".to_owned()]),
+            false,
+        ));
+        assert!(!offered(None, &needed, &reader).await.unwrap_or(true));
+        assert!(offered(None, &needed, &admin).await.unwrap_or(false));
+        assert!(
+            offered(None, &needed, &Context::new())
+                .await
+                .unwrap_or(false)
+        );
+        assert!(offered(None, &[], &reader).await.unwrap_or(false));
+    }
 }

@@ -85,7 +85,7 @@ pub(crate) async fn subscribe(
         .then(|| catalog.resource_for(uri))
         .flatten();
     let offered = match found {
-        Some((resource, _)) => super::offered(resource.policy(), &ctx)
+        Some((resource, _)) => super::offered(resource.policy(), resource.scopes(), &ctx)
             .await
             .map_err(|error| super::policy_failed(&error, "resource"))?,
         None => false,

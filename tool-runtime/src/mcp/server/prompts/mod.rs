@@ -70,6 +70,8 @@ struct Inner {
     description: String,
     icons: Vec<Icon>,
     policy: Option<Arc<dyn Policy>>,
+    /// The OAuth scopes a token must grant for it to be offered (Z3).
+    scopes: Vec<String>,
     getter: Option<GetFn>,
     params: Option<Result<Params, String>>,
     completers: Completers,
@@ -99,6 +101,7 @@ impl McpPrompt {
                 description: description.into(),
                 icons: Vec::new(),
                 policy: None,
+                scopes: Vec::new(),
                 getter: None,
                 params: None,
                 completers: Completers::default(),
@@ -136,6 +139,11 @@ impl McpPrompt {
 
     pub(crate) fn policy(&self) -> Option<&Arc<dyn Policy>> {
         self.inner.policy.as_ref()
+    }
+
+    /// The OAuth scopes it needs.
+    pub fn scopes(&self) -> &[String] {
+        &self.inner.scopes
     }
 
     pub(crate) fn getter(&self) -> Option<&GetFn> {
@@ -207,6 +215,14 @@ impl McpPromptBuilder {
     /// answered as getting a prompt the server does not hold (A5).
     pub fn available(mut self, policy: impl Policy) -> Self {
         self.inner.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Sets the OAuth scopes a caller's token must grant (Z3, on a server that authorizes its
+    /// callers): a token without them is not offered the prompt, and is answered as if it did
+    /// not exist (A5). Without authorization nothing is checked.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.inner.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 

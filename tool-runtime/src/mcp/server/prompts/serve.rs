@@ -21,7 +21,7 @@ const MAX_NAME_LEN: usize = 128;
 pub(crate) async fn list(catalog: &Catalog, ctx: &Context) -> Result<ListPromptsResult, ErrorData> {
     let mut listed = Vec::new();
     for prompt in &catalog.prompts {
-        match offered(prompt.policy(), ctx).await {
+        match offered(prompt.policy(), prompt.scopes(), ctx).await {
             Ok(true) => listed.push(prompt.listed()),
             Ok(false) => {}
             Err(error) => return Err(policy_failed(&error, "prompt list")),
@@ -81,7 +81,7 @@ async fn get_prompt(
         return Err(not_found());
     };
     // A4, A5: checked again for this request; a hidden prompt is not found.
-    match offered(prompt.policy(), &ctx).await {
+    match offered(prompt.policy(), prompt.scopes(), &ctx).await {
         Ok(true) => {}
         Ok(false) => return Err(not_found()),
         Err(error) => return Err(policy_failed(&error, "prompt")),

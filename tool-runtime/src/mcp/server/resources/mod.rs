@@ -80,6 +80,8 @@ struct Inner {
     mime_type: Option<String>,
     icons: Vec<Icon>,
     policy: Option<Arc<dyn Policy>>,
+    /// The OAuth scopes a token must grant for it to be offered (Z3).
+    scopes: Vec<String>,
     reader: Option<ReadFn>,
     params: Option<Result<Params, String>>,
     completers: Completers,
@@ -115,6 +117,7 @@ impl McpResource {
                 mime_type: None,
                 icons: Vec::new(),
                 policy: None,
+                scopes: Vec::new(),
                 reader: None,
                 params: None,
                 completers: Completers::default(),
@@ -188,6 +191,11 @@ impl McpResource {
 
     pub(crate) fn policy(&self) -> Option<&Arc<dyn Policy>> {
         self.inner.policy.as_ref()
+    }
+
+    /// The OAuth scopes it needs.
+    pub fn scopes(&self) -> &[String] {
+        &self.inner.scopes
     }
 
     pub(crate) fn reader(&self) -> Option<&ReadFn> {
@@ -296,6 +304,14 @@ impl McpResourceBuilder {
     /// is answered as reading a URI the server does not serve (A5).
     pub fn available(mut self, policy: impl Policy) -> Self {
         self.inner.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Sets the OAuth scopes a caller's token must grant (Z3, on a server that authorizes its
+    /// callers): a token without them is not offered the resource, and is answered as if it did
+    /// not exist (A5). Without authorization nothing is checked.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.inner.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 

@@ -30,7 +30,7 @@ async fn offered_resources<'a>(
 ) -> Result<Vec<&'a McpResource>, ErrorData> {
     let mut listed = Vec::new();
     for resource in (catalog.resources.iter()).filter(|r| r.is_template() == templates) {
-        match offered(resource.policy(), ctx).await {
+        match offered(resource.policy(), resource.scopes(), ctx).await {
             Ok(true) => listed.push(resource),
             Ok(false) => {}
             Err(error) => return Err(policy_failed(&error, "resource list")),
@@ -121,7 +121,7 @@ async fn read_uri(
         return Err(not_found(uri));
     };
     // A4, A5: checked again for this read; a hidden resource is not found.
-    match offered(resource.policy(), &ctx).await {
+    match offered(resource.policy(), resource.scopes(), &ctx).await {
         Ok(true) => {}
         Ok(false) => return Err(not_found(uri)),
         Err(error) => return Err(policy_failed(&error, "resource")),
