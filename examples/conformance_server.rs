@@ -58,6 +58,9 @@
 //!   during the call, `test-input-required-result-sampling`, `…-list-roots`,
 //!   `…-capabilities` and `…-multiple-inputs` ask it (and read the roots) in the answer on
 //!   2026-07-28, `test-missing-capability` is refused `-32021` for a client that cannot sample.
+//!
+//! Beside the tools, the resources and prompts of the `resources-*`, `prompts-*` and
+//! `completion-complete` scenarios (M7), in `conformance_server/catalog.rs`.
 
 use std::time::Duration;
 
@@ -85,6 +88,9 @@ mod fixtures;
 // The fixtures that sample and read roots (M8).
 #[path = "conformance_server/sampling.rs"]
 mod sampling;
+// The resources and prompts of the suite's scenarios (M7).
+#[path = "conformance_server/catalog.rs"]
+mod catalog;
 
 /// The address served when none is given: loopback, a port the system chooses.
 const DEFAULT_ADDRESS: &str = "127.0.0.1:0";
@@ -524,7 +530,8 @@ fn with_logging() -> Tool {
 ///
 /// The 2020-12 schema is refused by the validator.
 pub fn builder() -> Result<McpServerBuilder, BoxError> {
-    Ok(McpServer::builder()
+    let server = catalog::serve_catalog(McpServer::builder())?;
+    Ok(server
         .name("tool-runtime-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(simple_text())

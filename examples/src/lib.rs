@@ -7,6 +7,8 @@ pub mod from_rmcp;
 pub mod local_postgres;
 pub mod maintenance;
 #[cfg(feature = "mcp")]
+pub mod maintenance_catalog;
+#[cfg(feature = "mcp")]
 pub mod mcp_oauth;
 pub mod paused_store;
 #[cfg(feature = "mcp")]

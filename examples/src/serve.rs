@@ -63,7 +63,7 @@ pub fn services() -> Context {
     Context::new().with(Windows::demo())
 }
 
-/// The maintenance server's tools, name and instructions; add how requests are authenticated
+/// The maintenance server's tools, resource, prompt, name and instructions; add how requests are authenticated
 /// with [`McpServerBuilder::context`] and build it.
 pub fn builder() -> McpServerBuilder {
     McpServer::builder()
@@ -72,6 +72,9 @@ pub fn builder() -> McpServerBuilder {
         .instructions("Tools to plan maintenance: look windows up, restart services.")
         .tool(LookupWindow)
         .tool(RestartService)
+        // M7: the maintenance policy as a resource, and a prompt that plans with the tools.
+        .resource(crate::maintenance_catalog::MaintenancePolicy)
+        .prompt(crate::maintenance_catalog::PlanMaintenance)
         // One line per call on standard error, where this process's replica of a deployment
         // says what it served; E3: with what the client is not told, kept for the application.
         .on_outcome(|call| match call.outcome.error() {

@@ -16,11 +16,11 @@
 //!
 //! Every run must pass (every check `SUCCESS`, `SKIPPED` or `INFO`, none `FAILURE` or
 //! `WARNING`) unless [`SERVER_NOT_YET`] or [`CLIENT_NOT_YET`] names it with the precise reason
-//! it cannot yet: the API it waits for (resources, prompts, logging, sampling, completion,
-//! roots, …). Such a run must not pass, and the test fails when it does, so that its line is
-//! deleted: the lists cannot go stale. A server scenario that calls a tool passes only when
-//! the server lists that tool under the name the suite calls (a call of a name the server
-//! does not hold gets `tool unavailable`, which some scenarios would take for an answer).
+//! it cannot yet: the API it waits for (sampling, roots, …). Such a run must not pass, and
+//! the test fails when it does, so that its line is deleted: the lists cannot go stale. A
+//! server scenario that calls a tool passes only when the server lists that tool under the
+//! name the suite calls (a call of a name the server does not hold gets `tool unavailable`,
+//! which some scenarios would take for an answer).
 //!
 //! The runs go [`AT_ONCE`] at a time (each is a Node process of the suite and, for the client,
 //! a child of this binary); the report gives the time of the whole.
@@ -61,34 +61,11 @@ const ALL: &str = "*";
 /// Server runs (scenario, version or [`ALL`]) that cannot pass yet, each with what it waits
 /// for. Delete a line when its run passes.
 const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
-    // M7: resources, prompts and completion are not served yet.
-    ("resources-list", ALL, RESOURCES),
-    ("resources-read-text", ALL, RESOURCES),
-    ("resources-read-binary", ALL, RESOURCES),
-    ("resources-templates-read", ALL, RESOURCES),
-    ("resources-subscribe", ALL, RESOURCES),
-    ("resources-unsubscribe", ALL, RESOURCES),
-    ("sep-2164-resource-not-found", "2026-07-28", RESOURCES),
-    ("prompts-list", ALL, PROMPTS),
-    ("prompts-get-simple", ALL, PROMPTS),
-    ("prompts-get-with-args", ALL, PROMPTS),
-    ("prompts-get-embedded-resource", ALL, PROMPTS),
-    ("prompts-get-with-image", ALL, PROMPTS),
     (
         "input-required-result-non-tool-request",
         "2026-07-28",
-        "M7 prompts: its fixture is a prompt that asks in its answer (prompts/get)",
-    ),
-    (
-        "completion-complete",
-        ALL,
-        "M7 completion: completion/complete of prompt and resource arguments",
-    ),
-    (
-        "caching",
-        "2026-07-28",
-        "M7: prompts/list, resources/list and resources/templates/list, whose caching hints it \
-         checks beside tools/list's (which pass), are not served",
+        "M7 prompts: its fixture is a prompt that asks its user in its answer (an \
+         input_required result of prompts/get); a prompt's handler cannot ask yet",
     ),
     (
         "input-required-result-ignore-extra-params",
@@ -118,12 +95,6 @@ const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Why the resources scenarios cannot pass yet.
-const RESOURCES: &str = "M7 resources: resources/list, resources/read, templates and \
-                         subscriptions are not served";
-
-/// Why the prompts scenarios cannot pass yet.
-const PROMPTS: &str = "M7 prompts: prompts/list and prompts/get are not served";
 
 /// Client runs that cannot pass yet, each with what it waits for. Delete a line when its run
 /// passes.

@@ -1,4 +1,5 @@
-//! The `#[tool]` and `#[derive(Schema)]` macros of `tool-runtime`.
+//! The `#[tool]` and `#[derive(Schema)]` macros of `tool-runtime`, and its MCP server's
+//! `#[resource]` and `#[prompt]` (`catalog`).
 //!
 //! Use them through `tool-runtime`, which re-exports them with the types the generated code
 //! names. Each macro parses its input into a typed view (`ast`, over the darling receivers of
@@ -14,6 +15,7 @@
 
 mod ast;
 mod attr;
+mod catalog;
 mod error;
 mod expand;
 mod fallback;
@@ -202,4 +204,66 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()
+}
+
+/// Makes an MCP resource of a fn (rule M7): a fixed URI, or a URI template whose variables
+/// are the fields of the fn's one typed parameter, parsed and validated like a tool's input.
+///
+/// ```ignore
+/// use tool_runtime::mcp::{resource, Contents};
+/// use tool_runtime::{Context, Schema, ToolError};
+///
+/// /// How maintenance windows are planned.
+/// #[resource(uri = "docs://maintenance/guide", mime_type = "text/markdown")]
+/// async fn maintenance_guide(ctx: Context) -> Result<Contents, ToolError> { /* … */ }
+///
+/// #[derive(Schema)]
+/// struct History { service: String, limit: u32 }
+///
+/// /// A service's maintenance history.
+/// #[resource(uri = "maint://{service}/history/{limit}", handle = HistoryResource, available = is_operator)]
+/// async fn history(ctx: &Context, p: History) -> Result<String, ToolError> { /* … */ }
+///
+/// let server = McpServer::builder().resource(MaintenanceGuide).resource(HistoryResource).build()?;
+/// ```
+///
+/// The fn stays as written; next to it a unit struct named after the resource
+/// (`maintenance-guide` → `MaintenanceGuide`, or `handle = Name`: needed when that is the name
+/// of the parameter's type, which is a compile error saying so) with `NAME` and `URI` constants implements `IntoResource`.
+/// Keys: `uri` (required), `name` (else the fn's name with `_` → `-`; an MCP name, checked at
+/// compile time), `title`, `description` (else the doc comment), `mime_type`, `available =
+/// path` (a policy as `#[tool]` takes it), `scopes = "a b"` (the OAuth scopes a token must
+/// grant for it to be offered), `handle = Name`, `crate = path`. The fn takes the
+/// `Context` (by value or `&`) and, for a template, one parameter whose type derives
+/// `Schema`; it returns `Result<C, E>` with `C: Into<Contents>`. A URI that is not one, a
+/// template with variables but no parameter (or a parameter without variables), a bad name,
+/// a misspelt key: each is a compile error at its token that says the fix.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    catalog::resource(args.into(), item.into()).into()
+}
+
+/// Makes an MCP prompt of a fn (rule M7): its arguments are the fields of the fn's one typed
+/// parameter, validated like a tool's input before it runs; it returns the messages.
+///
+/// ```ignore
+/// use tool_runtime::mcp::{prompt, Message};
+///
+/// /// Plan a service's maintenance.
+/// #[prompt(name = "plan-maintenance")]
+/// async fn plan(args: Plan) -> Result<Vec<Message>, ToolError> {
+///     Ok(vec![Message::user(format!("Plan maintenance of {}.", args.service))])
+/// }
+/// ```
+///
+/// The fn stays as written; next to it a unit struct named after the prompt
+/// (`plan-maintenance` → `PlanMaintenance`, or `handle = Name`) with a `NAME` constant
+/// implements `IntoPrompt`. Keys: `name` (else the fn's name with `_` → `-`; an MCP name,
+/// checked at compile time), `title`, `description` (else the doc comment; one of them is
+/// required), `available = path`, `scopes = "a b"`, `handle = Name`, `crate = path`. The fn
+/// takes the `Context` (by value or `&`) and at most one parameter whose type derives
+/// `Schema`, and returns `Result<Vec<Message>, E>`. Each misuse is a compile error at its token that says the fix.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    catalog::prompt(args.into(), item.into()).into()
 }

@@ -253,6 +253,9 @@ pub struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __private {
     pub use tool_core::__private::*;
+    // What `#[resource]` and `#[prompt]` generate (M7).
+    #[cfg(feature = "mcp")]
+    pub use crate::mcp::{IntoPrompt, IntoResource, McpPrompt, McpResource};
 }
 
 // Names earlier releases had at the crate root, each now in the module named beside it: kept

@@ -121,6 +121,10 @@ pub enum BuildProblem {
         /// Where the tool was declared.
         site: Site,
     },
+    /// An MCP server's resource, resource template or prompt is declared wrong (M7).
+    #[cfg(feature = "mcp")]
+    #[error(transparent)]
+    McpCatalog(#[from] crate::mcp::CatalogProblem),
     /// `state_key` was given an empty key, which would seal nothing.
     #[error("the state key is empty: give a secret of at least 16 bytes, or none")]
     EmptyStateKey,

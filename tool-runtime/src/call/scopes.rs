@@ -47,6 +47,16 @@ pub(crate) fn missing<'t>(tool: &'t Tool, ctx: &Context) -> Vec<&'t str> {
     }
 }
 
+/// Whether the token behind `ctx` grants every scope of `needed` (a context without a grant
+/// grants everything): what a resource or prompt needs to be offered (M7).
+#[cfg(feature = "mcp")]
+pub(crate) fn grants_all(ctx: &Context, needed: &[String]) -> bool {
+    needed.is_empty()
+        || ctx
+            .get::<Granted>()
+            .is_none_or(|granted| needed.iter().all(|scope| granted.scopes.contains(scope)))
+}
+
 /// Whether `tools/list` offers `tool` to the token behind `ctx`: it grants every scope the
 /// tool needs, or the server lists for step-up.
 pub(crate) fn offers(tool: &Tool, ctx: &Context) -> bool {

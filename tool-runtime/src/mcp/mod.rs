@@ -40,3 +40,10 @@ pub use server::{
     HttpOptions, HttpServer, McpCall, McpNaming, McpRequest, McpServer, McpServerBuilder,
     McpTransport, NO_ELICITATION, NO_ELICITATION_STATELESS, ProtocolError, ServeError, TaskSupport,
 };
+// M7: resources, resource templates and prompts, and the macros that make them of a fn.
+pub use client::{RemoteCatalogError, RemotePrompt, RemoteResource};
+pub use server::{
+    CatalogProblem, Contents, Icon, IntoPrompt, IntoResource, McpPrompt, McpPromptBuilder,
+    McpResource, McpResourceBuilder, Message,
+};
+pub use tool_runtime_macros::{prompt, resource};

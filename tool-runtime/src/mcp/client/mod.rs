@@ -7,6 +7,7 @@
 //! - `remote_schema`: remote schemas bounded ([`SchemaLimits`], [`check_schema`]) and
 //!   arguments validated against them locally ([`JsonSchemaValidator`]).
 //! - `remote_tool`: the session with the server, and each call sent over it.
+//! - `remote_catalog`: the server's resources and prompts, listed, read and got (M7).
 //! - [`auth`]: connecting to a protected server with OAuth 2.1 (Z4, [`auth::OAuthClient`]).
 //! - `error`: why a toolset cannot be built ([`ToolsetError`], [`ToolsetProblem`]) or a remote
 //!   call failed ([`RemoteCallError`]).
@@ -16,6 +17,7 @@ mod builder;
 mod elicit;
 mod error;
 mod names;
+mod remote_catalog;
 mod remote_input;
 mod remote_schema;
 mod remote_task;
@@ -34,6 +36,7 @@ use remote_tool::Connection;
 pub use builder::{Handshake, McpToolsetBuilder};
 pub use error::{RemoteCallError, ToolsetError, ToolsetProblem};
 pub use names::local_name;
+pub use remote_catalog::{RemoteCatalogError, RemotePrompt, RemoteResource};
 pub use remote_schema::{JsonSchemaValidator, SchemaLimits, SchemaRejected, check_schema};
 
 /// The tools of one remote MCP server, as [`Tool`]s: each with the server's name (mapped to a

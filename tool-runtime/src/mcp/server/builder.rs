@@ -16,10 +16,14 @@ use tool_core::{BoxError, Context, IntoTool, Limits, Tool};
 
 use crate::agent::toolset::ToolSetBuilder;
 
+use super::catalog::Catalog;
 use super::handle::McpServer;
+use super::icon::Icon;
 use super::naming::{self, McpNaming};
+use super::prompts::{IntoPrompt, McpPrompt};
 use super::request::{McpCall, McpRequest};
 use super::request_state::{self, RequestStates};
+use super::resources::{IntoResource, McpResource};
 use super::shared::{ContextFn, OutcomeFn, Shared};
 use super::tasks::{TaskSupport, Tasks};
 use crate::agent::{BuildError, BuildProblem};
@@ -37,6 +41,12 @@ pub struct McpServerBuilder {
     approval_expiry: Duration,
     naming: McpNaming,
     task_support: Vec<(String, TaskSupport)>,
+    /// The resources and templates, in the order added (M7).
+    resources: Vec<McpResource>,
+    /// The prompts, in the order added (M7).
+    prompts: Vec<McpPrompt>,
+    /// Icons of tools, by declared name.
+    tool_icons: Vec<(String, Vec<Icon>)>,
 }
 
 impl McpServer {
@@ -61,6 +71,9 @@ impl McpServerBuilder {
             approval_expiry: request_state::DEFAULT_EXPIRY,
             naming: McpNaming::Declared,
             task_support: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
+            tool_icons: Vec::new(),
         }
     }
 
@@ -201,6 +214,35 @@ impl McpServerBuilder {
         self
     }
 
+    /// Serves a resource or resource template (M7): an [`McpResource`], or the handle
+    /// `#[resource]` generates. `resources/list` and `resources/templates/list` show those the
+    /// caller's context is offered (their policies, in the order added); `resources/read`
+    /// checks the policy again, parses a template's variables as its typed parameters, and
+    /// answers a URI no offered resource serves with `-32602` (`data.uri` naming it).
+    pub fn resource(mut self, resource: impl IntoResource) -> Self {
+        self.resources.push(resource.into_resource());
+        self
+    }
+
+    /// Serves a prompt (M7): an [`McpPrompt`], or the handle `#[prompt]` generates.
+    /// `prompts/list` shows those the caller's context is offered; `prompts/get` checks the
+    /// policy again and validates the arguments before the handler runs.
+    pub fn prompt(mut self, prompt: impl IntoPrompt) -> Self {
+        self.prompts.push(prompt.into_prompt());
+        self
+    }
+
+    /// Shows `icons` beside the tool declared `name` in `tools/list` (MCP 2025-11-25).
+    pub fn tool_icons(
+        mut self,
+        name: impl Into<String>,
+        icons: impl IntoIterator<Item = Icon>,
+    ) -> Self {
+        self.tool_icons
+            .push((name.into(), icons.into_iter().collect()));
+        self
+    }
+
     /// Runs the calls of the tool declared `name` as MCP tasks, as protocol 2025-11-25 defines
     /// them (M5): its `tools/list` entry shows `execution.taskSupport`, and a client may
     /// (`Optional`) or must (`Required`) call it with `task`, then poll `tasks/get`, wait on
@@ -246,6 +288,10 @@ impl McpServerBuilder {
         }
         let by_name = published_names(&set.tools, &self.naming, &mut problems);
         let tasks = task_supports(&set.tools, &self.naming, self.task_support, &mut problems);
+        add_icons(&set.tools, &mut listed, self.tool_icons, &mut problems);
+        let mut catalog_problems = Vec::new();
+        let catalog = Catalog::check(self.resources, self.prompts, &mut catalog_problems);
+        problems.extend(catalog_problems.into_iter().map(BuildProblem::from));
         if !problems.is_empty() {
             return Err(BuildError::new(problems));
         }
@@ -256,11 +302,12 @@ impl McpServerBuilder {
             .enable_logging()
             .enable_tools();
         // M5: the Tasks extension of 2026-07-28 is declared when some tool takes tasks.
-        let capabilities = if tasks.enabled() {
+        let mut capabilities = if tasks.enabled() {
             capabilities.enable_tasks().build()
         } else {
             capabilities.build()
         };
+        catalog_capabilities(&mut capabilities, &catalog);
         let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(self.name, self.version);
         info.instructions = self.instructions;
@@ -275,6 +322,7 @@ impl McpServerBuilder {
                 request_states,
                 set,
                 tasks: Arc::new(tasks),
+                catalog,
             }),
         })
     }
@@ -287,6 +335,44 @@ impl fmt::Debug for McpServerBuilder {
             .field("tools", &self.set)
             .field("approval_expiry", &self.approval_expiry)
             .finish_non_exhaustive()
+    }
+}
+
+/// Declares what the catalog serves (M7): resources (with subscriptions and list changes),
+/// prompts (with list changes) and completions, each when there is something to serve.
+fn catalog_capabilities(capabilities: &mut ServerCapabilities, catalog: &Catalog) {
+    if !catalog.resources.is_empty() {
+        let mut resources = rmcp::model::ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        resources.list_changed = Some(true);
+        capabilities.resources = Some(resources);
+    }
+    if !catalog.prompts.is_empty() {
+        let mut prompts = rmcp::model::PromptsCapability::default();
+        prompts.list_changed = Some(true);
+        capabilities.prompts = Some(prompts);
+    }
+    if !catalog.resources.is_empty() || !catalog.prompts.is_empty() {
+        capabilities.completions = Some(JsonObject::new());
+    }
+}
+
+/// Puts each tool's icons on its `tools/list` entry, with a problem for a name the server
+/// does not hold.
+fn add_icons(
+    tools: &[Tool],
+    listed: &mut [McpTool],
+    icons: Vec<(String, Vec<Icon>)>,
+    problems: &mut Vec<BuildProblem>,
+) {
+    for (declared, icons) in icons {
+        let at = tools.iter().position(|tool| tool.name() == declared);
+        match at.and_then(|at| listed.get_mut(at)) {
+            Some(entry) => entry.icons = super::icon::to_mcp(&icons),
+            None => problems.push(BuildProblem::from(
+                super::catalog::CatalogProblem::IconsForUnknownTool { name: declared },
+            )),
+        }
     }
 }
 

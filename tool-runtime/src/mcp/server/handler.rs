@@ -3,13 +3,17 @@
 //! `tools/call` through [`Session::call`], and the `tasks/*` requests (M5).
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest,
-    CustomResult, GetTaskParams, GetTaskResult, ListToolsResult, PaginatedRequestParams,
-    ServerConfig, Tool as McpTool, UpdateTaskParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+    GetTaskParams, GetTaskResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerConfig, SubscribeRequestParams, Tool as McpTool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::catalog::requests as catalog;
 use super::malformed::custom_request_error;
 use super::session::Session;
 use super::tasks;
@@ -87,6 +91,85 @@ impl ServerHandler for Handler {
         let mut result = ListToolsResult::with_all_items(listed).with_ttl_ms(0);
         result.cache_scope = Some(CacheScope::Private);
         Ok(result)
+    }
+
+    /// `resources/list` (M7): the resources the caller is offered.
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        catalog::list_resources(&self.session, &cx).await
+    }
+
+    /// `resources/templates/list` (M7): the resource templates the caller is offered.
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        catalog::list_resource_templates(&self.session, &cx).await
+    }
+
+    /// `resources/read` (M7).
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        catalog::read_resource(&self.session, request, &cx)
+            .await
+            .map(ReadResourceResponse::Complete)
+    }
+
+    /// `resources/subscribe` (M7, protocols before 2026-07-28).
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        catalog::subscribe(&self.session, &request.uri, &cx).await
+    }
+
+    /// `resources/unsubscribe` (M7, protocols before 2026-07-28).
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        catalog::unsubscribe(&self.session, &request.uri, &cx);
+        Ok(())
+    }
+
+    /// `prompts/list` (M7): the prompts the caller is offered.
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        catalog::list_prompts(&self.session, &cx).await
+    }
+
+    /// `prompts/get` (M7).
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        catalog::get_prompt(&self.session, request, &cx)
+            .await
+            .map(GetPromptResponse::Complete)
+    }
+
+    /// `completion/complete` (M7): suggestions for a prompt's or a template's argument.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        catalog::complete(&self.session, request, &cx).await
     }
 
     /// `logging/setLevel` (M8): the level of the log messages this session's client gets.

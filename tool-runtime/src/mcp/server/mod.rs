@@ -23,26 +23,35 @@
 //! - `logging`: a handler's log messages, sent as `notifications/message` (M8).
 //! - `protocol_error`: [`ProtocolError`], a handler's way to answer with a JSON-RPC error (M9).
 //! - `tasks`: long-running tools as MCP tasks ([`TaskSupport`], M5).
+//! - `resources`, `prompts`: what a server serves besides tools ([`McpResource`],
+//!   [`McpPrompt`], M7); `catalog`: them checked together, and what their requests share;
+//!   `completion`: `completion/complete` of their arguments; `icon`: [`Icon`].
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
 
 mod approval;
 pub mod auth;
 mod builder;
+mod catalog;
 mod compat;
+mod completion;
 mod elicit;
 mod error;
 mod handle;
 mod handler;
 mod http_server;
+mod icon;
 mod logging;
 mod malformed;
 mod naming;
+mod notify;
 mod progress;
+mod prompts;
 mod protocol_error;
 mod questions;
 mod request;
 mod request_state;
+mod resources;
 mod result;
 mod roots;
 mod rounds;
@@ -69,12 +78,16 @@ pub use approval::{NO_ELICITATION, NO_ELICITATION_STATELESS};
 pub use builder::McpServerBuilder;
 #[cfg(all(feature = "openai", feature = "anthropic"))]
 pub(crate) use builder::list_entry;
+pub use catalog::CatalogProblem;
 pub use error::ServeError;
 pub use handle::McpServer;
 pub use http_server::{HttpOptions, HttpServer};
+pub use icon::Icon;
 pub use naming::McpNaming;
+pub use prompts::{IntoPrompt, McpPrompt, McpPromptBuilder, Message};
 pub use protocol_error::ProtocolError;
 pub use request::{McpCall, McpRequest, McpTransport};
+pub use resources::{Contents, IntoResource, McpResource, McpResourceBuilder};
 pub use tasks::TaskSupport;
 
 impl McpServer {

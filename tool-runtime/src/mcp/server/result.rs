@@ -12,7 +12,7 @@ use crate::mcp::meta::{OUTCOME_META_KEY, VIOLATIONS_META_KEY};
 
 /// An image or audio clip as MCP content (O3, M4); other binary content as an embedded
 /// resource of its own (a `data:` URI).
-fn media_content(media: &Image) -> ContentBlock {
+pub(crate) fn media_content(media: &Image) -> ContentBlock {
     if media.is_image() {
         ContentBlock::image(media.base64(), media.media_type())
     } else if media.is_audio() {
@@ -30,7 +30,7 @@ fn media_content(media: &Image) -> ContentBlock {
 }
 
 /// A resource as MCP content (M4): an embedded resource, or a resource link.
-fn resource_content(resource: &Resource) -> ContentBlock {
+pub(crate) fn resource_content(resource: &Resource) -> ContentBlock {
     let uri = resource.uri().to_owned();
     let mime_type = resource.media_type().map(str::to_owned);
     if let Some(text) = resource.embedded_text() {

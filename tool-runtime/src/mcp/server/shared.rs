@@ -11,6 +11,7 @@ use tool_core::{BoxError, Context};
 
 use crate::agent::toolset::ToolSet;
 
+use super::catalog::Catalog;
 use super::request::{McpCall, McpRequest};
 use super::request_state::RequestStates;
 use super::tasks::Tasks;
@@ -39,6 +40,8 @@ pub(crate) struct Shared {
     pub(crate) request_states: RequestStates,
     /// The tools that run as tasks, and their tasks (M5).
     pub(crate) tasks: Arc<Tasks>,
+    /// The resources, resource templates and prompts, and the subscriptions (M7).
+    pub(crate) catalog: Catalog,
 }
 
 impl Shared {

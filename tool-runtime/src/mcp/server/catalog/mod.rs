@@ -1,0 +1,224 @@
+//! What an [`McpServer`](super::McpServer) serves besides tools (M7): its resources, resource
+//! templates and prompts, checked together at `build()`, and what their requests share: a
+//! handler's failure redacted as a tool's is (E2, E3), availability as offering (A1–A5), a
+//! span and a metric per request (K2, K5).
+//!
+//! - `requests`: each request as a session receives it.
+//! - `typed_args`: a template's URI variables and a prompt's arguments, parsed and validated
+//!   like a tool's input (S2).
+
+pub(crate) mod requests;
+pub(crate) mod typed_args;
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use tool_core::error::find_in_chain;
+use tool_core::panic::CatchUnwind;
+use tool_core::{BoxError, Context, Policy, ToolError};
+
+use super::prompts::McpPrompt;
+use super::resources::McpResource;
+use super::resources::subscriptions::Subscriptions;
+
+/// Why a request for a resource or a prompt did not produce its answer.
+pub(crate) enum Failure {
+    /// The arguments broke the type's schema: the rendered violations (S2, S3).
+    Invalid(String),
+    /// The handler (or a custom validator, S5) failed: redacted for the client (E2).
+    Failed(BoxError),
+}
+
+/// One problem of a server's resources or prompts, found at `build()`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogProblem {
+    /// A resource or resource template is declared wrong.
+    #[error("resource `{uri}` is declared wrong: {reason}")]
+    Resource {
+        /// Its URI or URI template.
+        uri: String,
+        /// What is wrong, and what to do.
+        reason: String,
+    },
+    /// A prompt is declared wrong.
+    #[error("prompt `{name}` is declared wrong: {reason}")]
+    Prompt {
+        /// Its name.
+        name: String,
+        /// What is wrong, and what to do.
+        reason: String,
+    },
+    /// Two resources share a URI (or URI template).
+    #[error("two resources have the URI `{uri}`: give each its own")]
+    DuplicateUri {
+        /// The URI.
+        uri: String,
+    },
+    /// Icons are given for a tool the server does not hold.
+    #[error("icons are given for `{name}`, but the server holds no tool of that name")]
+    IconsForUnknownTool {
+        /// The name given.
+        name: String,
+    },
+    /// Two prompts share a name.
+    #[error("two prompts are named `{name}`: give each its own name")]
+    DuplicatePrompt {
+        /// The name.
+        name: String,
+    },
+}
+
+/// A server's resources and prompts, and the subscriptions to its resources.
+#[derive(Default)]
+pub(crate) struct Catalog {
+    /// The resources and templates, in declaration order.
+    pub(crate) resources: Vec<McpResource>,
+    /// The prompts, in declaration order.
+    pub(crate) prompts: Vec<McpPrompt>,
+    /// Which sessions asked to hear of which resource's changes.
+    pub(crate) subscriptions: Subscriptions,
+}
+
+impl Catalog {
+    /// The catalog of `resources` and `prompts`, with a problem for each declared wrong or
+    /// sharing a URI or name.
+    pub(crate) fn check(
+        resources: Vec<McpResource>,
+        prompts: Vec<McpPrompt>,
+        problems: &mut Vec<CatalogProblem>,
+    ) -> Self {
+        let mut uris: Vec<&str> = Vec::new();
+        for resource in &resources {
+            if let Some(problem) = resource.problem() {
+                problems.push(problem);
+            }
+            if uris.contains(&resource.uri()) {
+                problems.push(CatalogProblem::DuplicateUri {
+                    uri: resource.uri().to_owned(),
+                });
+            }
+            uris.push(resource.uri());
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for prompt in &prompts {
+            if let Some(problem) = prompt.problem() {
+                problems.push(problem);
+            }
+            if names.contains(&prompt.name()) {
+                problems.push(CatalogProblem::DuplicatePrompt {
+                    name: prompt.name().to_owned(),
+                });
+            }
+            names.push(prompt.name());
+        }
+        Self {
+            resources,
+            prompts,
+            subscriptions: Subscriptions::default(),
+        }
+    }
+
+    /// The resource or template that serves `uri`, with its variables' values.
+    pub(crate) fn resource_for(&self, uri: &str) -> Option<(&McpResource, Vec<(String, String)>)> {
+        self.resources
+            .iter()
+            .find_map(|resource| resource.matches(uri).map(|values| (resource, values)))
+    }
+
+    /// The prompt named `name`.
+    pub(crate) fn prompt(&self, name: &str) -> Option<&McpPrompt> {
+        self.prompts.iter().find(|prompt| prompt.name() == name)
+    }
+}
+
+/// Whether an item is offered in `ctx`: the token behind it grants every scope the item needs
+/// (Z3), and its policy says yes (none offers it always, A1); a panic in the policy is an
+/// error (E4).
+pub(crate) async fn offered(
+    policy: Option<&Arc<dyn Policy>>,
+    scopes: &[String],
+    ctx: &Context,
+) -> Result<bool, BoxError> {
+    if !crate::call::scopes::grants_all(ctx, scopes) {
+        return Ok(false);
+    }
+    let Some(policy) = policy else {
+        return Ok(true);
+    };
+    match CatchUnwind::new(policy.check(ctx)).await {
+        Ok(result) => result,
+        Err(panic) => Err(format!("an availability policy panicked: {panic}").into()),
+    }
+}
+
+/// Runs a handler's future, a panic in it a failure (E4).
+pub(crate) async fn contained<T>(
+    future: impl std::future::Future<Output = Result<T, Failure>>,
+) -> Result<T, Failure> {
+    match CatchUnwind::new(future).await {
+        Ok(result) => result,
+        Err(panic) => Err(Failure::Failed(
+            format!("the handler panicked: {panic}").into(),
+        )),
+    }
+}
+
+/// The JSON-RPC error a client gets for `failure` of the `what` (`resource`, `prompt`): the
+/// violations as invalid params; a handler's failure as `the {what} failed`, unless its chain
+/// holds a [`ToolError`], whose own text goes (E2). The unredacted error goes to `tracing`
+/// (E3).
+pub(crate) fn answer_failure(failure: Failure, what: &str, id: &str) -> ErrorData {
+    match failure {
+        Failure::Invalid(violations) => ErrorData::invalid_params(violations, None),
+        Failure::Failed(error) => {
+            tracing::error!(
+                item = %tool_core::violation::preview_str(id),
+                kind = what,
+                error = %error,
+                "an MCP {what} handler failed; the client was told no more than its ToolError"
+            );
+            let text = find_in_chain::<ToolError>(error.as_ref())
+                .map_or_else(|| format!("the {what} failed"), ToString::to_string);
+            ErrorData::internal_error(text, None)
+        }
+    }
+}
+
+/// The answer to a policy that failed while serving `what`: logged, never sent (A6).
+pub(crate) fn policy_failed(error: &BoxError, what: &str) -> ErrorData {
+    tracing::error!(
+        error = %error,
+        "an availability policy failed while serving an MCP {what}; the request is refused"
+    );
+    ErrorData::internal_error(format!("the {what} is unavailable"), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::call::scopes::Granted;
+
+    /// M7, Z3: an item that needs scopes is offered only to a token that grants them all; a
+    /// context without a grant (no authorization configured) is offered everything.
+    #[tokio::test]
+    async fn m7_an_item_is_offered_only_to_a_token_granting_its_scopes() {
+        let needed = ["docs:read".to_owned(), "docs:admin".to_owned()];
+        let reader =
+            Context::new().with(Granted::new(BTreeSet::from(["docs:read".to_owned()]), true));
+        let admin = Context::new().with(Granted::new(
+            BTreeSet::from(["docs:read".to_owned(), "docs:admin".to_owned()]),
+            false,
+        ));
+        assert!(!offered(None, &needed, &reader).await.unwrap_or(true));
+        assert!(offered(None, &needed, &admin).await.unwrap_or(false));
+        assert!(
+            offered(None, &needed, &Context::new())
+                .await
+                .unwrap_or(false)
+        );
+        assert!(offered(None, &[], &reader).await.unwrap_or(false));
+    }
+}

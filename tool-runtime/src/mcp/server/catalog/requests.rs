@@ -1,0 +1,140 @@
+//! The requests about resources, templates, prompts and completions (M7), as a session
+//! receives them: each request's context built as a tool call's is, then the one step that
+//! serves it. Nothing is decided here.
+
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResult,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use tool_core::Context;
+
+use crate::mcp::server::request::McpTransport;
+use crate::mcp::server::resources::serve::MAX_URI_LEN;
+use crate::mcp::server::session::Session;
+use crate::mcp::server::{completion, prompts, resources};
+
+/// The context of the request `cx`, as a tool call's is built.
+async fn context(session: &Session, cx: &RequestContext<RoleServer>) -> Result<Context, ErrorData> {
+    let parts = cx.extensions.get::<http::request::Parts>();
+    session.request_context(parts).await
+}
+
+/// The request's protocol version, for its metric.
+fn version(cx: &RequestContext<RoleServer>) -> Option<String> {
+    cx.protocol_version().as_ref().map(ToString::to_string)
+}
+
+/// Whether notifications can reach this session later: one that lives beyond its request
+/// (stdio, or a stateful HTTP session on a protocol before 2026-07-28).
+fn lasting(session: &Session, cx: &RequestContext<RoleServer>) -> bool {
+    let modern = cx
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+    session.transport == McpTransport::Stdio || (session.sessions && !modern)
+}
+
+/// Remembers the session to tell it when a list changes, when it can be told.
+fn listen(session: &Session, cx: &RequestContext<RoleServer>) {
+    if lasting(session, cx) {
+        let catalog = &session.shared.catalog;
+        catalog
+            .subscriptions
+            .listen(&session.task_owner(cx), &cx.peer);
+    }
+}
+
+pub(crate) async fn list_resources(
+    session: &Session,
+    cx: &RequestContext<RoleServer>,
+) -> Result<ListResourcesResult, ErrorData> {
+    let ctx = context(session, cx).await?;
+    listen(session, cx);
+    resources::serve::list(&session.shared.catalog, &ctx).await
+}
+
+pub(crate) async fn list_resource_templates(
+    session: &Session,
+    cx: &RequestContext<RoleServer>,
+) -> Result<ListResourceTemplatesResult, ErrorData> {
+    let ctx = context(session, cx).await?;
+    resources::serve::list_templates(&session.shared.catalog, &ctx).await
+}
+
+pub(crate) async fn read_resource(
+    session: &Session,
+    request: ReadResourceRequestParams,
+    cx: &RequestContext<RoleServer>,
+) -> Result<ReadResourceResult, ErrorData> {
+    let ctx = context(session, cx).await?;
+    resources::serve::read(&session.shared.catalog, request, ctx, version(cx)).await
+}
+
+/// `resources/subscribe`: only to a resource the caller could read now (A5: another URI is
+/// not found).
+pub(crate) async fn subscribe(
+    session: &Session,
+    uri: &str,
+    cx: &RequestContext<RoleServer>,
+) -> Result<(), ErrorData> {
+    let ctx = context(session, cx).await?;
+    let catalog = &session.shared.catalog;
+    let found = (uri.len() <= MAX_URI_LEN)
+        .then(|| catalog.resource_for(uri))
+        .flatten();
+    let offered = match found {
+        Some((resource, _)) => super::offered(resource.policy(), resource.scopes(), &ctx)
+            .await
+            .map_err(|error| super::policy_failed(&error, "resource"))?,
+        None => false,
+    };
+    if !offered {
+        return Err(ErrorData::invalid_params(
+            "resource not found",
+            Some(serde_json::json!({ "uri": if uri.len() > MAX_URI_LEN { "" } else { uri } })),
+        ));
+    }
+    if !lasting(session, cx) {
+        // Nothing could reach a session that ends with its request: acknowledged, as the
+        // protocol asks, and logged.
+        tracing::debug!("a subscription was acknowledged on a session that cannot be notified");
+        return Ok(());
+    }
+    (catalog.subscriptions).subscribe(&session.task_owner(cx), &cx.peer, uri)
+}
+
+pub(crate) fn unsubscribe(session: &Session, uri: &str, cx: &RequestContext<RoleServer>) {
+    let catalog = &session.shared.catalog;
+    catalog
+        .subscriptions
+        .unsubscribe(&session.task_owner(cx), uri);
+}
+
+pub(crate) async fn list_prompts(
+    session: &Session,
+    cx: &RequestContext<RoleServer>,
+) -> Result<ListPromptsResult, ErrorData> {
+    let ctx = context(session, cx).await?;
+    listen(session, cx);
+    prompts::serve::list(&session.shared.catalog, &ctx).await
+}
+
+pub(crate) async fn get_prompt(
+    session: &Session,
+    request: GetPromptRequestParams,
+    cx: &RequestContext<RoleServer>,
+) -> Result<GetPromptResult, ErrorData> {
+    let ctx = context(session, cx).await?;
+    prompts::serve::get(&session.shared.catalog, request, ctx, version(cx)).await
+}
+
+pub(crate) async fn complete(
+    session: &Session,
+    request: CompleteRequestParams,
+    cx: &RequestContext<RoleServer>,
+) -> Result<CompleteResult, ErrorData> {
+    let ctx = context(session, cx).await?;
+    completion::complete(&session.shared.catalog, request, ctx).await
+}

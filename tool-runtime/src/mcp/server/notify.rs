@@ -1,0 +1,52 @@
+//! What an application tells an [`McpServer`]'s clients of its resources and prompts (M7):
+//! a resource changed (to the sessions subscribed to it), a list changed (to every session
+//! that listed resources or prompts).
+
+use super::handle::McpServer;
+use super::resources::subscriptions::Changed;
+
+impl McpServer {
+    /// Tells each session subscribed to `uri` (`resources/subscribe`) that the resource
+    /// changed (`notifications/resources/updated`); returns how many were told. Sessions whose
+    /// transport closed are forgotten; a session that ends with its request (stateless HTTP,
+    /// protocol 2026-07-28) is never told.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future stops telling the sessions not told yet.
+    pub async fn resource_updated(&self, uri: &str) -> usize {
+        self.shared.catalog.subscriptions.updated(uri).await
+    }
+
+    /// Tells every session that listed resources that the list changed
+    /// (`notifications/resources/list_changed`): a policy now offers another set, say. Returns
+    /// how many were told.
+    pub async fn resources_changed(&self) -> usize {
+        (self.shared.catalog.subscriptions)
+            .list_changed(Changed::Resources)
+            .await
+    }
+
+    /// Tells every session that listed prompts that the list changed
+    /// (`notifications/prompts/list_changed`). Returns how many were told.
+    pub async fn prompts_changed(&self) -> usize {
+        (self.shared.catalog.subscriptions)
+            .list_changed(Changed::Prompts)
+            .await
+    }
+
+    /// How many sessions are subscribed to `uri`.
+    pub fn subscribers(&self, uri: &str) -> usize {
+        self.shared.catalog.subscriptions.subscribers(uri)
+    }
+
+    /// The resources and resource templates served, in the order added (M7).
+    pub fn resources(&self) -> &[super::McpResource] {
+        &self.shared.catalog.resources
+    }
+
+    /// The prompts served, in the order added (M7).
+    pub fn prompts(&self) -> &[super::McpPrompt] {
+        &self.shared.catalog.prompts
+    }
+}

@@ -1,0 +1,103 @@
+//! `prompts/list` and `prompts/get` (M7): the list holds what the caller's context is offered
+//! (A2), in declaration order; a get finds the prompt, checks its policy again (A4), parses
+//! its arguments (S2) and answers the handler's messages, its failure redacted (E2).
+
+use std::time::Instant;
+
+use rmcp::ErrorData;
+use rmcp::model::{CacheScope, GetPromptRequestParams, GetPromptResult, ListPromptsResult};
+use tool_core::Context;
+use tracing::Instrument as _;
+
+use super::McpPrompt;
+use crate::mcp::server::catalog::{Catalog, answer_failure, contained, offered, policy_failed};
+use crate::telemetry::metrics::{self, McpRecord, Side};
+
+/// The longest prompt name looked up, in bytes (longer ones are no prompt's).
+const MAX_NAME_LEN: usize = 128;
+
+/// `prompts/list`: the prompts `ctx` is offered. The list depends on who asks: no cache may
+/// keep or share it.
+pub(crate) async fn list(catalog: &Catalog, ctx: &Context) -> Result<ListPromptsResult, ErrorData> {
+    let mut listed = Vec::new();
+    for prompt in &catalog.prompts {
+        match offered(prompt.policy(), prompt.scopes(), ctx).await {
+            Ok(true) => listed.push(prompt.listed()),
+            Ok(false) => {}
+            Err(error) => return Err(policy_failed(&error, "prompt list")),
+        }
+    }
+    Ok(ListPromptsResult::with_all_items(listed)
+        .with_ttl_ms(0)
+        .with_cache_scope(CacheScope::Private))
+}
+
+/// `prompts/get`, in its span (K2) and timed (K5).
+pub(crate) async fn get(
+    catalog: &Catalog,
+    request: GetPromptRequestParams,
+    ctx: Context,
+    protocol_version: Option<String>,
+) -> Result<GetPromptResult, ErrorData> {
+    let span = tracing::info_span!(
+        "prompts/get",
+        otel.name = "prompts/get",
+        otel.kind = "server",
+        mcp.method.name = "prompts/get",
+        gen_ai.prompt.name = %tool_core::violation::preview_str(&request.name),
+        "error.type" = tracing::field::Empty,
+        "rpc.response.status_code" = tracing::field::Empty,
+    );
+    let started = Instant::now();
+    let prompt = catalog
+        .prompt(&request.name)
+        .filter(|_| request.name.len() <= MAX_NAME_LEN);
+    let answer = get_prompt(prompt, request, ctx)
+        .instrument(span.clone())
+        .await;
+    let error_type = answer.as_ref().err().map(|error| error.code.0.to_string());
+    if let Some(code) = &error_type {
+        span.record("error.type", code.as_str());
+        span.record("rpc.response.status_code", code.as_str());
+    }
+    metrics::record_mcp(&McpRecord {
+        side: Side::Server,
+        method: "prompts/get",
+        tool: None,
+        protocol_version,
+        transport: None,
+        error_type,
+        elapsed: started.elapsed(),
+    });
+    answer
+}
+
+async fn get_prompt(
+    prompt: Option<&McpPrompt>,
+    request: GetPromptRequestParams,
+    ctx: Context,
+) -> Result<GetPromptResult, ErrorData> {
+    let Some(prompt) = prompt else {
+        return Err(not_found());
+    };
+    // A4, A5: checked again for this request; a hidden prompt is not found.
+    match offered(prompt.policy(), prompt.scopes(), &ctx).await {
+        Ok(true) => {}
+        Ok(false) => return Err(not_found()),
+        Err(error) => return Err(policy_failed(&error, "prompt")),
+    }
+    let Some(getter) = prompt.getter() else {
+        return Err(not_found());
+    };
+    let arguments = request.arguments.unwrap_or_default();
+    let messages = contained(getter(ctx, arguments))
+        .await
+        .map_err(|failure| answer_failure(failure, "prompt", prompt.name()))?;
+    let messages = messages.iter().map(super::Message::to_mcp).collect();
+    Ok(GetPromptResult::new(messages).with_description(prompt.description()))
+}
+
+/// The answer to a name no prompt the caller is offered has (the name is not echoed).
+fn not_found() -> ErrorData {
+    ErrorData::invalid_params("no such prompt", None)
+}

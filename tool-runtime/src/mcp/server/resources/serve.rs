@@ -1,0 +1,148 @@
+//! `resources/list`, `resources/templates/list` and `resources/read` (M7): each list holds
+//! what the caller's context is offered (A2), in declaration order; a read finds the one
+//! resource that serves the URI, checks its policy again (A4), parses the template's
+//! variables (S2) and answers the reader's contents, its failure redacted (E2).
+
+use std::time::Instant;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CacheScope, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResult,
+};
+use serde_json::{Map, Value, json};
+use tool_core::Context;
+use tracing::Instrument as _;
+
+use super::McpResource;
+use crate::mcp::server::catalog::{Catalog, answer_failure, contained, offered, policy_failed};
+use crate::telemetry::metrics::{self, McpRecord, Side};
+
+/// The longest URI read, in bytes.
+pub(crate) const MAX_URI_LEN: usize = 8 * 1024;
+
+/// The resources (or, with `templates`, the templates) `ctx` is offered, in declaration
+/// order; a policy error refuses the list (A3).
+async fn offered_resources<'a>(
+    catalog: &'a Catalog,
+    ctx: &Context,
+    templates: bool,
+) -> Result<Vec<&'a McpResource>, ErrorData> {
+    let mut listed = Vec::new();
+    for resource in (catalog.resources.iter()).filter(|r| r.is_template() == templates) {
+        match offered(resource.policy(), resource.scopes(), ctx).await {
+            Ok(true) => listed.push(resource),
+            Ok(false) => {}
+            Err(error) => return Err(policy_failed(&error, "resource list")),
+        }
+    }
+    Ok(listed)
+}
+
+/// `resources/list`: the plain resources `ctx` is offered. The list depends on who asks:
+/// no cache may keep or share it.
+pub(crate) async fn list(
+    catalog: &Catalog,
+    ctx: &Context,
+) -> Result<ListResourcesResult, ErrorData> {
+    let listed = offered_resources(catalog, ctx, false).await?;
+    let entries = listed.into_iter().map(McpResource::listed).collect();
+    Ok(ListResourcesResult::with_all_items(entries)
+        .with_ttl_ms(0)
+        .with_cache_scope(CacheScope::Private))
+}
+
+/// `resources/templates/list`: the templates `ctx` is offered.
+pub(crate) async fn list_templates(
+    catalog: &Catalog,
+    ctx: &Context,
+) -> Result<ListResourceTemplatesResult, ErrorData> {
+    let listed = offered_resources(catalog, ctx, true).await?;
+    let entries = listed
+        .into_iter()
+        .map(McpResource::listed_template)
+        .collect();
+    Ok(ListResourceTemplatesResult::with_all_items(entries)
+        .with_ttl_ms(0)
+        .with_cache_scope(CacheScope::Private))
+}
+
+/// `resources/read`, in its span (K2) and timed (K5).
+pub(crate) async fn read(
+    catalog: &Catalog,
+    request: ReadResourceRequestParams,
+    ctx: Context,
+    protocol_version: Option<String>,
+) -> Result<ReadResourceResult, ErrorData> {
+    let span = tracing::info_span!(
+        "resources/read",
+        otel.name = "resources/read",
+        otel.kind = "server",
+        mcp.method.name = "resources/read",
+        mcp.resource.uri = %tool_core::violation::preview_str(&request.uri),
+        "error.type" = tracing::field::Empty,
+        "rpc.response.status_code" = tracing::field::Empty,
+    );
+    let started = Instant::now();
+    let answer = read_uri(catalog, &request.uri, ctx)
+        .instrument(span.clone())
+        .await;
+    let error_type = answer.as_ref().err().map(|error| error.code.0.to_string());
+    if let Some(code) = &error_type {
+        span.record("error.type", code.as_str());
+        span.record("rpc.response.status_code", code.as_str());
+    }
+    metrics::record_mcp(&McpRecord {
+        side: Side::Server,
+        method: "resources/read",
+        tool: None,
+        protocol_version,
+        transport: None,
+        error_type,
+        elapsed: started.elapsed(),
+    });
+    answer
+}
+
+/// Reads `uri`: not found (SEP-2164, `-32602` with the URI in `data`) when no resource the
+/// caller is offered serves it.
+async fn read_uri(
+    catalog: &Catalog,
+    uri: &str,
+    ctx: Context,
+) -> Result<ReadResourceResult, ErrorData> {
+    if uri.len() > MAX_URI_LEN {
+        return Err(ErrorData::invalid_params(
+            format!("the URI is longer than {MAX_URI_LEN} bytes"),
+            None,
+        ));
+    }
+    let Some((resource, values)) = catalog.resource_for(uri) else {
+        return Err(not_found(uri));
+    };
+    // A4, A5: checked again for this read; a hidden resource is not found.
+    match offered(resource.policy(), resource.scopes(), &ctx).await {
+        Ok(true) => {}
+        Ok(false) => return Err(not_found(uri)),
+        Err(error) => return Err(policy_failed(&error, "resource")),
+    }
+    let Some(reader) = resource.reader() else {
+        return Err(not_found(uri));
+    };
+    let arguments: Map<String, Value> = (values.into_iter())
+        .map(|(name, value)| (name, Value::String(value)))
+        .collect();
+    let contents = contained(reader(ctx, arguments))
+        .await
+        .map_err(|failure| answer_failure(failure, "resource", uri))?;
+    let mut result = ReadResourceResult::new(contents.into_mcp(uri, resource.mime_type()));
+    result.ttl_ms = Some(0);
+    result.cache_scope = Some(CacheScope::Private);
+    Ok(result)
+}
+
+/// The answer to a URI no resource the caller is offered serves (SEP-2164).
+fn not_found(uri: &str) -> ErrorData {
+    let uri = if uri.len() > MAX_URI_LEN { "" } else { uri };
+    ErrorData::invalid_params("resource not found", Some(json!({ "uri": uri })))
+}

@@ -1,0 +1,10 @@
+use tool_runtime::mcp::{Message, prompt};
+use tool_runtime::ToolError;
+
+/// Plans.
+#[prompt(scopes = "plans:read \"quoted\"")]
+async fn plan() -> Result<Vec<Message>, ToolError> {
+    Ok(Vec::new())
+}
+
+fn main() {}

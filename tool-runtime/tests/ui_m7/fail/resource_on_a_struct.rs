@@ -1,0 +1,6 @@
+use tool_runtime::mcp::resource;
+
+#[resource(uri = "docs://guide")]
+struct Guide;
+
+fn main() {}
