@@ -256,6 +256,8 @@ pub mod __private {
     // What `#[resource]` and `#[prompt]` generate (M7).
     #[cfg(feature = "mcp")]
     pub use crate::mcp::{IntoPrompt, IntoResource, McpPrompt, McpResource};
+    #[cfg(feature = "mcp")]
+    pub use crate::mcp::{PromptRegistration, ResourceRegistration};
 }
 
 // Names earlier releases had at the crate root, each now in the module named beside it: kept

@@ -47,6 +47,11 @@ pub(crate) fn expand(read: &CatalogFn) -> TokenStream {
         quote!(.scopes([#(#words),*]))
     });
     let handler = handler(read, &private);
+    let make = hidden("__make");
+    let registration = match read.kind {
+        Kind::Resource { .. } => Ident::new("ResourceRegistration", Span::call_site()),
+        Kind::Prompt => Ident::new("PromptRegistration", Span::call_site()),
+    };
     quote! {
         #func
 
@@ -61,6 +66,14 @@ pub(crate) fn expand(read: &CatalogFn) -> TokenStream {
                 fn #method(self) -> #private::#item_ty {
                     #builder #described #title #scopes #available #handler .build()
                 }
+            }
+
+            fn #make() -> #private::#item_ty {
+                #private::#trait_name::#method(#handle)
+            }
+
+            #private::inventory::submit! {
+                #private::#registration::new(#make)
             }
         };
     }

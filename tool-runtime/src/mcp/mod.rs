@@ -44,6 +44,9 @@ pub use server::{
 pub use client::{RemoteCatalogError, RemotePrompt, RemoteResource};
 pub use server::{
     CatalogProblem, Contents, Icon, IntoPrompt, IntoResource, McpPrompt, McpPromptBuilder,
-    McpResource, McpResourceBuilder, Message,
+    McpResource, McpResourceBuilder, Message, registered_prompts, registered_resources,
 };
+// What `#[resource]` and `#[prompt]` submit at link time. Not public API.
+#[doc(hidden)]
+pub use server::{PromptRegistration, ResourceRegistration};
 pub use tool_runtime_macros::{prompt, resource};

@@ -224,6 +224,22 @@ impl McpServerBuilder {
         self
     }
 
+    /// Serves resources: every `#[resource]` of the binary
+    /// ([`registered_resources`](super::registered_resources)), or any other list.
+    pub fn resources<R: IntoResource>(mut self, resources: impl IntoIterator<Item = R>) -> Self {
+        self.resources
+            .extend(resources.into_iter().map(IntoResource::into_resource));
+        self
+    }
+
+    /// Serves prompts: every `#[prompt]` of the binary
+    /// ([`registered_prompts`](super::registered_prompts)), or any other list.
+    pub fn prompts<P: IntoPrompt>(mut self, prompts: impl IntoIterator<Item = P>) -> Self {
+        self.prompts
+            .extend(prompts.into_iter().map(IntoPrompt::into_prompt));
+        self
+    }
+
     /// Serves a prompt (M7): an [`McpPrompt`], or the handle `#[prompt]` generates.
     /// `prompts/list` shows those the caller's context is offered; `prompts/get` checks the
     /// policy again and validates the arguments before the handler runs.

@@ -25,7 +25,8 @@
 //! - `tasks`: long-running tools as MCP tasks ([`TaskSupport`], M5).
 //! - `resources`, `prompts`: what a server serves besides tools ([`McpResource`],
 //!   [`McpPrompt`], M7); `catalog`: them checked together, and what their requests share;
-//!   `completion`: `completion/complete` of their arguments; `icon`: [`Icon`].
+//!   `completion`: `completion/complete` of their arguments; `icon`: [`Icon`]; `registry`:
+//!   the `#[resource]` and `#[prompt]` items linked into the binary.
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
 
@@ -49,6 +50,7 @@ mod progress;
 mod prompts;
 mod protocol_error;
 mod questions;
+mod registry;
 mod request;
 mod request_state;
 mod resources;
@@ -86,6 +88,9 @@ pub use icon::Icon;
 pub use naming::McpNaming;
 pub use prompts::{IntoPrompt, McpPrompt, McpPromptBuilder, Message};
 pub use protocol_error::ProtocolError;
+pub use registry::{
+    PromptRegistration, ResourceRegistration, registered_prompts, registered_resources,
+};
 pub use request::{McpCall, McpRequest, McpTransport};
 pub use resources::{Contents, IntoResource, McpResource, McpResourceBuilder};
 pub use tasks::TaskSupport;
