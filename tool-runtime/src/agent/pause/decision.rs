@@ -205,7 +205,7 @@ impl Decisions {
     }
 
     /// Decides the call at `path` (B2): the ids of the calls that started each sub-agent
-    /// run, then the pending call's own id, as [`crate::PendingAt::path`] names it. A path of
+    /// run, then the pending call's own id, as [`crate::agent::PendingAt::path`] names it. A path of
     /// one id is [`Decisions::decide`].
     #[must_use]
     pub fn decide_at<I, S>(self, path: I, decision: Decision) -> Self
