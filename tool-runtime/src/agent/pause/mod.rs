@@ -219,6 +219,13 @@ impl PendingCall {
         self.nested.as_deref()
     }
 
+    /// Whether the call is of `tool`'s kind: deferred for a deferred tool, and holding a
+    /// sub-agent's run when it waits for one (B2).
+    fn fits(&self, tool: &Tool) -> bool {
+        (self.kind == PendingKind::Deferred) == tool.is_deferred()
+            && (self.kind == PendingKind::Nested) == self.nested.is_some()
+    }
+
     /// The paused sub-agent run, owned.
     pub(crate) fn take_nested(&mut self) -> Option<PausedRun> {
         self.nested.take().map(|run| *run)
@@ -465,10 +472,7 @@ impl PausedRun {
                 .get(&*pending.tool)
                 .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
                 .map(|&i| &tools[i]);
-            let fits = tool
-                .is_some_and(|tool| (pending.kind == PendingKind::Deferred) == tool.is_deferred())
-                && (pending.kind == PendingKind::Nested) == pending.nested.is_some();
-            if !fits {
+            if !tool.is_some_and(|tool| pending.fits(tool)) {
                 return Err(inconsistent(
                     "a pending call is not of an advertised tool of its kind",
                 ));

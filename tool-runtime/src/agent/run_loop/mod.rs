@@ -82,19 +82,7 @@ pub(crate) async fn run(
         }
         None => &Live,
     };
-    // B1: a sub-agent's run reports to its parent's nest; a run holding sub-agents shares
-    // its own with its calls.
-    let parent = ctx
-        .get::<Nesting>()
-        .and_then(|nesting| nesting.parent.clone());
-    let nest = shared.composes().then(|| Arc::new(Nest::default()));
-    let ctx = match &nest {
-        Some(nest) => ctx.with(Nesting {
-            own: Some(Arc::clone(nest)),
-            parent: None,
-        }),
-        None => ctx,
-    };
+    let (ctx, nest, parent) = nesting(ctx, &shared);
     let (nest, parent) = (nest.as_deref(), parent.as_deref());
     let result = match start {
         Start::Fresh(input, options, answering) => {
@@ -153,6 +141,23 @@ pub(crate) async fn run(
         });
     }
     result
+}
+
+/// B1: a sub-agent's run reports to its parent's nest (found in `ctx`); a run holding
+/// sub-agents shares its own with its calls, through the context it returns.
+fn nesting(ctx: Context, shared: &Shared) -> (Context, Option<Arc<Nest>>, Option<Arc<Nest>>) {
+    let parent = ctx
+        .get::<Nesting>()
+        .and_then(|nesting| nesting.parent.clone());
+    let nest = shared.composes().then(|| Arc::new(Nest::default()));
+    let ctx = match &nest {
+        Some(nest) => ctx.with(Nesting {
+            own: Some(Arc::clone(nest)),
+            parent: None,
+        }),
+        None => ctx,
+    };
+    (ctx, nest, parent)
 }
 
 /// `ctx`, asking its handlers' questions through the agent's elicitor when it names none of

@@ -7,7 +7,7 @@
 use tool_core::{Error, ErrorKind, Outcome};
 
 use super::control::{control, fatal, result_of};
-use super::decide::{self, Choice, match_decisions};
+use super::decide::{self, Choice, Matched, match_decisions};
 use super::offer::Offer;
 use super::{Answering, CallEnd, Env, Run};
 use crate::agent::batch::{Batch, CallsEnd};
@@ -20,6 +20,7 @@ use crate::agent::pause::{
     Answered, Decision, Decisions, PausedRun, PendingCall, ResumeError, ResumeOptions,
 };
 use crate::agent::spans;
+use crate::agent::state::RunState;
 use crate::model::{Message, ToolCall};
 
 /// The paused turn of a run being resumed: the results of its calls that ran before the
@@ -106,17 +107,7 @@ pub(super) async fn resume(
     }
     spans::record_run_id(span, &state.run_id);
     spans::record_resumed(span, state.trace.as_deref());
-    // B3: a call approved with edited arguments runs with them, and the transcript shows
-    // them as the call's; an allowed tool's calls run without asking for the rest of the run.
-    let edits = decide::edits(&matched);
-    if let Some(Message::Assistant { tool_calls, .. }) = state.transcript.last_mut() {
-        for (index, arguments) in edits {
-            if let Some(call) = tool_calls.get_mut(index) {
-                call.arguments = arguments;
-            }
-        }
-    }
-    state.allowed.extend(decide::allowed(&matched));
+    apply(&mut state, &matched);
     // `verify` checked that the transcript ends with the paused turn's calls.
     let calls = state
         .transcript
@@ -330,6 +321,20 @@ fn by_position(results: Vec<Answered>, len: usize) -> Vec<Option<Answered>> {
         }
     }
     answered
+}
+
+/// B3: a call approved with edited arguments runs with them, and the transcript shows them
+/// as the call's; an allowed tool's calls run without asking for the rest of the run.
+fn apply(state: &mut RunState, matched: &Matched) {
+    let edits = decide::edits(matched);
+    if let Some(Message::Assistant { tool_calls, .. }) = state.transcript.last_mut() {
+        for (index, arguments) in edits {
+            if let Some(call) = tool_calls.get_mut(index) {
+                call.arguments = arguments;
+            }
+        }
+    }
+    state.allowed.extend(decide::allowed(matched));
 }
 
 /// The run's error for a paused run that cannot be resumed.
