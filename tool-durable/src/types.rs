@@ -187,8 +187,11 @@ pub struct PendingApproval {
 }
 
 /// A decision on a waiting call, as the body that resolves its awakeable:
-/// `{"decision":"approve"}`, `{"decision":"deny","message":"…"}` or
-/// `{"decision":"result","result":…}` (a deferred call's result).
+/// `{"decision":"approve"}`, `{"decision":"deny","message":"…"}`,
+/// `{"decision":"result","result":…}` (a deferred call's result),
+/// `{"decision":"approve_with","arguments":…}` (approved with edited arguments, B3) or
+/// `{"decision":"allow_for_run"}` (approved, and the tool allowed for the rest of the run,
+/// B3).
 ///
 /// A body that is not one of these is read as a denial: nothing runs on a decision that
 /// cannot be read.
@@ -208,6 +211,14 @@ pub enum DecisionBody {
         /// The result, as JSON.
         result: Value,
     },
+    /// Run the call with these arguments instead of the model's (B3). Arguments that do not
+    /// fit the tool's schema deny the call, as a decision that does not fit it does.
+    ApproveWith {
+        /// The arguments the call runs with.
+        arguments: Value,
+    },
+    /// Run the call, and the later calls of its tool in this run without asking (B3).
+    AllowForRun,
 }
 
 /// What the model reads of a call whose decision does not fit it (a result for a call that
@@ -246,6 +257,8 @@ impl From<DecisionBody> for Decision {
                 message: Some(message),
             } => Decision::deny_with(message),
             DecisionBody::Result { result } => Decision::result(&result),
+            DecisionBody::ApproveWith { arguments } => Decision::approve_with(arguments),
+            DecisionBody::AllowForRun => Decision::allow_for_run(),
         }
     }
 }
@@ -273,6 +286,26 @@ mod tests {
                 String::from_utf8_lossy(body)
             );
         }
+    }
+
+    /// B3: an approval with edited arguments and an allowance for the run, in their wire
+    /// forms, become the library's decisions with the arguments as given.
+    #[test]
+    fn b3_edited_approvals_and_allowances_read_as_the_librarys_decisions() {
+        let edited = DecisionBody::read(br#"{"decision":"approve_with","arguments":{"cents":5}}"#);
+        assert!(
+            matches!(&edited, Decision::ApproveWith { arguments } if *arguments == serde_json::json!({"cents": 5})),
+            "{edited:?}"
+        );
+        let allowed = DecisionBody::read(br#"{"decision":"allow_for_run"}"#);
+        assert!(matches!(allowed, Decision::AllowForRun), "{allowed:?}");
+        let body = DecisionBody::ApproveWith {
+            arguments: serde_json::json!({"cents": 5}),
+        };
+        assert_eq!(
+            serde_json::to_value(&body).ok(),
+            Some(serde_json::json!({"decision": "approve_with", "arguments": {"cents": 5}}))
+        );
     }
 
     /// W10: the ends a test compares are built with constructors, as the workflow sends them.

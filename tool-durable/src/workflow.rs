@@ -251,7 +251,7 @@ impl AgentRun {
                 Err(Err(e)) => return self.end(&ctx, &journal, Err(e)),
                 Ok(output) => return self.end(&ctx, &journal, Ok(output)),
             };
-            let decisions = wait_for_decisions(&ctx, &paused, &mut decided).await?;
+            let decisions = wait_for_decisions(&ctx, &self.agent, &paused, &mut decided).await?;
             ctx.set(state::PHASE, Json(Phase::Running));
             ctx.clear(state::PENDING);
             let resumed = tool_runtime::RunRequest::resume(paused, decisions).journal(&journal);
@@ -310,6 +310,7 @@ impl AgentRun {
 /// `decided`, which the state lists (W8).
 async fn wait_for_decisions(
     ctx: &WorkflowContext<'_>,
+    agent: &Agent,
     paused: &PausedRun,
     decided: &mut Vec<DecidedCall>,
 ) -> Result<Decisions, HandlerError> {
@@ -325,14 +326,21 @@ async fn wait_for_decisions(
             reason: call.reason().map(str::to_owned),
             awakeable_id: awakeable_id.clone(),
         });
-        waits.push((call.id().to_owned(), call.kind(), awakeable_id, decision));
+        let tool = agent.tools().iter().find(|tool| tool.name() == call.tool());
+        waits.push((
+            call.id().to_owned(),
+            call.kind(),
+            tool,
+            awakeable_id,
+            decision,
+        ));
     }
     ctx.set(state::PENDING, Json(listed));
     ctx.set(state::PHASE, Json(Phase::Waiting));
     let mut decisions = Decisions::new();
-    for (call_id, kind, awakeable_id, decision) in waits {
+    for (call_id, kind, tool, awakeable_id, decision) in waits {
         let decision = match decision.await {
-            Ok(body) => fitting(DecisionBody::taken(&body), kind),
+            Ok(body) => fitting(DecisionBody::taken(&body), kind, tool),
             // An operator cancelled the run while it waited: it ends so, nothing more runs.
             Err(cancelled) if cancelled.code() == CANCELLED => {
                 ctx.set(state::PHASE, Json(Phase::Ended));
@@ -354,16 +362,28 @@ async fn wait_for_decisions(
     Ok(decisions)
 }
 
-/// `decision`, when it fits a call waiting for `kind`: an approval takes "approve" or
-/// "deny", a deferred call its result or "deny". One that does not fit denies its call
-/// alone, as a decision that cannot be read does (W3).
-fn fitting(decision: DecisionBody, kind: PendingKind) -> DecisionBody {
-    let fits = matches!(
-        (&decision, kind),
+/// `decision`, when it fits a call waiting for `kind`: an approval takes "approve",
+/// "approve_with" (arguments that fit `tool`'s schema, B3), "allow_for_run" or "deny", a
+/// deferred call its result or "deny". One that does not fit denies its call alone, as a
+/// decision that cannot be read does (W3).
+fn fitting(
+    decision: DecisionBody,
+    kind: PendingKind,
+    tool: Option<&tool_runtime::Tool>,
+) -> DecisionBody {
+    let fits = match (&decision, kind) {
+        (DecisionBody::ApproveWith { arguments }, PendingKind::Approval) => {
+            tool.is_some_and(|tool| {
+                let limits = tool_runtime::tools::Limits::default();
+                tool.validate(arguments.to_string().as_bytes(), &limits)
+                    .is_ok()
+            })
+        }
         (DecisionBody::Deny { .. }, _)
-            | (DecisionBody::Approve, PendingKind::Approval)
-            | (DecisionBody::Result { .. }, PendingKind::Deferred)
-    );
+        | (DecisionBody::Approve | DecisionBody::AllowForRun, PendingKind::Approval)
+        | (DecisionBody::Result { .. }, PendingKind::Deferred) => true,
+        _ => false,
+    };
     if fits {
         decision
     } else {
@@ -429,4 +449,51 @@ fn add(total: tool_runtime::Usage, one: &tool_runtime::Usage) -> tool_runtime::U
         total.input_tokens.saturating_add(one.input_tokens),
         total.output_tokens.saturating_add(one.output_tokens),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// B3, W3: an approval with edited arguments fits a call awaiting approval only when the
+    /// arguments fit its tool's schema; an allowance fits it as an approval does. What does
+    /// not fit denies the call.
+    #[test]
+    fn b3_an_edit_that_does_not_fit_the_tools_schema_denies_the_call() {
+        let tool = tool_runtime::Tool::builder("pay", "Pays.")
+            .handler(
+                |_ctx: Context, cents: std::collections::BTreeMap<String, u64>| async move {
+                    Ok::<_, std::convert::Infallible>(cents.len())
+                },
+            )
+            .build();
+        let edit = |arguments: serde_json::Value| DecisionBody::ApproveWith { arguments };
+        let fits = edit(serde_json::json!({"cents": 5}));
+        assert_eq!(
+            fitting(fits.clone(), PendingKind::Approval, Some(&tool)),
+            fits
+        );
+        let unfit = fitting(
+            edit(serde_json::json!({"cents": "five"})),
+            PendingKind::Approval,
+            Some(&tool),
+        );
+        assert!(matches!(unfit, DecisionBody::Deny { message: Some(m) } if m == UNFIT_DECISION));
+        let unknown = fitting(fits, PendingKind::Approval, None);
+        assert!(matches!(unknown, DecisionBody::Deny { .. }));
+        assert_eq!(
+            fitting(
+                DecisionBody::AllowForRun,
+                PendingKind::Approval,
+                Some(&tool)
+            ),
+            DecisionBody::AllowForRun
+        );
+        let deferred = fitting(
+            DecisionBody::AllowForRun,
+            PendingKind::Deferred,
+            Some(&tool),
+        );
+        assert!(matches!(deferred, DecisionBody::Deny { .. }));
+    }
 }

@@ -11,6 +11,7 @@ mod needs;
 mod outcome;
 mod registry;
 mod scopes;
+mod validate;
 
 pub use content::{Image, Rendered, Resource, WithImages, render_rich};
 pub use declaration::{DeclarationError, Site};

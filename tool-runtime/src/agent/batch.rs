@@ -1,5 +1,7 @@
 //! [`Batch`]: the calls a turn runs, and [`CallsEnd`]: how they ended.
 
+use std::collections::BTreeSet;
+
 use crate::model::ToolCall;
 
 /// The calls to run: those of a model turn, or at resume the approved calls of the paused
@@ -8,6 +10,8 @@ use crate::model::ToolCall;
 pub(crate) struct Batch<'a> {
     pub(crate) calls: &'a [ToolCall],
     pub(crate) approved: Option<&'a [usize]>,
+    /// The tools a decision allowed for the rest of the run (B3).
+    pub(crate) allowed: Option<&'a BTreeSet<String>>,
 }
 
 impl<'a> Batch<'a> {
@@ -16,6 +20,7 @@ impl<'a> Batch<'a> {
         Self {
             calls,
             approved: None,
+            allowed: None,
         }
     }
 
@@ -24,7 +29,27 @@ impl<'a> Batch<'a> {
         Self {
             calls,
             approved: Some(positions),
+            allowed: None,
         }
+    }
+
+    /// The batch, whose calls of the tools in `allowed` run approved (B3).
+    pub(crate) fn with_allowed(mut self, allowed: &'a BTreeSet<String>) -> Self {
+        if !allowed.is_empty() {
+            self.allowed = Some(allowed);
+        }
+        self
+    }
+
+    /// Whether the batch's call `index` runs approved: an approved call of a paused turn
+    /// (H4), or a call of a tool allowed for the run (B3).
+    pub(crate) fn approves(&self, index: usize) -> bool {
+        self.approved.is_some()
+            || self.allowed.is_some_and(|allowed| {
+                self.calls
+                    .get(index)
+                    .is_some_and(|call| allowed.contains(&*call.name))
+            })
     }
 
     /// The batch's calls.

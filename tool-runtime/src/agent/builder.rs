@@ -8,6 +8,7 @@ use std::time::Duration;
 use tool_core::hook::{Hook, Transport};
 use tool_core::{IntoTool, Limits, Tool};
 
+use super::compose::AgentTool;
 use super::error::{BuildError, BuildProblem};
 use super::handle::Agent;
 use super::options::RunOptions;
@@ -44,6 +45,8 @@ pub struct AgentBuilder {
     options: RunOptions,
     retries: u32,
     on_outcome: Option<OutcomeFn>,
+    /// The sub-agents held as tools (B1), by tool name.
+    sub_agents: Vec<(String, Agent)>,
 }
 
 impl Agent {
@@ -70,6 +73,7 @@ impl AgentBuilder {
             answerers: super::sampling::Answerers::default(),
             options: RunOptions::default(),
             retries: DEFAULT_RETRIES,
+            sub_agents: Vec::new(),
         }
     }
 
@@ -101,6 +105,16 @@ impl AgentBuilder {
     /// are added in (the declaration order of discovery, A2).
     pub fn tool(mut self, tool: impl IntoTool) -> Self {
         self.set.tool(tool);
+        self
+    }
+
+    /// Adds a sub-agent as a tool (B1, B2): [`Agent::as_tool`]. Its runs count toward this
+    /// agent's runs' usage and are bounded by their limits, and a pause inside one pauses
+    /// this agent's run, which holds the sub-agent's paused run.
+    pub fn agent_tool(mut self, tool: AgentTool) -> Self {
+        self.sub_agents
+            .push((tool.tool().name().to_owned(), tool.agent().clone()));
+        self.set.tool(tool.into_tool());
         self
     }
 
@@ -258,7 +272,7 @@ impl AgentBuilder {
             return Err(BuildError::new(problems));
         }
         let tools = &set.tools;
-        let pauses = tools.iter().any(Tool::can_pause);
+        let pauses = tools.iter().any(Tool::can_pause) || !self.sub_agents.is_empty();
         let budgets = tools
             .iter()
             .map(|tool| tool.retries().unwrap_or(self.retries))
@@ -285,6 +299,7 @@ impl AgentBuilder {
             budgets,
             default_retries: self.retries,
             options: self.options,
+            sub_agents: self.sub_agents,
             set,
         })))
     }

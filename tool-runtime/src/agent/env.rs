@@ -5,6 +5,7 @@ use tokio::sync::Semaphore;
 use tool_core::Context;
 
 use super::batch::{Batch, CallsEnd};
+use super::compose::nest::Nest;
 use super::error::RunError;
 use super::event::Sink;
 use super::output::CallRecord;
@@ -22,6 +23,10 @@ pub(crate) struct Env<'a> {
     pub(crate) sink: &'a Sink,
     /// How the run takes its effects: here and now, or as steps of a journal (W1).
     pub(crate) effects: &'a dyn Effects,
+    /// The run's side of its sub-agent runs (B1, B2), when it holds sub-agents.
+    pub(crate) nest: Option<&'a Nest>,
+    /// The side of the run that started this one, when this is a sub-agent's run (B1).
+    pub(crate) parent: Option<&'a Nest>,
 }
 
 /// The effects of a run (U2): discovery, a model request and a turn's calls. The run loop

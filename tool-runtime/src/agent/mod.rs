@@ -17,6 +17,7 @@
 // - `output`: what a run gives back ([`RunOutput`], [`CallRecord`]).
 // - `pause`: a run paused for approval or for deferred results ([`PausedRun`],
 //   [`PendingCall`]), the [`Decisions`] that resume it, and [`ResumeError`].
+// - `compose`: an agent as a tool of another ([`AgentTool`], B1, B2).
 // - `error`: why an agent cannot be built ([`BuildError`]) or a run ended without an answer
 //   ([`RunError`]).
 
@@ -24,6 +25,7 @@ mod batch;
 mod builder;
 mod calls;
 mod cancel;
+mod compose;
 mod discovery;
 mod effects;
 mod env;
@@ -55,6 +57,7 @@ use crate::model::{Input, ToolSpec};
 use event::Sink;
 
 pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFAULT_RETRIES};
+pub use compose::{AgentRequest, AgentTool, SubAgentError};
 pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
 pub use handle::Agent;
@@ -64,8 +67,8 @@ pub use journal::{
 pub use options::{RunOptions, UsageLimits};
 pub use output::{CallRecord, RunOutput};
 pub use pause::{
-    BoxFuture, Decision, Decisions, MemoryLedger, PauseLedger, PausedRun, PendingCall, PendingKind,
-    ResumeError, ResumeOptions,
+    BoxFuture, Decision, Decisions, MemoryLedger, PauseLedger, PausedRun, PendingAt, PendingCall,
+    PendingKind, ResumeError, ResumeOptions,
 };
 pub use request::{Answer, RunRequest};
 pub use typed::Typed;

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::state::NestedUsage;
 use crate::model::{ToolChoice, Usage};
 
 /// How one run is steered: pass it to [`RunRequest::options`](crate::RunRequest::options), or set
@@ -202,13 +203,16 @@ impl UsageLimits {
 
     /// The limit a new request would break, given the usage so far: requests already made
     /// reach their limit, or tokens used reach theirs (the next request could only add more).
-    pub(crate) fn before_request(&self, usage: &[Usage]) -> Option<String> {
-        let made = usage.len() as u64;
+    /// `nested` is what the run's sub-agents used, which counts as the run's own (B1).
+    pub(crate) fn before_request(&self, usage: &[Usage], nested: &NestedUsage) -> Option<String> {
+        let made = usage.len() as u64 + nested.requests;
         if let Some(limit) = self.requests.filter(|&limit| made >= limit) {
             return Some(format!("its limit of {limit} requests"));
         }
-        let input: u64 = usage.iter().map(|u| u.input_tokens).sum();
-        let output: u64 = usage.iter().map(|u| u.output_tokens).sum();
+        let input: u64 =
+            usage.iter().map(|u| u.input_tokens).sum::<u64>() + nested.usage.input_tokens;
+        let output: u64 =
+            usage.iter().map(|u| u.output_tokens).sum::<u64>() + nested.usage.output_tokens;
         let checks = [
             (self.input_tokens, input, "input tokens"),
             (self.output_tokens, output, "output tokens"),

@@ -47,12 +47,28 @@ pub(crate) struct Shared {
     pub(crate) options: RunOptions,
     /// What sees every call's outcome, refused calls included (K1).
     pub(crate) on_outcome: Option<OutcomeFn>,
+    /// The sub-agents held as tools (B1), by tool name.
+    pub(crate) sub_agents: Vec<(String, super::Agent)>,
 }
 
 /// An observer of every call's outcome ([`AgentBuilder::on_outcome`](super::AgentBuilder::on_outcome)).
 pub(crate) type OutcomeFn = Arc<dyn Fn(&CallRecord) + Send + Sync>;
 
 impl Shared {
+    /// Whether some tool is a sub-agent (B1): only then does a run share a nest with its
+    /// calls.
+    pub(crate) fn composes(&self) -> bool {
+        !self.sub_agents.is_empty()
+    }
+
+    /// The sub-agent held as tool `name`, if it is one.
+    pub(crate) fn sub_agent(&self, name: &str) -> Option<&super::Agent> {
+        self.sub_agents
+            .iter()
+            .find(|(held, _)| held == name)
+            .map(|(_, agent)| agent)
+    }
+
     /// Shows each of `records` to the observer, if there is one.
     pub(crate) fn observe(&self, records: &[CallRecord]) {
         if let Some(observe) = &self.on_outcome {

@@ -3,7 +3,7 @@
 //! and counters as if it had never paused. What a run borrows or derives (the agent, the
 //! caller's context, the event sink, the advertised specs) stays beside it, never in it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -44,6 +44,45 @@ pub(crate) struct RunState {
     /// a resumed run links to it (K4); `None` when that span was not exported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) trace: Option<String>,
+    /// The tools a decision allowed for the rest of the run (B3): their calls run without
+    /// asking for approval.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub(crate) allowed: BTreeSet<String>,
+    /// What the run's sub-agents used (B1): it counts toward the run's limits (L2).
+    #[serde(default, skip_serializing_if = "NestedUsage::is_zero")]
+    pub(crate) nested: NestedUsage,
+}
+
+/// What the sub-agent runs of a run used, summed (B1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct NestedUsage {
+    /// Their model requests.
+    pub(crate) requests: u64,
+    /// Their tokens read and written.
+    pub(crate) usage: Usage,
+    /// Their tool calls.
+    pub(crate) calls: u64,
+}
+
+impl NestedUsage {
+    /// Whether nothing was used.
+    pub(crate) fn is_zero(&self) -> bool {
+        *self == NestedUsage::default()
+    }
+
+    /// `self` and `other` together.
+    pub(crate) fn add(&mut self, other: NestedUsage) {
+        self.requests = self.requests.saturating_add(other.requests);
+        self.usage.input_tokens = self
+            .usage
+            .input_tokens
+            .saturating_add(other.usage.input_tokens);
+        self.usage.output_tokens = self
+            .usage
+            .output_tokens
+            .saturating_add(other.usage.output_tokens);
+        self.calls = self.calls.saturating_add(other.calls);
+    }
 }
 
 impl RunState {
@@ -65,6 +104,8 @@ impl RunState {
             failures: BTreeMap::new(),
             answer,
             trace: None,
+            allowed: BTreeSet::new(),
+            nested: NestedUsage::default(),
         }
     }
 

@@ -51,14 +51,7 @@ pub(crate) async fn run_calls(
                 .at_position(turn, position);
             let call_ctx = progress::listen(call_ctx, sink, turn, position, call);
             let tool = target.map(|i| (&shared.set.tools[i], shared.timeouts[i]));
-            let one = One::new(
-                shared,
-                call_ctx,
-                call,
-                tool,
-                slots,
-                batch.approved.is_some(),
-            );
+            let one = One::new(shared, call_ctx, call, tool, slots, batch.approves(index));
             match step(journal, one, call, shared.set.record_tool_content).await {
                 Ok(outcome) => outcome,
                 // The engine cancelled the run: this call and the rest of the turn end so.

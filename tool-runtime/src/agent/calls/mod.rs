@@ -80,7 +80,7 @@ pub(crate) async fn run_live(
     let Env {
         shared, ctx, sink, ..
     } = env;
-    let Batch { calls, approved } = batch;
+    let Batch { calls, .. } = batch;
     let turn_ctx = ctx.child();
     // L4: with a sequential call in the batch, the calls run in steps (see `Steps`).
     let steps = Steps::of(shared, targets);
@@ -96,7 +96,7 @@ pub(crate) async fn run_live(
         let tool = target.map(|i| (&shared.set.tools[i], shared.timeouts[i]));
         let span = spans::call(call, tool.map(|(tool, _)| tool.description()), content);
         let step = steps.as_ref().map(|steps| steps.for_call(index));
-        let one = One::new(shared, call_ctx, call, tool, slots, approved.is_some());
+        let one = One::new(shared, call_ctx, call, tool, slots, batch.approves(index));
         let run = AssertUnwindSafe(async move {
             // The step's guard (in `step`) counts this call done however it ends,
             // dropped included; a call of a later step first waits for the one before.

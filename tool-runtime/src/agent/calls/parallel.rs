@@ -161,7 +161,7 @@ fn call_steps(batch: Batch<'_>, targets: &[Option<usize>], turn: usize) -> Vec<C
             arguments: call.arguments.clone(),
             turn,
             position: batch.position(index),
-            approved: batch.approved.is_some(),
+            approved: batch.approves(index),
             callable: target.is_some(),
         })
         .collect()

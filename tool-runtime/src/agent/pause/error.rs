@@ -125,6 +125,42 @@ pub enum ResumeError {
         /// What the call waits for.
         kind: PendingKind,
     },
+    /// The arguments an approver gave a call (B3) do not fit its tool's schema: the resume is
+    /// refused, and nothing ran.
+    #[error("{}", invalid_arguments(call_id, violations))]
+    InvalidArguments {
+        /// The call's id.
+        call_id: String,
+        /// What does not fit, as the parser found it (S3).
+        violations: Vec<tool_core::Violation>,
+    },
+    /// The paused run of a sub-agent (B2) was refused: `path` names the calls that lead to
+    /// it, from the top-level run's.
+    #[error("the paused run of the sub-agent started by call `{}` was refused: {error}", path.join("` > `"))]
+    Nested {
+        /// The call ids from the top-level run's call to the one that started the refused run.
+        path: Vec<String>,
+        /// Why it was refused.
+        error: Box<ResumeError>,
+    },
+}
+
+fn invalid_arguments(call_id: &str, violations: &[tool_core::Violation]) -> String {
+    let listed: Vec<String> = violations
+        .iter()
+        .map(|v| {
+            let at = if v.path.is_empty() {
+                "/"
+            } else {
+                v.path.as_str()
+            };
+            format!("{at}: {}", v.message)
+        })
+        .collect();
+    format!(
+        "the arguments given to approve call `{call_id}` do not fit its tool's schema: {}",
+        listed.join("; ")
+    )
 }
 
 fn answer_mismatch(wanted: bool) -> &'static str {
@@ -144,6 +180,10 @@ fn wrong_decision(call_id: &str, kind: PendingKind) -> String {
         PendingKind::Deferred => format!(
             "call `{call_id}` is deferred: give its result or deny it (there is no handler here to \
              approve)"
+        ),
+        PendingKind::Nested => format!(
+            "call `{call_id}` started a sub-agent run that paused: give that run's decisions \
+             (`Decisions::nested`) or deny the call"
         ),
     }
 }

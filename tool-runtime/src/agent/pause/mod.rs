@@ -83,6 +83,25 @@ pub(crate) struct Content {
     pub(crate) pending: Vec<PendingCall>,
 }
 
+/// Gathers the pending calls of `paused` and of its sub-agent runs under `path`.
+fn collect_pending<'a>(
+    paused: &'a PausedRun,
+    path: &mut Vec<&'a str>,
+    found: &mut Vec<PendingAt<'a>>,
+) {
+    for call in &paused.run.pending {
+        path.push(&call.id);
+        match call.nested_run() {
+            Some(nested) => collect_pending(nested, path, found),
+            None => found.push(PendingAt {
+                path: path.clone(),
+                call,
+            }),
+        }
+        path.pop();
+    }
+}
+
 /// A tool advertised in a paused run: its name and fingerprint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct AdvertisedTool {
@@ -112,6 +131,9 @@ pub enum PendingKind {
     Approval,
     /// Its result, from elsewhere: the tool is deferred (H5). Give its result, or deny it.
     Deferred,
+    /// A decision inside the sub-agent run it started, which paused (B2): give that run's
+    /// decisions ([`Decisions::nested`]), or deny the call as a whole.
+    Nested,
 }
 
 /// A call that waits (H2, H5): it passed the availability re-check and validation, and
@@ -125,6 +147,31 @@ pub struct PendingCall {
     kind: PendingKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// The paused run of the sub-agent this call started (B2), sealed within this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    nested: Option<Box<PausedRun>>,
+}
+
+/// A pending call at any depth of a run whose sub-agents paused (B2): the path of call ids
+/// that leads to it (the calls that started each sub-agent run, then its own id) and the
+/// call.
+#[derive(Debug, Clone)]
+pub struct PendingAt<'a> {
+    path: Vec<&'a str>,
+    call: &'a PendingCall,
+}
+
+impl<'a> PendingAt<'a> {
+    /// The ids from the top-level run's call down to the pending call's own: decide it with
+    /// [`Decisions::decide_at`].
+    pub fn path(&self) -> &[&'a str] {
+        &self.path
+    }
+
+    /// The pending call.
+    pub fn call(&self) -> &'a PendingCall {
+        self.call
+    }
 }
 
 impl PendingCall {
@@ -143,7 +190,45 @@ impl PendingCall {
             arguments,
             kind,
             reason: reason.map(str::to_owned),
+            nested: None,
         }
+    }
+
+    /// A call of a sub-agent tool whose run paused as `nested` (B2).
+    pub(crate) fn nested(
+        index: usize,
+        id: &str,
+        tool: &str,
+        arguments: Value,
+        nested: PausedRun,
+    ) -> Self {
+        Self {
+            index,
+            id: id.to_owned(),
+            tool: tool.to_owned(),
+            arguments,
+            kind: PendingKind::Nested,
+            reason: None,
+            nested: Some(Box::new(nested)),
+        }
+    }
+
+    /// The paused run of the sub-agent this call started (B2), for a call of kind
+    /// [`PendingKind::Nested`].
+    pub fn nested_run(&self) -> Option<&PausedRun> {
+        self.nested.as_deref()
+    }
+
+    /// Whether the call is of `tool`'s kind: deferred for a deferred tool, and holding a
+    /// sub-agent's run when it waits for one (B2).
+    fn fits(&self, tool: &Tool) -> bool {
+        (self.kind == PendingKind::Deferred) == tool.is_deferred()
+            && (self.kind == PendingKind::Nested) == self.nested.is_some()
+    }
+
+    /// The paused sub-agent run, owned.
+    pub(crate) fn take_nested(&mut self) -> Option<PausedRun> {
+        self.nested.take().map(|run| *run)
     }
 
     /// The call id the model gave: decide the call by it.
@@ -233,6 +318,15 @@ impl PausedRun {
     /// The calls that wait for a decision or a result, in the model's order.
     pub fn pending(&self) -> &[PendingCall] {
         &self.run.pending
+    }
+
+    /// Every call that waits, at any depth (B2): each of this run's pending calls, and in
+    /// place of a call whose sub-agent run paused, that run's pending calls, each with the
+    /// path of call ids that leads to it.
+    pub fn pending_paths(&self) -> Vec<PendingAt<'_>> {
+        let mut found = Vec::new();
+        collect_pending(self, &mut Vec::new(), &mut found);
+        found
     }
 
     /// The run's id: the same in every pause of one run (H9), and in its spans
@@ -378,9 +472,7 @@ impl PausedRun {
                 .get(&*pending.tool)
                 .filter(|&&i| advertised.get(i).copied().unwrap_or(false))
                 .map(|&i| &tools[i]);
-            let fits = tool
-                .is_some_and(|tool| (pending.kind == PendingKind::Deferred) == tool.is_deferred());
-            if !fits {
+            if !tool.is_some_and(|tool| pending.fits(tool)) {
                 return Err(inconsistent(
                     "a pending call is not of an advertised tool of its kind",
                 ));
@@ -405,6 +497,11 @@ impl PausedRun {
             ));
         }
         Ok(())
+    }
+
+    /// What the run used so far (B1): its requests, tokens and calls and its sub-agents'.
+    pub(crate) fn used(&self) -> super::state::NestedUsage {
+        super::compose::nest::used(&self.run.state)
     }
 
     /// The typed answer the run wants (O2), as its state keeps it.

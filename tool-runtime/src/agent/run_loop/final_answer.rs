@@ -88,7 +88,7 @@ impl Run<'_> {
             .state
             .options
             .usage_limits()
-            .before_calls(self.state.calls_made, more)
+            .before_calls(self.state.calls_made + self.state.nested.calls, more)
         {
             self.env.sink.emit(turn_end);
             return Err(self.refuse_calls(turn, &limit, calls, Some((at, &message))));

@@ -4,7 +4,9 @@
 
 mod answer;
 mod control;
+mod decide;
 mod final_answer;
+mod nested;
 mod offer;
 mod pausing;
 mod resume;
@@ -21,6 +23,7 @@ use tracing::Instrument;
 
 use super::batch::{Batch, CallsEnd};
 use super::calls::targets;
+use super::compose::nest::{Nest, Nesting, request_used};
 use super::discovery::cancelled;
 use super::effects::{Journaled, Live};
 use super::env::{Effects, Env};
@@ -33,7 +36,7 @@ use super::pause::{Decisions, PausedRun, ResumeOptions};
 use super::reply::{Reply, ReplyError};
 use super::shared::Shared;
 use super::spans;
-use super::state::{CallEnd, RunState};
+use super::state::{CallEnd, NestedUsage, RunState};
 use crate::model::{Input, Message, ModelRequest, ToolChoice, check_transcript};
 
 /// What the model reads for a call that did not run because the run reached its limit on
@@ -79,6 +82,8 @@ pub(crate) async fn run(
         }
         None => &Live,
     };
+    let (ctx, nest, parent) = nesting(ctx, &shared);
+    let (nest, parent) = (nest.as_deref(), parent.as_deref());
     let result = match start {
         Start::Fresh(input, options, answering) => {
             let answering = answering.map(|answering| *answering);
@@ -103,6 +108,8 @@ pub(crate) async fn run(
                 ctx: &ctx,
                 sink: &sink,
                 effects,
+                nest,
+                parent,
             };
             let mut run = Run::new(env, state, answering);
             run.drive(checked).instrument(span.clone()).await
@@ -115,6 +122,8 @@ pub(crate) async fn run(
                 ctx: &ctx,
                 sink: &sink,
                 effects,
+                nest,
+                parent,
             };
             resume::resume(env, *paused, decisions, options, answering, &span)
                 .instrument(span.clone())
@@ -132,6 +141,23 @@ pub(crate) async fn run(
         });
     }
     result
+}
+
+/// B1: a sub-agent's run reports to its parent's nest (found in `ctx`); a run holding
+/// sub-agents shares its own with its calls, through the context it returns.
+fn nesting(ctx: Context, shared: &Shared) -> (Context, Option<Arc<Nest>>, Option<Arc<Nest>>) {
+    let parent = ctx
+        .get::<Nesting>()
+        .and_then(|nesting| nesting.parent.clone());
+    let nest = shared.composes().then(|| Arc::new(Nest::default()));
+    let ctx = match &nest {
+        Some(nest) => ctx.with(Nesting {
+            own: Some(Arc::clone(nest)),
+            parent: None,
+        }),
+        None => ctx,
+    };
+    (ctx, nest, parent)
 }
 
 /// `ctx`, asking its handlers' questions through the agent's elicitor when it names none of
@@ -158,6 +184,8 @@ struct Run<'a> {
     /// How the run checks its typed answer (O2), if it wants one; the answer's counters are
     /// in `state`.
     answering: Option<Answering>,
+    /// The paused runs of the sub-agents of the turn's calls, by call id (B2).
+    nested: std::collections::HashMap<String, super::pause::PausedRun>,
 }
 
 impl<'a> Run<'a> {
@@ -168,6 +196,7 @@ impl<'a> Run<'a> {
             calls: Vec::new(),
             stopped_at: None,
             answering,
+            nested: std::collections::HashMap::new(),
         }
     }
 
@@ -216,7 +245,7 @@ impl<'a> Run<'a> {
                 .state
                 .options
                 .usage_limits()
-                .before_request(&self.state.usage)
+                .before_request(&self.state.usage, &self.state.nested)
             {
                 let error = RunError::new(
                     ErrorKind::UsageLimit,
@@ -297,6 +326,9 @@ impl<'a> Run<'a> {
             Err(ReplyError::Journal(e)) => return Err(self.fail(e.into())),
         };
         self.state.usage.push(reply.usage);
+        if let Some(parent) = self.env.parent {
+            parent.report(request_used(reply.usage));
+        }
         for (index, call) in reply.calls.iter().enumerate() {
             self.env.sink.emit(|| RunEvent::ToolCall {
                 turn,
@@ -346,12 +378,10 @@ impl<'a> Run<'a> {
 
         // L2: the turn's calls would cross the limit on calls: none runs, each is answered so
         // that the transcript stays whole, and the run ends.
-        if let Some(limit) = self
-            .state
-            .options
-            .usage_limits()
-            .before_calls(self.state.calls_made, reply.calls.len() as u64)
-        {
+        if let Some(limit) = self.state.options.usage_limits().before_calls(
+            self.state.calls_made + self.state.nested.calls,
+            reply.calls.len() as u64,
+        ) {
             let calls = reply.calls.clone();
             self.state
                 .transcript
@@ -380,17 +410,33 @@ impl<'a> Run<'a> {
     /// The calls of `batch`, through the run's effects (U2), each to its tool when the run
     /// advertised it (A5, A8); every call's outcome is shown to the agent's observer (K1).
     async fn run_calls(
-        &self,
+        &mut self,
         batch: Batch<'_>,
         offer: &Offer<'_>,
         turn: usize,
     ) -> (Vec<CallRecord>, CallsEnd) {
         let targets = targets(self.env.shared, batch.calls(), &offer.visible);
-        let (records, end) = self
+        let resumed = batch.approved.is_some();
+        let allowed = std::mem::take(&mut self.state.allowed);
+        let batch = batch.with_allowed(&allowed);
+        if let Some(nest) = self.env.nest {
+            nest.start_batch(&self.state);
+        }
+        let (mut records, end) = self
             .env
             .effects
             .calls(self.env, batch, &targets, turn, &offer.slots)
             .await;
+        self.state.allowed = allowed;
+        if let Some(nest) = self.env.nest {
+            self.gather_nested(nest, &mut records);
+        }
+        if let Some(parent) = self.env.parent.filter(|_| !resumed) {
+            parent.report(NestedUsage {
+                calls: records.len() as u64,
+                ..NestedUsage::default()
+            });
+        }
         self.env.shared.observe(&records);
         (records, end)
     }

@@ -32,29 +32,66 @@ impl Run<'_> {
         records: Vec<CallRecord>,
         extra: Option<Answered>,
     ) -> RunError {
-        let mut results: Vec<Answered> = extra.into_iter().collect();
-        let mut pending = Vec::new();
         self.state.calls_made += records.len() as u64;
+        let (mut results, pending) = self.sort_out(records);
+        results.extend(extra);
+        self.seal_pause(visible, results, pending)
+    }
+
+    /// Pauses a resumed run again (B2, B3): the paused turn's calls keep their place,
+    /// `kept` the results the pause kept, `records` the calls decided now (some of them
+    /// pending again: a sub-agent's run that paused again), `left` the calls left pending.
+    /// They were counted when the run first paused.
+    pub(super) fn pause_again(
+        &mut self,
+        visible: &[bool],
+        kept: Vec<Answered>,
+        records: Vec<CallRecord>,
+        left: Vec<PendingCall>,
+    ) -> RunError {
+        let (mut results, mut pending) = self.sort_out(records);
+        results.extend(kept);
+        pending.extend(left);
+        pending.sort_by_key(PendingCall::index);
+        self.seal_pause(visible, results, pending)
+    }
+
+    /// The results of `records` and their pending calls; the records stay with the
+    /// application (E3), never in the state.
+    fn sort_out(&mut self, records: Vec<CallRecord>) -> (Vec<Answered>, Vec<PendingCall>) {
+        let mut results = Vec::new();
+        let mut pending = Vec::new();
         for record in records {
             let kind = match record.kind() {
                 OutcomeKind::AwaitingApproval => Some(PendingKind::Approval),
                 OutcomeKind::Deferred => Some(PendingKind::Deferred),
                 _ => None,
             };
-            match kind {
-                Some(kind) => pending.push(PendingCall::new(
+            let arguments = || {
+                record
+                    .outcome
+                    .validated_arguments()
+                    .cloned()
+                    .unwrap_or_default()
+            };
+            let nested = self.nested.remove(&*record.id);
+            match (kind, nested) {
+                (Some(_), Some(nested)) => pending.push(PendingCall::nested(
                     record.index,
                     &record.id,
                     &record.name,
-                    record
-                        .outcome
-                        .validated_arguments()
-                        .cloned()
-                        .unwrap_or_default(),
+                    arguments(),
+                    nested,
+                )),
+                (Some(kind), None) => pending.push(PendingCall::new(
+                    record.index,
+                    &record.id,
+                    &record.name,
+                    arguments(),
                     kind,
                     record.outcome.approval_reason(),
                 )),
-                None => results.push(Answered {
+                (None, _) => results.push(Answered {
                     index: record.index,
                     result: result_of(&record),
                     counts: Counts::of(&record),
@@ -63,6 +100,17 @@ impl Run<'_> {
             }
             self.calls.push(record);
         }
+        (results, pending)
+    }
+
+    /// Seals the run's state with the paused turn's `results` and `pending` calls and the
+    /// advertised tools into a [`PausedRun`].
+    fn seal_pause(
+        &mut self,
+        visible: &[bool],
+        mut results: Vec<Answered>,
+        pending: Vec<PendingCall>,
+    ) -> RunError {
         results.sort_by_key(|answered| answered.index);
         let tools = self
             .env

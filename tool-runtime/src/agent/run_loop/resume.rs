@@ -7,6 +7,7 @@
 use tool_core::{Error, ErrorKind, Outcome};
 
 use super::control::{control, fatal, result_of};
+use super::decide::{self, Choice, Matched, match_decisions};
 use super::offer::Offer;
 use super::{Answering, CallEnd, Env, Run};
 use crate::agent::batch::{Batch, CallsEnd};
@@ -16,9 +17,10 @@ use crate::agent::error::RunError;
 use crate::agent::event::RunEvent;
 use crate::agent::output::RunOutput;
 use crate::agent::pause::{
-    Answered, Decision, Decisions, PausedRun, PendingCall, PendingKind, ResumeError, ResumeOptions,
+    Answered, Decision, Decisions, PausedRun, PendingCall, ResumeError, ResumeOptions,
 };
 use crate::agent::spans;
+use crate::agent::state::RunState;
 use crate::model::{Message, ToolCall};
 
 /// The paused turn of a run being resumed: the results of its calls that ran before the
@@ -27,7 +29,9 @@ pub(crate) struct PausedTurn {
     turn: usize,
     calls: Vec<ToolCall>,
     results: Vec<Answered>,
-    decided: Vec<(PendingCall, Decision)>,
+    decided: Vec<(PendingCall, Choice)>,
+    /// The calls left pending (B3): the run pauses again with them.
+    left: Vec<PendingCall>,
 }
 
 /// What the decisions of a paused turn give before its approved calls run.
@@ -72,7 +76,10 @@ pub(super) async fn resume(
             wanted: wanted.is_some(),
         }));
     }
-    let decided = match_decisions(paused.pending(), decisions).map_err(refused)?;
+    // H4, B2, B3: the decisions fit their calls at every level, edited arguments fit their
+    // tools' schemas, and the sub-agents' paused runs their agents, before anything runs.
+    decide::check(shared, &paused, &decisions).map_err(refused)?;
+    let matched = match_decisions(paused.pending(), decisions).map_err(refused)?;
     // H9: the pause is consumed before anything runs; a replay is refused.
     if let Some(ledger) = options.ledger.as_ref().or(shared.ledger.as_ref()) {
         let (run_id, pause_id) = (paused.run_id(), paused.pause_id());
@@ -100,6 +107,7 @@ pub(super) async fn resume(
     }
     spans::record_run_id(span, &state.run_id);
     spans::record_resumed(span, state.trace.as_deref());
+    apply(&mut state, &matched);
     // `verify` checked that the transcript ends with the paused turn's calls.
     let calls = state
         .transcript
@@ -111,7 +119,8 @@ pub(super) async fn resume(
         turn,
         calls,
         results: content.results,
-        decided,
+        decided: matched.decided,
+        left: matched.left,
     };
     let mut run = Run::new(env, state, answering);
     run.turns(visible, Some(paused)).await
@@ -133,22 +142,19 @@ impl Run<'_> {
             calls,
             results,
             decided,
+            left,
         } = paused;
-        let Decided {
-            mut outcomes,
-            approved,
-            positions,
-            mut end,
-        } = self.decide(turn, &calls, decided);
-        if end == CallsEnd::Done && !approved.is_empty() {
-            let batch = Batch::approved(&approved, &positions);
-            let (records, ran) = self.run_calls(batch, offer, turn).await;
-            end = ran;
-            for record in records {
-                if let Some(slot) = outcomes.get_mut(record.index) {
-                    *slot = Some(record.outcome);
-                }
-            }
+        let decided = self.decide(turn, &calls, decided);
+        let (outcomes, end) = self.run_approved(turn, decided, offer).await;
+        // B2, B3: calls left pending, or a sub-agent run that paused again: the run pauses
+        // again once the decided calls ended.
+        let again = !left.is_empty() || outcomes.iter().flatten().any(Outcome::is_pending);
+        if end == CallsEnd::Done && again {
+            let ended = outcomes.into_iter().enumerate().zip(&calls);
+            let records = ended
+                .filter_map(|((index, outcome), call)| Some(record(turn, index, call, outcome?)))
+                .collect();
+            return Err(self.pause_again(&offer.visible, results, records, left));
         }
         let answered = by_position(results, calls.len());
         // Each call's place: a result kept by the pause, or this process's record.
@@ -200,6 +206,33 @@ impl Run<'_> {
         self.follow(control)
     }
 
+    /// Runs the approved calls of the paused turn, unless a decided call ended it: each
+    /// call's outcome by position, once known, and how the turn's calls ended.
+    async fn run_approved(
+        &mut self,
+        turn: usize,
+        decided: Decided,
+        offer: &Offer<'_>,
+    ) -> (Vec<Option<Outcome>>, CallsEnd) {
+        let Decided {
+            mut outcomes,
+            approved,
+            positions,
+            mut end,
+        } = decided;
+        if end == CallsEnd::Done && !approved.is_empty() {
+            let batch = Batch::approved(&approved, &positions);
+            let (records, ran) = self.run_calls(batch, offer, turn).await;
+            end = ran;
+            for record in records {
+                if let Some(slot) = outcomes.get_mut(record.index) {
+                    *slot = Some(record.outcome);
+                }
+            }
+        }
+        (outcomes, end)
+    }
+
     /// How the paused turn's calls ended (P1–P4): on, or the run's failure (the fatal call's,
     /// its record at `fatal_at`).
     fn end_of_calls(&mut self, end: CallsEnd, fatal_at: Option<usize>) -> Result<(), RunError> {
@@ -222,16 +255,27 @@ impl Run<'_> {
         &self,
         turn: usize,
         calls: &[ToolCall],
-        decided: Vec<(PendingCall, Decision)>,
+        decided: Vec<(PendingCall, Choice)>,
     ) -> Decided {
         let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
         let mut approved = Vec::new();
         let mut positions = Vec::new();
         let mut end = CallsEnd::Done;
-        for (pending, decision) in decided {
+        for (pending, choice) in decided {
             let index = pending.index();
+            let decision = match choice {
+                Choice::Decided(decision) => decision,
+                Choice::Nested(run, decisions) => {
+                    // B2: the call runs again, and resumes its sub-agent's run.
+                    if let Some(nest) = self.env.nest {
+                        nest.resume(pending.id(), *run, decisions);
+                    }
+                    Decision::Approve
+                }
+            };
             let outcome = match decision {
-                Decision::Approve => {
+                // B3: edits are in `calls` already, and an allowed tool in the state.
+                Decision::Approve | Decision::ApproveWith { .. } | Decision::AllowForRun => {
                     if let Some(call) = calls.get(index) {
                         approved.push(call.clone());
                         positions.push(index);
@@ -279,42 +323,18 @@ fn by_position(results: Vec<Answered>, len: usize) -> Vec<Option<Answered>> {
     answered
 }
 
-/// One decision per pending call, in the model's order (H4): a decision for a call that is
-/// not pending, a call without one, or a decision that does not fit its call is an error. A
-/// decision for an unknown id is named first: it is the likelier mistake (a mistyped id).
-fn match_decisions(
-    pending: &[PendingCall],
-    mut decisions: Decisions,
-) -> Result<Vec<(PendingCall, Decision)>, ResumeError> {
-    if let Some(id) = decisions
-        .ids()
-        .find(|id| pending.iter().all(|call| call.id() != *id))
-    {
-        return Err(ResumeError::UnknownCall {
-            call_id: id.to_owned(),
-        });
-    }
-    let mut decided = Vec::with_capacity(pending.len());
-    for call in pending {
-        let Some(decision) = decisions.take(call.id()) else {
-            return Err(ResumeError::Undecided {
-                call_id: call.id().to_owned(),
-            });
-        };
-        let misfit = matches!(
-            (call.kind(), &decision),
-            (PendingKind::Approval, Decision::Complete(_))
-                | (PendingKind::Deferred, Decision::Approve)
-        );
-        if misfit {
-            return Err(ResumeError::WrongDecision {
-                call_id: call.id().to_owned(),
-                kind: call.kind(),
-            });
+/// B3: a call approved with edited arguments runs with them, and the transcript shows them
+/// as the call's; an allowed tool's calls run without asking for the rest of the run.
+fn apply(state: &mut RunState, matched: &Matched) {
+    let edits = decide::edits(matched);
+    if let Some(Message::Assistant { tool_calls, .. }) = state.transcript.last_mut() {
+        for (index, arguments) in edits {
+            if let Some(call) = tool_calls.get_mut(index) {
+                call.arguments = arguments;
+            }
         }
-        decided.push((call.clone(), decision));
     }
-    Ok(decided)
+    state.allowed.extend(decide::allowed(matched));
 }
 
 /// The run's error for a paused run that cannot be resumed.
