@@ -3,7 +3,7 @@
 //! and counters as if it had never paused. What a run borrows or derives (the agent, the
 //! caller's context, the event sink, the advertised specs) stays beside it, never in it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -44,6 +44,10 @@ pub(crate) struct RunState {
     /// a resumed run links to it (K4); `None` when that span was not exported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) trace: Option<String>,
+    /// The deferred tools a search in this run returned (Q1): advertised from then on, and
+    /// still after a pause (H7).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub(crate) loaded: BTreeSet<String>,
 }
 
 impl RunState {
@@ -65,6 +69,7 @@ impl RunState {
             failures: BTreeMap::new(),
             answer,
             trace: None,
+            loaded: BTreeSet::new(),
         }
     }
 

@@ -69,7 +69,7 @@ fn summary(events: &[ModelEvent]) -> Summary {
             }
             ModelEvent::Usage(u) => s.usage.merge(*u),
             ModelEvent::Finish(f) => s.finish = Some(f.clone()),
-            ModelEvent::Response { .. } => {}
+            ModelEvent::Response { .. } | ModelEvent::ToolsLoaded { .. } => {}
         }
     }
     s
