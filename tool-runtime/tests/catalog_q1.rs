@@ -10,10 +10,13 @@ mod support {
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use serde_json::Value;
 use support::agent::{Args, echo, mentions};
+use tool_runtime::journal::{Journal, JournalError, MemoryJournal, Step, StepKind};
 use tool_runtime::model::ModelEvent;
 use tool_runtime::{
-    Agent, Approval, Context, Decisions, OutcomeKind, PausedRun, ScriptedModel, ScriptedTurn, Tool,
+    Agent, Approval, BoxFuture, Context, Decisions, OutcomeKind, PausedRun, RunRequest,
+    ScriptedModel, ScriptedTurn, Tool,
 };
 
 /// A deferred tool named `name`, described by `description`, counting its runs; hidden from
@@ -243,4 +246,68 @@ async fn q1_a_tool_named_like_the_search_tool_is_a_build_error_beside_deferred_t
         .build()
         .unwrap_err();
     assert!(format!("{error:?}").contains("DuplicateName"), "{error:?}");
+}
+
+/// A journal whose process dies at its first model request after `requests` of them.
+struct DiesAtRequest {
+    inner: MemoryJournal,
+    requests: usize,
+}
+
+impl Journal for DiesAtRequest {
+    fn run_id(&self) -> &str {
+        self.inner.run_id()
+    }
+
+    fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Value, JournalError>> {
+        let made = (self.inner.steps().iter())
+            .filter(|(kind, _)| matches!(kind, StepKind::Request { .. }))
+            .count();
+        if made >= self.requests && matches!(step.kind(), StepKind::Request { .. }) {
+            let name = step.kind().to_string();
+            return Box::pin(async move { Err(JournalError::new(name, "the process died")) });
+        }
+        self.inner.step(step)
+    }
+}
+
+#[tokio::test]
+async fn q1_w1_a_durable_run_taken_again_from_its_journal_has_what_its_search_loaded() {
+    let (weather, runs) = deferred("get-weather", "Finds the weather forecast.", true);
+    // The first process searches, then dies before its next request.
+    let first = ScriptedModel::new([search("s1", "weather"), ScriptedTurn::reply("never")]);
+    let agent = Agent::builder(first).tool(weather.clone()).build().unwrap();
+    let dies = DiesAtRequest {
+        inner: MemoryJournal::new("run-q1"),
+        requests: 1,
+    };
+    let cut = agent
+        .execute(&Context::new(), RunRequest::new("weather?").journal(&dies))
+        .await;
+    assert!(cut.is_err(), "the first process died");
+    let journal = dies.inner.replay();
+
+    // The next process replays the search from the journal, and the tool it loaded is
+    // advertised in the request it sends.
+    let second = ScriptedModel::new([
+        ScriptedTurn::new().call("c1", "get-weather", "{}"),
+        ScriptedTurn::reply("sunny"),
+    ]);
+    let agent = Agent::builder(second.clone())
+        .tool(weather)
+        .build()
+        .unwrap();
+    let out = agent
+        .execute(
+            &Context::new(),
+            RunRequest::new("weather?").journal(&journal),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.text, "sunny");
+    assert_eq!(
+        second.requests()[0].tool_names(),
+        ["get-weather", "search-tools"]
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
 }

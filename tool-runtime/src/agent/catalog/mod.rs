@@ -31,6 +31,8 @@ const MAX_QUERY_BYTES: usize = 500;
 pub(crate) struct Catalog {
     /// For each of the agent's tools, whether it is deferred (Q1).
     pub(crate) deferred: Vec<bool>,
+    /// The positions of the deferred tools, in declaration order.
+    pub(crate) deferred_at: Vec<usize>,
     /// The position of the local search tool in the agent's tools.
     pub(crate) search_at: usize,
 }
@@ -38,12 +40,12 @@ pub(crate) struct Catalog {
 /// The per-run value the search tool reads from its call's context: which of the agent's
 /// tools the run's policies offer (A2), set once the run knows.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RunScope(Arc<OnceLock<Vec<bool>>>);
+pub(crate) struct RunScope(Arc<OnceLock<Arc<[bool]>>>);
 
 impl RunScope {
-    /// Records which tools the run's policies offer.
-    pub(crate) fn offer(&self, available: &[bool]) {
-        let _already = self.0.set(available.to_vec());
+    /// Records which tools the run's policies offer (shared with the run's offer).
+    pub(crate) fn offer(&self, available: &Arc<[bool]>) {
+        let _already = self.0.set(Arc::clone(available));
     }
 }
 
@@ -92,13 +94,13 @@ pub(crate) fn prepare(set: &mut ToolSetBuilder) -> Option<Arc<OnceLock<SearchInd
 pub(crate) fn finish(index: Arc<OnceLock<SearchIndex>>, set: &ToolSet) -> Option<Catalog> {
     let search_at = *set.by_name.get(SEARCH_TOOL)?;
     let deferred: Vec<bool> = set.tools.iter().map(Tool::is_deferred_loading).collect();
-    let built = SearchIndex::build(
-        &set.tools,
-        (0..deferred.len()).filter(|&at| deferred[at] && at != search_at),
-    );
-    let _already = index.set(built);
+    let deferred_at: Vec<usize> = (0..deferred.len())
+        .filter(|&at| deferred[at] && at != search_at)
+        .collect();
+    let _already = index.set(SearchIndex::build(&set.tools, deferred_at.iter().copied()));
     Some(Catalog {
         deferred,
+        deferred_at,
         search_at,
     })
 }
@@ -188,7 +190,9 @@ fn validate(args: &Value, cx: &mut ParseCx) {
     }
 }
 
-/// A search: the best matches the run offers, by name and description.
+/// A search: the best matches the run offers, by name and description. (Never inlined, so
+/// that a profiler can count one search alone: `benches/harness/src/bin/catalog.rs`.)
+#[inline(never)]
 fn search(index: &OnceLock<SearchIndex>, ctx: &Context, args: &Value) -> Value {
     let query = args
         .get("query")

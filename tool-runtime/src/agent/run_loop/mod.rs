@@ -208,10 +208,11 @@ impl<'a> Run<'a> {
         // A8: what the run's policies offer is fixed here, for the whole run; of it, a
         // deferred tool is advertised once a search loaded it (Q1).
         let answer_tool = self.answering.as_ref().and_then(|a| a.tool.clone());
+        let available: Arc<[bool]> = visible.into();
         if let Some(scope) = self.env.ctx.get::<RunScope>() {
-            scope.offer(&visible);
+            scope.offer(&available);
         }
-        let mut offer = Offer::new(self.env.shared, visible, &self.state.loaded, answer_tool);
+        let mut offer = Offer::new(self.env.shared, available, &self.state.loaded, answer_tool);
         self.env.sink.emit(|| RunEvent::Started {
             advertised: Arc::clone(&offer.names),
         });

@@ -25,7 +25,7 @@ pub(super) struct Offer<'a> {
     pub(super) visible: Vec<bool>,
     /// For each of the agent's tools, whether the run's policies offer it (A2): what a pause
     /// keeps, and what a search may load from.
-    pub(super) available: Vec<bool>,
+    pub(super) available: Arc<[bool]>,
     /// The run's concurrency slots (R2).
     pub(super) slots: Semaphore,
     /// The final-answer tool of a typed answer (O2), offered after the agent's tools.
@@ -39,7 +39,7 @@ impl<'a> Offer<'a> {
     /// copying them.
     pub(super) fn new(
         shared: &'a Shared,
-        available: Vec<bool>,
+        available: Arc<[bool]>,
         loaded: &BTreeSet<String>,
         answer_tool: Option<ToolSpec>,
     ) -> Self {
@@ -80,27 +80,40 @@ impl<'a> Offer<'a> {
     /// Which tools are advertised, and the specs of the deferred ones a provider's own
     /// search may load. A deferred tool is advertised once loaded; the local search tool
     /// when the run offers some deferred tool and the provider has no search of its own.
+    /// The cost follows the deferred and loaded tools, with one copy of the run's mask.
     fn advertised(&self, shared: &Shared, loaded: &BTreeSet<String>) -> (Vec<bool>, Vec<ToolSpec>) {
-        let mut visible = self.available.clone();
+        let mut visible = self.available.to_vec();
         let Some(catalog) = &shared.catalog else {
             return (visible, Vec::new());
         };
-        let native = shared.model.native_tool_search();
-        let mut marked = Vec::new();
         let mut any_deferred = false;
-        for (at, shown) in visible.iter_mut().enumerate() {
-            if !*shown || !catalog.is_deferred(at) {
-                continue;
-            }
-            any_deferred = true;
-            let name = shared.names.get(at).map_or("", String::as_str);
-            if !loaded.contains(name) {
+        for &at in &catalog.deferred_at {
+            if let Some(shown) = visible.get_mut(at) {
+                any_deferred |= *shown;
                 *shown = false;
-                if native && let Some(spec) = shared.specs.get(at) {
-                    marked.push(spec.clone().with_defer_loading(true));
-                }
             }
         }
+        for name in loaded {
+            if let Some(&at) = shared.set.by_name.get(name.as_str())
+                && catalog.is_deferred(at)
+                && self.available.get(at).copied().unwrap_or(false)
+                && let Some(shown) = visible.get_mut(at)
+            {
+                *shown = true;
+            }
+        }
+        let native = shared.model.native_tool_search();
+        let marked = if native {
+            (catalog.deferred_at.iter())
+                .filter(|&&at| {
+                    self.available.get(at) == Some(&true) && visible.get(at) == Some(&false)
+                })
+                .filter_map(|&at| shared.specs.get(at))
+                .map(|spec| spec.clone().with_defer_loading(true))
+                .collect()
+        } else {
+            Vec::new()
+        };
         if let Some(search) = visible.get_mut(catalog.search_at) {
             *search = *search && any_deferred && !native;
         }
