@@ -95,7 +95,6 @@ const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
     ),
 ];
 
-
 /// Client runs that cannot pass yet, each with what it waits for. Delete a line when its run
 /// passes.
 const CLIENT_NOT_YET: &[(&str, &str, &str)] = &[

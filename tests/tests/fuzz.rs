@@ -43,3 +43,34 @@ fn s2_parse_cost_is_linear_in_the_input() {
         );
     }
 }
+
+/// Q4: the agent's default argument repair under generated hostile inputs, mangled as models
+/// mangle JSON: it never panics, what it gives is JSON, and that JSON is validated like any
+/// arguments (no breach reaches a handler).
+#[test]
+fn q4_generated_hostile_arguments_repaired_never_panic_and_stay_validated() {
+    let _alone = ALONE.lock();
+    for seed in [3, 0x5eed_2026] {
+        let report = fuzz::repair::run(seed, 6_000);
+        println!("seed {seed}: {report}");
+        assert!(report.is_clean(), "seed {seed}: {report}");
+        assert!(
+            report.handled > 50,
+            "repaired inputs reach handlers: {report}"
+        );
+    }
+}
+
+/// Q4: the repair's cost is linear in its input (see `s2_parse_cost_is_linear_in_the_input`).
+#[test]
+fn q4_repair_cost_is_linear_in_the_input() {
+    let _alone = ALONE.lock();
+    let ratios = fuzz::repair::linearity((2_000, 32_000), 7);
+    println!("{ratios:?}");
+    for (case, ratio) in ratios {
+        assert!(
+            ratio < 5.0,
+            "{case}: the time per byte grew {ratio:.1}x for 16x the input"
+        );
+    }
+}

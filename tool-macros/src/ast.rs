@@ -319,6 +319,7 @@ impl ToolFn {
             input,
         } = params::sort(&mut func, errors);
         check_hints(&args, errors);
+        check_examples(&args, &input, errors);
         ToolFn {
             krate: krate_path(args.krate.as_ref()),
             args,
@@ -390,6 +391,34 @@ fn check_hints(args: &ToolArgs, errors: &mut Accumulator) {
             title.span(),
             "the `title` is empty: write a short human-readable title, or leave `title` out",
         ));
+    }
+}
+
+/// Q3: an example naming an argument the tool does not take is a compile error, at the
+/// example; what else an example must satisfy (required arguments, types, bounds) is checked
+/// by the input's own parser when the tool is built.
+fn check_examples(args: &ToolArgs, input: &ToolInput, errors: &mut Accumulator) {
+    let (Some(examples), ToolInput::Params(params)) = (&args.examples, input) else {
+        return;
+    };
+    let known: Vec<&str> = params.iter().map(|p| p.field.key.as_str()).collect();
+    for example in &examples.0 {
+        for key in &example.keys {
+            if !known.contains(&key.as_str()) {
+                let takes = if known.is_empty() {
+                    "it takes no arguments".to_owned()
+                } else {
+                    format!("it takes `{}`", known.join("`, `"))
+                };
+                errors.push(error::at(
+                    example.span,
+                    format!(
+                        "this example passes `{key}`, which the tool does not take ({takes}): \
+                         fix the key or remove it from the example"
+                    ),
+                ));
+            }
+        }
     }
 }
 

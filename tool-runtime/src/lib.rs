@@ -226,6 +226,7 @@ pub mod outcome {
 pub use agent::{
     Agent, AgentBuilder, Decision, Decisions, PausedRun, RunError, RunEvent, RunOutput, RunRequest,
 };
+pub use agent::{LenientJson, RepairArguments, SEARCH_TOOL};
 pub use model::Model;
 pub use testing::{OfflineModel, ScriptedModel};
 

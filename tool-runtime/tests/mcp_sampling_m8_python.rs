@@ -46,7 +46,11 @@ async fn run(args: &[&str]) -> String {
         .expect("built");
     let args: Vec<String> = args.iter().map(|&arg| arg.to_owned()).collect();
     let run = support::mcp::run_python_client(server, "sampling_client.py", &args).await;
-    assert!(run.success, "the Python client's checks failed:\n{}", run.report);
+    assert!(
+        run.success,
+        "the Python client's checks failed:\n{}",
+        run.report
+    );
     assert!(run.report.contains("all checks passed"), "{}", run.report);
     run.report
 }

@@ -20,6 +20,7 @@ use std::pin::pin;
 use std::task::{Context as TaskContext, Poll, Waker};
 
 pub mod baseline;
+pub mod catalog;
 pub mod counting;
 #[cfg(feature = "rmcp")]
 pub mod mcp;

@@ -13,6 +13,7 @@
 //! `cargo run --release -p tool-tests --bin fuzz -- --inputs 1000000` runs it at scale.
 
 mod inputs;
+pub mod repair;
 mod rng;
 mod targets;
 

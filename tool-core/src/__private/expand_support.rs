@@ -13,6 +13,13 @@ pub fn object_json<const N: usize>(
     serde_json::Value::Object(map)
 }
 
+/// An example input of `#[tool(examples = …)]` (Q3), from the JSON text the macro already
+/// read as an object; text that is not JSON (which the macro refuses) gives `null`, which the
+/// tool's parser then refuses when the tool is built.
+pub fn example_json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or(serde_json::Value::Null)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -131,6 +131,21 @@ pub enum DeclarationError {
         /// The scope as given.
         scope: String,
     },
+    /// An example input the tool's own parser refuses (Q3).
+    #[error(
+        "tool `{name}` (declared at {site}): its example #{index} is not an input it accepts \
+         ({reason}); fix the example so that it fits the input schema, or remove it"
+    )]
+    InvalidExample {
+        /// The tool's name.
+        name: String,
+        /// Where the tool was declared.
+        site: Site,
+        /// The example's index, from 0.
+        index: usize,
+        /// What the parser refused.
+        reason: String,
+    },
     /// Two tools share one name (N3).
     #[error("two tools are named `{name}`: one declared at {first}, one at {second}")]
     DuplicateName {

@@ -1,6 +1,7 @@
 //! [`Tool`]: a name, a description, an input schema with its parser, a handler and an optional
 //! availability policy, bundled, immutable and cheap to clone (D1).
 
+mod catalog;
 mod content;
 mod declaration;
 mod dynamic;
@@ -82,6 +83,8 @@ struct Inner {
     sequential: bool,
     /// The scopes a call needs (Z3).
     scopes: Arc<[String]>,
+    /// Its loading on search (Q1) and its examples (Q3).
+    catalog: catalog::Catalog,
 }
 
 /// Anything that becomes a [`Tool`]: a `Tool`, or the handle `#[tool]` generates.
@@ -138,6 +141,7 @@ impl Tool {
             retries: None,
             sequential: false,
             scopes: Vec::new(),
+            catalog: catalog::Catalog::default(),
         }
     }
 
@@ -299,6 +303,7 @@ pub struct ToolBuilder {
     retries: Option<u32>,
     sequential: bool,
     scopes: Vec<String>,
+    catalog: catalog::Catalog,
 }
 
 /// What runs a call: a handler, or nothing here (a deferred tool, H5).
@@ -313,6 +318,14 @@ impl Body {
         match self {
             Body::Handler(handler) => handler.input_type(),
             Body::Deferred(input) => input.input_type(),
+        }
+    }
+
+    /// The parser of the body's input.
+    fn input(&self) -> &dyn ErasedInput {
+        match self {
+            Body::Handler(handler) => &**handler,
+            Body::Deferred(input) => &**input,
         }
     }
 }
@@ -495,6 +508,7 @@ impl ToolBuilder {
             retries,
             sequential,
             scopes,
+            catalog,
         } = self;
         let policy = needs::policy(&needs, policy);
         let mut error = declaration::problem(&name, &description, site, &annotations, &scopes);
@@ -502,6 +516,11 @@ impl ToolBuilder {
             && error.is_none()
         {
             error = gate::check(&name, site, body, gate);
+        }
+        if let Some((body, Ok(_))) = &body
+            && error.is_none()
+        {
+            error = catalog::check_examples(&name, site, &catalog.examples, body.input());
         }
         let (handler, deferred, schema) = match body {
             Some((body, Ok(schema))) => match body {
@@ -546,6 +565,7 @@ impl ToolBuilder {
                 retries,
                 sequential,
                 scopes: scopes.into(),
+                catalog,
             }),
         }
     }

@@ -9,8 +9,10 @@ use syn::{Expr, ExprLit, Lit, LitStr, Meta, Path, RangeLimits, UnOp};
 
 use crate::error;
 
+mod examples;
 mod tool;
 
+pub(crate) use examples::ExamplesArg;
 pub(crate) use tool::{ApprovalArg, Hint, TOOL_KEYS, ToolArgs};
 
 /// A value together with the span of the key it was given under: `min_len` in `min_len = 1`.

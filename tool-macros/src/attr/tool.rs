@@ -4,7 +4,7 @@
 use darling::FromMeta;
 use syn::{Expr, Ident, Lit, LitStr, Meta, Path};
 
-use super::{Keyed, ungroup};
+use super::{ExamplesArg, Keyed, ungroup};
 
 /// `#[tool(...)]`.
 #[derive(Debug, Default, FromMeta)]
@@ -38,6 +38,10 @@ pub(crate) struct ToolArgs {
     pub(crate) handle: Option<HandleArg>,
     /// The OAuth scopes a call needs (Z3), separated by spaces.
     pub(crate) scopes: Option<ScopesArg>,
+    /// Offered only once a search in the run returned it (Q1).
+    pub(crate) deferred_loading: Option<Keyed<Hint>>,
+    /// Example inputs, published beside the schema (Q3).
+    pub(crate) examples: Option<ExamplesArg>,
 }
 
 /// `scopes = "tickets:read tickets:write"` (Z3): OAuth scope tokens separated by spaces.
@@ -219,8 +223,10 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "approval",
     "available",
     "crate",
+    "deferred_loading",
     "description",
     "destructive",
+    "examples",
     "handle",
     "idempotent",
     "name",

@@ -105,7 +105,17 @@ fn control(tool: &ToolFn) -> TokenStream {
         let scopes = &scopes.0;
         quote!(.scopes([#(#scopes),*]))
     });
-    quote!(#retries #sequential #scopes)
+    // Q1: offered only once a search returned it; Q3: its examples, checked again by the
+    // input's own parser when the tool is built.
+    let deferred_loading = (tool.args.deferred_loading.as_ref())
+        .filter(|keyed| keyed.value.0)
+        .map(|_| quote!(.deferred_loading()));
+    let examples = tool.args.examples.as_ref().map(|examples| {
+        let texts = examples.0.iter().map(|example| &example.text);
+        let private = Tokens::private(&tool.krate);
+        quote!(.examples([#(#private::example_json(#texts)),*]))
+    });
+    quote!(#retries #sequential #scopes #deferred_loading #examples)
 }
 
 /// The builder calls of the tool's hints (O4).

@@ -14,6 +14,7 @@ use super::handle::Agent;
 use super::options::RunOptions;
 use super::output::CallRecord;
 use super::pause::PauseLedger;
+use super::repair::RepairArguments;
 use super::shared::{OutcomeFn, Shared};
 use super::toolset::ToolSetBuilder;
 use crate::model::Model;
@@ -47,6 +48,8 @@ pub struct AgentBuilder {
     on_outcome: Option<OutcomeFn>,
     /// The sub-agents held as tools (B1), by tool name.
     sub_agents: Vec<(String, Agent)>,
+    /// The repair of malformed arguments (Q4), when asked for.
+    repair: Option<Arc<dyn RepairArguments>>,
 }
 
 impl Agent {
@@ -62,6 +65,7 @@ impl AgentBuilder {
             model,
             name: None,
             on_outcome: None,
+            repair: None,
             instructions: None,
             set: ToolSetBuilder::new(Transport::Agent),
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
@@ -218,6 +222,16 @@ impl AgentBuilder {
         self
     }
 
+    /// Repairs the arguments of a call that are not JSON before they are validated (Q4, off
+    /// by default): [`LenientJson`](super::LenientJson) fixes code fences, single quotes,
+    /// unquoted keys, trailing commas and a truncated end. What the repair gives is validated
+    /// like any arguments, goes into the transcript, and the call's record keeps what the
+    /// model sent ([`CallRecord::repaired_from`]). Arguments that are JSON are never touched.
+    pub fn repair_arguments(mut self, repair: impl RepairArguments) -> Self {
+        self.repair = Some(Arc::new(repair));
+        self
+    }
+
     /// Calls `f` with the record of every call of the agent's runs once its turn's calls have
     /// ended, whatever ended it: refused before the handler (unavailable, invalid arguments),
     /// denied by a hook, awaiting approval at a pause (and again with its final outcome at
@@ -241,9 +255,11 @@ impl AgentBuilder {
     /// declaration sites (N3), each schema the driver cannot express (V1), each timeout for a
     /// tool the agent does not hold, a zero `max_concurrency` or `max_turns`, and an empty
     /// [`AgentBuilder::state_key`].
-    pub fn build(self) -> Result<Agent, BuildError> {
+    pub fn build(mut self) -> Result<Agent, BuildError> {
         let mut problems = Vec::new();
+        let index = super::catalog::prepare(&mut self.set);
         let (set, sound) = self.set.check(&mut problems);
+        let catalog = index.and_then(|index| super::catalog::finish(index, &set));
         let mut specs = Vec::with_capacity(set.tools.len());
         for (tool, _) in set.tools.iter().zip(&sound).filter(|(_, sound)| **sound) {
             match self.model.tool_spec(tool) {
@@ -285,6 +301,7 @@ impl AgentBuilder {
             model: self.model,
             name: self.name,
             on_outcome: self.on_outcome,
+            repair: self.repair,
             instructions: self.instructions,
             specs,
             names,
@@ -300,6 +317,7 @@ impl AgentBuilder {
             default_retries: self.retries,
             options: self.options,
             sub_agents: self.sub_agents,
+            catalog,
             set,
         })))
     }

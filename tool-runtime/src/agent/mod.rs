@@ -11,6 +11,7 @@
 // - `run_loop`: a run, turn by turn: discovery, the model request, the end of a run.
 // - `reply`: one model reply, read from its stream of deltas into text and tool calls.
 // - `calls`: the tool calls of one turn, run concurrently, each to its outcome.
+// - `catalog`: deferred tools, loaded by a search (Q1), and the local search tool.
 // - `spans`: the run's spans, as the OpenTelemetry GenAI semantic conventions name them (K2).
 // - `progress`: the progress a call's handler reports, as stream events (K3).
 // - `event`: a run as a stream ([`RunEvent`], [`RunStream`]).
@@ -25,6 +26,7 @@ mod batch;
 mod builder;
 mod calls;
 mod cancel;
+mod catalog;
 mod compose;
 mod discovery;
 mod effects;
@@ -37,6 +39,7 @@ mod options;
 mod output;
 mod pause;
 mod progress;
+mod repair;
 mod reply;
 mod request;
 mod run_loop;
@@ -57,6 +60,7 @@ use crate::model::{Input, ToolSpec};
 use event::Sink;
 
 pub use builder::{AgentBuilder, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_TURNS, DEFAULT_RETRIES};
+pub use catalog::SEARCH_TOOL;
 pub use compose::{AgentRequest, AgentTool, SubAgentError};
 pub use error::{BuildError, BuildProblem, RunError};
 pub use event::{RunEvent, RunStream};
@@ -70,6 +74,7 @@ pub use pause::{
     BoxFuture, Decision, Decisions, MemoryLedger, PauseLedger, PausedRun, PendingAt, PendingCall,
     PendingKind, ResumeError, ResumeOptions,
 };
+pub use repair::{LenientJson, RepairArguments};
 pub use request::{Answer, RunRequest};
 pub use typed::Typed;
 

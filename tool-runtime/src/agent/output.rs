@@ -60,6 +60,9 @@ pub struct CallRecord {
     pub arguments: String,
     /// How the call ended, with the model-facing text and the unredacted error.
     pub outcome: Outcome,
+    /// What the model sent, when the agent's repair step (Q4) rewrote it into `arguments`
+    /// before validation; `None` when the arguments were taken as sent.
+    pub repaired_from: Option<String>,
 }
 
 impl CallRecord {

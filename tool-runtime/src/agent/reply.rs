@@ -24,6 +24,10 @@ pub(crate) struct Reply {
     /// What the provider said of its answer (K4); absent from journals written before it.
     #[serde(default, skip_serializing_if = "Described::is_empty")]
     pub(crate) response: Described,
+    /// The tools the provider's own tool search returned in this reply (Q1), as it named
+    /// them; journaled with the reply (W1), so a replay loads them again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) loaded: Vec<String>,
 }
 
 /// The provider's id of a response and the model that answered, when it said.
@@ -103,6 +107,7 @@ struct Assembler {
     usage: Usage,
     finish: Option<FinishReason>,
     response: Described,
+    loaded: Vec<String>,
 }
 
 impl Assembler {
@@ -155,6 +160,7 @@ impl Assembler {
             ModelEvent::ToolCallEnd { index } => self.call(index)?.ended = true,
             ModelEvent::Usage(usage) => self.usage.merge(usage),
             ModelEvent::Finish(reason) => self.finish = Some(reason),
+            ModelEvent::ToolsLoaded { names } => self.loaded.extend(names),
             ModelEvent::Response { id, model } => {
                 let known = |text: String| (!text.is_empty()).then_some(text);
                 if let Some(id) = known(id) {
@@ -205,6 +211,7 @@ impl Assembler {
             usage: self.usage,
             finish: self.finish,
             response: self.response,
+            loaded: self.loaded,
         })
     }
 }

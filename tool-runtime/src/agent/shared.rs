@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::catalog::Catalog;
 use super::options::RunOptions;
 use super::output::CallRecord;
 use super::pause::PauseLedger;
@@ -49,6 +50,10 @@ pub(crate) struct Shared {
     pub(crate) on_outcome: Option<OutcomeFn>,
     /// The sub-agents held as tools (B1), by tool name.
     pub(crate) sub_agents: Vec<(String, super::Agent)>,
+    /// The repair of malformed arguments (Q4), when the agent asked for one.
+    pub(crate) repair: Option<Arc<dyn super::repair::RepairArguments>>,
+    /// The deferred tools and their search (Q1), when some tool is deferred.
+    pub(crate) catalog: Option<Catalog>,
 }
 
 /// An observer of every call's outcome ([`AgentBuilder::on_outcome`](super::AgentBuilder::on_outcome)).

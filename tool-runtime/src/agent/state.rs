@@ -51,6 +51,10 @@ pub(crate) struct RunState {
     /// What the run's sub-agents used (B1): it counts toward the run's limits (L2).
     #[serde(default, skip_serializing_if = "NestedUsage::is_zero")]
     pub(crate) nested: NestedUsage,
+    /// The deferred tools a search in this run returned (Q1): advertised from then on, and
+    /// still after a pause (H7).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub(crate) loaded: BTreeSet<String>,
 }
 
 /// What the sub-agent runs of a run used, summed (B1).
@@ -106,6 +110,7 @@ impl RunState {
             trace: None,
             allowed: BTreeSet::new(),
             nested: NestedUsage::default(),
+            loaded: BTreeSet::new(),
         }
     }
 

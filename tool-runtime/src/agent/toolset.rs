@@ -72,6 +72,11 @@ impl ToolSetBuilder {
             .extend(tools.into_iter().map(IntoTool::into_tool));
     }
 
+    /// Whether some tool is offered only once a search returned it (Q1).
+    pub(crate) fn has_deferred_loading(&self) -> bool {
+        self.tools.iter().any(Tool::is_deferred_loading)
+    }
+
     /// Adds a hook, after the ones added before.
     pub(crate) fn hook(&mut self, hook: impl Hook) {
         self.hooks.push(hook);

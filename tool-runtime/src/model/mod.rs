@@ -76,6 +76,14 @@ pub trait Model: Send + Sync + 'static {
         false
     }
 
+    /// Whether this model's provider runs its own tool search over tools sent with
+    /// [`ToolSpec::with_defer_loading`] (Q1), reporting what it loads with
+    /// [`ModelEvent::ToolsLoaded`]. The default is `false`: a run with deferred tools then
+    /// offers a local search tool instead.
+    fn native_tool_search(&self) -> bool {
+        false
+    }
+
     /// The provider that serves the model, as telemetry names it (`gen_ai.provider.name`,
     /// K2): `openai`, `anthropic`, … The default is [`UNKNOWN_PROVIDER`].
     fn provider_name(&self) -> &str {
@@ -117,6 +125,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
         (**self).native_answers()
     }
 
+    fn native_tool_search(&self) -> bool {
+        (**self).native_tool_search()
+    }
+
     fn model_name(&self) -> &str {
         (**self).model_name()
     }
@@ -141,6 +153,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn native_answers(&self) -> bool {
         (**self).native_answers()
+    }
+
+    fn native_tool_search(&self) -> bool {
+        (**self).native_tool_search()
     }
 
     fn model_name(&self) -> &str {
@@ -268,6 +284,8 @@ pub struct ToolSpec {
     parameters_json: Arc<str>,
     strict: bool,
     wire: Option<(&'static str, Arc<str>)>,
+    /// Sent for the provider's own tool search to load (Q1): advertised as deferred.
+    defer_loading: bool,
 }
 
 impl ToolSpec {
@@ -281,6 +299,7 @@ impl ToolSpec {
             parameters_json: Arc::from(parameters_json),
             strict: false,
             wire: None,
+            defer_loading: false,
         }
     }
 
@@ -294,6 +313,7 @@ impl ToolSpec {
             parameters_json: tool.schema_json_shared(),
             strict: false,
             wire: None,
+            defer_loading: false,
         }
     }
 
@@ -304,6 +324,19 @@ impl ToolSpec {
     pub fn with_strict(mut self, strict: bool) -> Self {
         self.strict = strict;
         self
+    }
+
+    /// The same spec, sent (or not) for the provider's own tool search to load (Q1): a driver
+    /// with a native tool search marks it deferred (Anthropic's `defer_loading`).
+    #[must_use]
+    pub fn with_defer_loading(mut self, defer: bool) -> Self {
+        self.defer_loading = defer;
+        self
+    }
+
+    /// Whether the spec is sent for the provider's own tool search to load (Q1).
+    pub fn defers_loading(&self) -> bool {
+        self.defer_loading
     }
 
     /// Whether the provider enforces the schema (strict mode).
@@ -405,6 +438,12 @@ pub enum ModelEvent {
     Usage(Usage),
     /// Why the model stopped. Optional: the stream's end ends the reply.
     Finish(FinishReason),
+    /// The provider's own tool search returned these tools (Q1): the run loads those it
+    /// offers, and they are advertised from then on.
+    ToolsLoaded {
+        /// The names the search returned, as the provider wrote them.
+        names: Vec<String>,
+    },
     /// What the provider said of its answer (`gen_ai.response.id` and `gen_ai.response.model`
     /// of the request's span, K4): the response's id and the model that answered, each empty
     /// when unknown. Optional; a later report replaces the fields it fills.

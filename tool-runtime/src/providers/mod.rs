@@ -283,6 +283,21 @@ macro_rules! common_setters {
 ))]
 pub(crate) use common_setters;
 
+/// A tool's description as a provider without a field for input examples reads it (Q3, V4):
+/// the description, then each example as one line of JSON; the description alone when the
+/// tool has none.
+pub(crate) fn described(tool: &tool_core::Tool) -> std::borrow::Cow<'_, str> {
+    if tool.examples().is_empty() {
+        return std::borrow::Cow::Borrowed(tool.description());
+    }
+    let mut text = format!("{}\n\nExamples of input:", tool.description());
+    for example in tool.examples() {
+        text.push('\n');
+        text.push_str(&example.to_string());
+    }
+    std::borrow::Cow::Owned(text)
+}
+
 /// `head` (a JSON object) with `"tools": [...]` made of the already-rendered `tools`
 /// appended, so requests never re-serialize a tool's schema.
 pub(crate) fn with_tools(head: &Map<String, Value>, tools: &[&str]) -> String {

@@ -69,7 +69,9 @@ fn summary(events: &[ModelEvent]) -> Summary {
             }
             ModelEvent::Usage(u) => s.usage.merge(*u),
             ModelEvent::Finish(f) => s.finish = Some(f.clone()),
-            ModelEvent::Response { .. } | ModelEvent::ToolCallSignature { .. } => {}
+            ModelEvent::Response { .. }
+            | ModelEvent::ToolCallSignature { .. }
+            | ModelEvent::ToolsLoaded { .. } => {}
         }
     }
     s

@@ -44,6 +44,7 @@ use crate::model::{
 pub struct ScriptedModel {
     state: Arc<Mutex<State>>,
     native_answers: bool,
+    native_tool_search: bool,
 }
 
 #[derive(Default)]
@@ -65,6 +66,7 @@ impl ScriptedModel {
                 requests: Vec::new(),
             })),
             native_answers: false,
+            native_tool_search: false,
         }
     }
 
@@ -74,6 +76,15 @@ impl ScriptedModel {
     #[must_use]
     pub fn with_native_answers(mut self) -> Self {
         self.native_answers = true;
+        self
+    }
+
+    /// Says that this model's provider runs its own tool search (Q1): a run then sends its
+    /// deferred tools marked [`ToolSpec::defers_loading`] instead of offering the local search
+    /// tool, and loads what a [`ModelEvent::ToolsLoaded`] of a scripted turn names.
+    #[must_use]
+    pub fn with_native_tool_search(mut self) -> Self {
+        self.native_tool_search = true;
         self
     }
 
@@ -138,6 +149,10 @@ impl Model for ScriptedModel {
 
     fn native_answers(&self) -> bool {
         self.native_answers
+    }
+
+    fn native_tool_search(&self) -> bool {
+        self.native_tool_search
     }
 
     /// `scripted`, for telemetry (K2): no provider serves it.

@@ -390,6 +390,7 @@ pub(crate) fn record(turn: usize, index: usize, call: &ToolCall, outcome: Outcom
         name: call.name.clone(),
         arguments: call.arguments.clone(),
         outcome,
+        repaired_from: None,
     }
 }
 

@@ -99,7 +99,7 @@ impl Run<'_> {
             .filter(|(i, _)| *i != at)
             .map(|(_, call)| call.clone())
             .collect();
-        let (mut records, end) = self.run_calls(Batch::turn(&others), offer, turn).await;
+        let (mut records, end) = self.run_calls(Batch::turn(&others), offer, turn, &[]).await;
         // The records name their positions in the model's turn, past the answer's call.
         for record in &mut records {
             if record.index >= at {
@@ -117,7 +117,7 @@ impl Run<'_> {
                 counts: Counts::Neither,
                 violations: Vec::new(),
             };
-            return Err(self.pause(&offer.visible, records, Some(answered)));
+            return Err(self.pause(&offer.available, records, Some(answered)));
         }
         // The answer's violations go at their place among the results (R2), before run
         // control may end the run with the transcript.

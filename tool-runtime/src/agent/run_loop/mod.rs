@@ -23,6 +23,7 @@ use tracing::Instrument;
 
 use super::batch::{Batch, CallsEnd};
 use super::calls::targets;
+use super::catalog::{self, RunScope};
 use super::compose::nest::{Nest, Nesting, request_used};
 use super::discovery::cancelled;
 use super::effects::{Journaled, Live};
@@ -33,6 +34,7 @@ use super::journal::Journal;
 use super::options::RunOptions;
 use super::output::{CallRecord, RunOutput};
 use super::pause::{Decisions, PausedRun, ResumeOptions};
+use super::repair;
 use super::reply::{Reply, ReplyError};
 use super::shared::Shared;
 use super::spans;
@@ -103,6 +105,7 @@ pub(crate) async fn run(
             spans::record_run_id(&span, &state.run_id);
             // W2: every call of the run knows the run's id.
             let ctx = with_elicitor(ctx.for_run(state.run_id.as_str()), &shared);
+            let ctx = with_scope(ctx, &shared);
             let env = Env {
                 shared: &shared,
                 ctx: &ctx,
@@ -116,7 +119,10 @@ pub(crate) async fn run(
         }
         Start::Resume(paused, decisions, options, answering) => {
             let answering = answering.map(|answering| *answering);
-            let ctx = with_elicitor(ctx.for_run(paused.run_id()), &shared);
+            let ctx = with_scope(
+                with_elicitor(ctx.for_run(paused.run_id()), &shared),
+                &shared,
+            );
             let env = Env {
                 shared: &shared,
                 ctx: &ctx,
@@ -171,6 +177,14 @@ fn with_elicitor(ctx: Context, shared: &Arc<Shared>) -> Context {
     super::sampling::with_answerers(ctx, shared)
 }
 
+/// `ctx`, holding the run's scope for the search tool when the agent has deferred tools (Q1).
+fn with_scope(ctx: Context, shared: &Shared) -> Context {
+    match &shared.catalog {
+        Some(_) => ctx.with(RunScope::default()),
+        None => ctx,
+    }
+}
+
 /// One run: its state (H7), which a pause seals, beside what this process keeps of it.
 struct Run<'a> {
     /// What the run borrows: the agent, the caller's context, the event sink, the effects.
@@ -222,9 +236,14 @@ impl<'a> Run<'a> {
         visible: Vec<bool>,
         paused: Option<PausedTurn>,
     ) -> Result<RunOutput, RunError> {
-        // A8: the advertised list is fixed here, for the whole run.
+        // A8: what the run's policies offer is fixed here, for the whole run; of it, a
+        // deferred tool is advertised once a search loaded it (Q1).
         let answer_tool = self.answering.as_ref().and_then(|a| a.tool.clone());
-        let offer = Offer::new(self.env.shared, visible, answer_tool);
+        let available: Arc<[bool]> = visible.into();
+        if let Some(scope) = self.env.ctx.get::<RunScope>() {
+            scope.offer(&available);
+        }
+        let mut offer = Offer::new(self.env.shared, available, &self.state.loaded, answer_tool);
         self.env.sink.emit(|| RunEvent::Started {
             advertised: Arc::clone(&offer.names),
         });
@@ -267,7 +286,7 @@ impl<'a> Run<'a> {
             if choice.is_none() && self.answering.as_ref().is_some_and(|a| !a.native()) {
                 choice = Some(ToolChoice::Required);
             }
-            if let Some(text) = self.turn(turn, &offer, choice.as_ref()).await? {
+            if let Some(text) = self.turn(turn, &mut offer, choice.as_ref()).await? {
                 return Ok(self.output(text, offer.names));
             }
         }
@@ -343,10 +362,18 @@ impl<'a> Run<'a> {
     async fn turn(
         &mut self,
         turn: usize,
-        offer: &Offer<'_>,
+        offer: &mut Offer<'a>,
         choice: Option<&ToolChoice>,
     ) -> Result<Option<String>, RunError> {
-        let reply = self.request(turn, offer, choice).await?;
+        let mut reply = self.request(turn, offer, choice).await?;
+        // Q4: arguments that are not JSON are repaired before anything reads them, when the
+        // agent asked for it.
+        let repaired = match &self.env.shared.repair {
+            Some(repair) => repair::repair_calls(&**repair, &mut reply.calls),
+            None => Vec::new(),
+        };
+        // Q1: what the provider's own search loaded is callable from this reply on.
+        self.load(offer, &reply.loaded);
         let turn_end = || RunEvent::TurnEnd {
             turn,
             usage: reply.usage,
@@ -389,7 +416,10 @@ impl<'a> Run<'a> {
             self.env.sink.emit(turn_end);
             return Err(self.refuse_calls(turn, &limit, &calls, None));
         }
-        let (records, end) = self.run_calls(Batch::turn(&reply.calls), offer, turn).await;
+        let batch = Batch::turn(&reply.calls);
+        let (records, end) = self.run_calls(batch, offer, turn, &repaired).await;
+        // Q1: what the local search returned is advertised from the next request on.
+        self.load(offer, &catalog::found_by(&records));
         // The assistant's message takes the calls, which ran from the reply; room for it and
         // the calls' results is made once.
         self.state.transcript.reserve(1 + reply.calls.len());
@@ -400,7 +430,7 @@ impl<'a> Run<'a> {
         // agent holding a tool that can pause looks.
         if self.pauses_after(&records, end) {
             self.env.sink.emit(turn_end);
-            return Err(self.pause(&offer.visible, records, None));
+            return Err(self.pause(&offer.available, records, None));
         }
         let answered = self.answer(records, end);
         self.env.sink.emit(turn_end);
@@ -408,12 +438,14 @@ impl<'a> Run<'a> {
     }
 
     /// The calls of `batch`, through the run's effects (U2), each to its tool when the run
-    /// advertised it (A5, A8); every call's outcome is shown to the agent's observer (K1).
+    /// advertised it (A5, A8); every call's outcome is shown to the agent's observer (K1),
+    /// a repaired call's record with what the model sent (Q4).
     async fn run_calls(
         &mut self,
         batch: Batch<'_>,
         offer: &Offer<'_>,
         turn: usize,
+        repaired: &[(usize, String)],
     ) -> (Vec<CallRecord>, CallsEnd) {
         let targets = targets(self.env.shared, batch.calls(), &offer.visible);
         let resumed = batch.approved.is_some();
@@ -437,8 +469,22 @@ impl<'a> Run<'a> {
                 ..NestedUsage::default()
             });
         }
+        repair::mark(&mut records, repaired);
         self.env.shared.observe(&records);
         (records, end)
+    }
+
+    /// Loads the deferred tools among `names` that the run offers (Q1), and renders the
+    /// offer again when that added any.
+    fn load(&mut self, offer: &mut Offer<'a>, names: &[String]) {
+        let shared = self.env.shared;
+        let Some(catalog) = &shared.catalog else {
+            return;
+        };
+        let names = names.iter().map(String::as_str);
+        if catalog.load(&shared.set, &offer.available, names, &mut self.state.loaded) {
+            offer.reload(shared, &self.state.loaded);
+        }
     }
 
     /// `error`, with the transcript, calls and usage so far.

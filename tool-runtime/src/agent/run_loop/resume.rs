@@ -222,7 +222,7 @@ impl Run<'_> {
         } = decided;
         if end == CallsEnd::Done && !approved.is_empty() {
             let batch = Batch::approved(&approved, &positions);
-            let (records, ran) = self.run_calls(batch, offer, turn).await;
+            let (records, ran) = self.run_calls(batch, offer, turn, &[]).await;
             end = ran;
             for record in records {
                 if let Some(slot) = outcomes.get_mut(record.index) {

@@ -1,7 +1,8 @@
 //! Reading a Messages stream: `message_start` (usage), `content_block_start` (text or
 //! `tool_use`), `content_block_delta` (`text_delta`, `input_json_delta`),
 //! `content_block_stop`, `message_delta` (stop reason, usage), `message_stop`; `ping` and
-//! unknown events are ignored, `error` is an error.
+//! unknown events are ignored, `error` is an error. A `tool_search_tool_result` block (the
+//! API's own tool search, Q1) reports the tools it loaded.
 
 use std::collections::HashMap;
 
@@ -60,6 +61,20 @@ impl AnthropicEvents {
     }
 }
 
+/// The names a `tool_search_tool_result` block references (Q1); none for an error result.
+fn loaded_tools(block: &Value) -> Vec<String> {
+    let references = block
+        .pointer("/content/tool_references")
+        .and_then(Value::as_array);
+    references
+        .into_iter()
+        .flatten()
+        .filter(|r| r.get("type").and_then(Value::as_str) == Some("tool_reference"))
+        .filter_map(|r| r.get("tool_name").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect()
+}
+
 fn index_of(data: &Value) -> Result<usize, ModelError> {
     data.get("index")
         .and_then(Value::as_u64)
@@ -109,6 +124,9 @@ impl AnthropicEvents {
                     },
                 );
             }
+            "tool_search_tool_result" => out.push(ModelEvent::ToolsLoaded {
+                names: loaded_tools(block),
+            }),
             _ => {}
         }
         Ok(())

@@ -14,6 +14,10 @@
 //! API takes the JSON Schema keywords the neutral schema uses (V1). With
 //! [`AnthropicBuilder::strict_tools`], each tool is a strict tool instead, its schema
 //! rewritten into the strict dialect (V4, [`strict`]).
+//!
+//! A tool's examples go as `input_examples` (Q3); a deferred tool not yet loaded goes with
+//! `"defer_loading": true`, beside the API's BM25 tool search tool (Q1). A request that
+//! carries either sends the `anthropic-beta` header [`ADVANCED_TOOL_USE_BETA`].
 
 pub(crate) mod events;
 pub mod strict;
@@ -38,6 +42,10 @@ pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// The `anthropic-version` header sent.
 pub const API_VERSION: &str = "2023-06-01";
+
+/// The `anthropic-beta` header value of requests whose tools carry `input_examples` (Q3) or
+/// `defer_loading` with the tool search tool (Q1).
+pub const ADVANCED_TOOL_USE_BETA: &str = "advanced-tool-use-2025-11-20";
 
 /// The wire format tag of tools rendered for the Messages API.
 const FORMAT: &str = "anthropic.messages";
@@ -74,6 +82,8 @@ pub enum ToolChoice {
 #[derive(Debug)]
 pub struct Anthropic {
     endpoint: Arc<Endpoint>,
+    /// The same endpoint, with the `anthropic-beta` header of tool search and examples.
+    advanced: Arc<Endpoint>,
     model: String,
     max_tokens: u32,
     tool_choice: Option<ToolChoice>,
@@ -176,8 +186,20 @@ impl AnthropicBuilder {
                 var: "ANTHROPIC_API_KEY",
             });
         }
+        let base = common.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
+        let advanced = Endpoint::new(
+            base,
+            "/v1/messages",
+            common.api_key.clone(),
+            Auth::Header("x-api-key"),
+            &[
+                ("anthropic-version", &version),
+                ("anthropic-beta", ADVANCED_TOOL_USE_BETA),
+            ],
+            common.http.clone(),
+        )?;
         let endpoint = Endpoint::new(
-            common.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL),
+            base,
             "/v1/messages",
             common.api_key,
             Auth::Header("x-api-key"),
@@ -186,6 +208,7 @@ impl AnthropicBuilder {
         )?;
         Ok(Anthropic {
             endpoint: Arc::new(endpoint),
+            advanced: Arc::new(advanced),
             model: common.model.unwrap_or_else(|| DEFAULT_MODEL.to_owned()),
             max_tokens,
             tool_choice,
@@ -207,21 +230,33 @@ impl Model for Anthropic {
         }
         if self.strict_tools {
             let strict = strict::rewrite(schema)?;
-            let wire = wire::render_strict(tool.name(), tool.description(), &strict);
+            let wire =
+                wire::render_strict(tool.name(), tool.description(), &strict, tool.examples());
             return Ok(ToolSpec::from_tool(tool)
                 .with_strict(true)
                 .with_wire(FORMAT, wire));
         }
-        let wire = wire::render(tool.name(), tool.description(), schema);
+        let wire = wire::render(tool.name(), tool.description(), schema, tool.examples());
         Ok(ToolSpec::from_tool(tool).with_wire(FORMAT, wire))
     }
 
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        let (body, advanced) = wire::body(self, &request);
+        let endpoint = if advanced {
+            &self.advanced
+        } else {
+            &self.endpoint
+        };
         model_stream(
-            self.endpoint.clone(),
-            Ok::<_, ModelError>(wire::body(self, &request)),
+            endpoint.clone(),
+            Ok::<_, ModelError>(body),
             AnthropicEvents::default(),
         )
+    }
+
+    /// The API's BM25 tool search over tools sent with `defer_loading` (Q1).
+    fn native_tool_search(&self) -> bool {
+        true
     }
 
     /// `anthropic` (K2).

@@ -6,27 +6,74 @@ use serde_json::{Map, Value, json};
 use super::{Anthropic, FORMAT, ToolChoice};
 use crate::model::{Message, ModelRequest, ToolResult};
 
-/// A tool as the Messages API takes it.
-pub(super) fn render(name: &str, description: &str, schema: &Value) -> String {
-    json!({"name": name, "description": description, "input_schema": schema}).to_string()
+/// The API's own tool search (Q1), sent beside tools marked `defer_loading`: the model
+/// searches them in natural language, ranked by BM25.
+const TOOL_SEARCH: &str =
+    r#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#;
+
+/// A tool as the Messages API takes it, with its examples as `input_examples` (Q3).
+pub(super) fn render(name: &str, description: &str, schema: &Value, examples: &[Value]) -> String {
+    let mut tool = json!({"name": name, "description": description, "input_schema": schema});
+    with_examples(&mut tool, examples);
+    tool.to_string()
 }
 
 /// A strict tool (V4): its schema already in the strict dialect, and `"strict": true`.
-pub(super) fn render_strict(name: &str, description: &str, schema: &Value) -> String {
-    json!({"name": name, "description": description, "input_schema": schema, "strict": true})
-        .to_string()
+pub(super) fn render_strict(
+    name: &str,
+    description: &str,
+    schema: &Value,
+    examples: &[Value],
+) -> String {
+    let mut tool =
+        json!({"name": name, "description": description, "input_schema": schema, "strict": true});
+    with_examples(&mut tool, examples);
+    tool.to_string()
 }
 
-/// The request body for `request`.
-pub(super) fn body(driver: &Anthropic, request: &ModelRequest<'_>) -> String {
-    let tools: Vec<String> = request
-        .tools
-        .iter()
-        .map(|spec| match spec.wire(FORMAT) {
-            Some(wire) => wire.to_owned(),
-            None => render(spec.name(), spec.description(), spec.parameters()),
+/// Adds `input_examples` (Q3) when there are any.
+fn with_examples(tool: &mut Value, examples: &[Value]) {
+    if let (false, Some(object)) = (examples.is_empty(), tool.as_object_mut()) {
+        object.insert("input_examples".into(), Value::Array(examples.to_vec()));
+    }
+}
+
+/// The tool `wire` (a rendered JSON object) marked `"defer_loading": true` (Q1).
+fn deferred(wire: &str) -> String {
+    match wire.strip_suffix('}') {
+        Some(open) => format!("{open},\"defer_loading\":true}}"),
+        None => wire.to_owned(),
+    }
+}
+
+/// The tools of `request` as the API takes them, and whether they need the advanced tool
+/// use beta: some carry examples, or some are deferred (then the tool search goes last).
+fn tools(request: &ModelRequest<'_>) -> (Vec<String>, bool) {
+    let mut any_deferred = false;
+    let mut tools: Vec<String> = (request.tools.iter())
+        .map(|spec| {
+            let wire = match spec.wire(FORMAT) {
+                Some(wire) => wire.to_owned(),
+                None => render(spec.name(), spec.description(), spec.parameters(), &[]),
+            };
+            if spec.defers_loading() {
+                any_deferred = true;
+                deferred(&wire)
+            } else {
+                wire
+            }
         })
         .collect();
+    let examples = tools.iter().any(|t| t.contains("\"input_examples\":"));
+    if any_deferred {
+        tools.push(TOOL_SEARCH.to_owned());
+    }
+    (tools, any_deferred || examples)
+}
+
+/// The request body for `request`, and whether it needs the advanced tool use beta header.
+pub(super) fn body(driver: &Anthropic, request: &ModelRequest<'_>) -> (String, bool) {
+    let (tools, advanced) = tools(request);
     let (system, messages) = conversation(request.instructions, request.messages);
     let mut head = Map::new();
     head.insert("model".into(), driver.model.clone().into());
@@ -48,7 +95,7 @@ pub(super) fn body(driver: &Anthropic, request: &ModelRequest<'_>) -> String {
         head.insert(key.clone(), value.clone());
     }
     let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
-    crate::providers::with_tools(&head, &tools)
+    (crate::providers::with_tools(&head, &tools), advanced)
 }
 
 /// A run's tool choice (L3) in this API's terms: `required` is `any`.

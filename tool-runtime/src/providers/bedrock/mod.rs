@@ -275,7 +275,9 @@ impl Model for Bedrock {
             .at("/type"));
         }
         let schema = schema::inline_defs(schema);
-        let wire = wire::render(tool.name(), tool.description(), &schema);
+        // Q3: no field for examples: they go in the description (V4).
+        let description = super::described(tool);
+        let wire = wire::render(tool.name(), &description, &schema);
         Ok(ToolSpec::from_tool(tool).with_wire(FORMAT, wire))
     }
 

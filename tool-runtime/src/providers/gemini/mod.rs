@@ -234,7 +234,9 @@ impl Model for Gemini {
             return Err(SchemaUnsupported::new(problem));
         }
         let rewritten = dialect::rewrite(tool.schema()).map_err(|e| e.into_unsupported())?;
-        let wire = wire::render(tool.name(), tool.description(), &rewritten.schema);
+        // Q3: no field for examples: they go in the description (V4).
+        let description = super::described(tool);
+        let wire = wire::render(tool.name(), &description, &rewritten.schema);
         Ok(ToolSpec::from_tool(tool).with_wire(FORMAT, wire))
     }
 

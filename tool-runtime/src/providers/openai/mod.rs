@@ -312,7 +312,9 @@ impl Driver {
         };
         let strict = adapted.is_some();
         let parameters = adapted.as_ref().unwrap_or(neutral);
-        let rendered = (wire.render)(tool.name(), tool.description(), parameters, strict);
+        // Q3: no field for examples: they go in the description (V4).
+        let description = super::described(tool);
+        let rendered = (wire.render)(tool.name(), &description, parameters, strict);
         let spec = match adapted {
             Some(schema) => ToolSpec::new(tool.name(), tool.description(), schema),
             None => ToolSpec::from_tool(tool),
