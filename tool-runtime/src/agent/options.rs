@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::state::NestedUsage;
 use crate::model::{ToolChoice, Usage};
 
 /// How one run is steered: pass it to [`RunRequest::options`](crate::RunRequest::options), or set
@@ -230,5 +229,37 @@ impl UsageLimits {
         (made + more > limit).then(|| {
             format!("its limit of {limit} tool calls ({made} made, {more} more asked for)")
         })
+    }
+}
+
+/// What the sub-agent runs of a run used, summed (B1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct NestedUsage {
+    /// Their model requests.
+    pub(crate) requests: u64,
+    /// Their tokens read and written.
+    pub(crate) usage: Usage,
+    /// Their tool calls.
+    pub(crate) calls: u64,
+}
+
+impl NestedUsage {
+    /// Whether nothing was used.
+    pub(crate) fn is_zero(&self) -> bool {
+        *self == NestedUsage::default()
+    }
+
+    /// `self` and `other` together.
+    pub(crate) fn add(&mut self, other: NestedUsage) {
+        self.requests = self.requests.saturating_add(other.requests);
+        self.usage.input_tokens = self
+            .usage
+            .input_tokens
+            .saturating_add(other.usage.input_tokens);
+        self.usage.output_tokens = self
+            .usage
+            .output_tokens
+            .saturating_add(other.usage.output_tokens);
+        self.calls = self.calls.saturating_add(other.calls);
     }
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tool_core::{OutcomeKind, ToolError, Violation};
 
-use super::options::RunOptions;
+use super::options::{NestedUsage, RunOptions};
 use super::output::CallRecord;
 use crate::model::{Message, Usage};
 
@@ -57,39 +57,23 @@ pub(crate) struct RunState {
     pub(crate) loaded: BTreeSet<String>,
 }
 
-/// What the sub-agent runs of a run used, summed (B1).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct NestedUsage {
-    /// Their model requests.
-    pub(crate) requests: u64,
-    /// Their tokens read and written.
-    pub(crate) usage: Usage,
-    /// Their tool calls.
-    pub(crate) calls: u64,
-}
-
-impl NestedUsage {
-    /// Whether nothing was used.
-    pub(crate) fn is_zero(&self) -> bool {
-        *self == NestedUsage::default()
-    }
-
-    /// `self` and `other` together.
-    pub(crate) fn add(&mut self, other: NestedUsage) {
-        self.requests = self.requests.saturating_add(other.requests);
-        self.usage.input_tokens = self
-            .usage
-            .input_tokens
-            .saturating_add(other.usage.input_tokens);
-        self.usage.output_tokens = self
-            .usage
-            .output_tokens
-            .saturating_add(other.usage.output_tokens);
-        self.calls = self.calls.saturating_add(other.calls);
-    }
-}
-
 impl RunState {
+    /// What this run used: its own requests, tokens and calls and its sub-agents' (B1).
+    pub(crate) fn used(&self) -> NestedUsage {
+        let mut used = NestedUsage {
+            requests: self.usage.len() as u64,
+            usage: self.usage.iter().fold(Usage::default(), |sum, u| {
+                Usage::new(
+                    sum.input_tokens.saturating_add(u.input_tokens),
+                    sum.output_tokens.saturating_add(u.output_tokens),
+                )
+            }),
+            calls: self.calls_made,
+        };
+        used.add(self.nested);
+        used
+    }
+
     /// A new run of `transcript`, under `options`.
     pub(crate) fn new(
         options: RunOptions,

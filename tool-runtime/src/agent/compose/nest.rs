@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::agent::options::UsageLimits;
+use crate::agent::options::{NestedUsage, UsageLimits};
 use crate::agent::pause::{Decisions, PausedRun};
-use crate::agent::state::{NestedUsage, RunState};
+use crate::agent::state::RunState;
 use crate::model::Usage;
 
 /// The context value through which runs and their sub-agent runs meet.
@@ -115,23 +115,7 @@ pub(crate) fn request_used(usage: Usage) -> NestedUsage {
 /// What `state`'s limits leave to spend, each limit less what the run used (its own and its
 /// sub-agents'); no limit stays none.
 pub(crate) fn remaining(state: &RunState) -> UsageLimits {
-    less(state.options.usage_limits(), &used(state))
-}
-
-/// What the run of `state` used: its own requests, tokens and calls and its sub-agents'.
-pub(crate) fn used(state: &RunState) -> NestedUsage {
-    let mut used = NestedUsage {
-        requests: state.usage.len() as u64,
-        usage: state.usage.iter().fold(Usage::default(), |sum, u| {
-            Usage::new(
-                sum.input_tokens.saturating_add(u.input_tokens),
-                sum.output_tokens.saturating_add(u.output_tokens),
-            )
-        }),
-        calls: state.calls_made,
-    };
-    used.add(state.nested);
-    used
+    less(state.options.usage_limits(), &state.used())
 }
 
 /// `limits` less `used`, saturating at zero.

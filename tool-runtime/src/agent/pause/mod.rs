@@ -500,8 +500,8 @@ impl PausedRun {
     }
 
     /// What the run used so far (B1): its requests, tokens and calls and its sub-agents'.
-    pub(crate) fn used(&self) -> super::state::NestedUsage {
-        super::compose::nest::used(&self.run.state)
+    pub(crate) fn used(&self) -> super::options::NestedUsage {
+        self.run.state.used()
     }
 
     /// The typed answer the run wants (O2), as its state keeps it.

@@ -31,14 +31,14 @@ use super::env::{Effects, Env};
 use super::error::RunError;
 use super::event::{RunEvent, Sink};
 use super::journal::Journal;
-use super::options::RunOptions;
+use super::options::{NestedUsage, RunOptions};
 use super::output::{CallRecord, RunOutput};
 use super::pause::{Decisions, PausedRun, ResumeOptions};
 use super::repair;
 use super::reply::{Reply, ReplyError};
 use super::shared::Shared;
 use super::spans;
-use super::state::{CallEnd, NestedUsage, RunState};
+use super::state::{CallEnd, RunState};
 use crate::model::{Input, Message, ModelRequest, ToolChoice, check_transcript};
 
 /// What the model reads for a call that did not run because the run reached its limit on

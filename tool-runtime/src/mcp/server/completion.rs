@@ -2,62 +2,19 @@
 //! variable, from the completer the application gave, else from the values an enum field
 //! enumerates; only for an item the client is offered (A5: a hidden one completes nothing).
 
-use std::future::Future;
-use std::sync::Arc;
-
 use rmcp::ErrorData;
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Reference};
-use tool_core::policy::BoxFuture;
-use tool_core::{BoxError, Context};
+use tool_core::Context;
 
 use super::catalog::typed_args::Params;
 use super::catalog::{Catalog, offered, policy_failed};
+use super::completer::Completer;
 
 /// At most this many suggestions go in one answer (the MCP limit).
 const MAX_VALUES: usize = CompletionInfo::MAX_VALUES;
 
 /// The longest value a client may ask completions for, in bytes.
 const MAX_TYPED: usize = 1024;
-
-/// What a completer is, erased: the context and what the client typed, to suggestions.
-type SuggestFn =
-    dyn Fn(Context, String) -> BoxFuture<'static, Result<Vec<String>, BoxError>> + Send + Sync;
-
-/// Suggests values for one argument: the context, and what the client typed so far.
-#[derive(Clone)]
-pub(crate) struct Completer(Arc<SuggestFn>);
-
-impl Completer {
-    pub(crate) fn new<F, Fut, E>(f: F) -> Self
-    where
-        F: Fn(Context, String) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<String>, E>> + Send + 'static,
-        E: Into<BoxError>,
-    {
-        Self(Arc::new(move |ctx, typed| {
-            let future = f(ctx, typed);
-            Box::pin(async move { future.await.map_err(Into::into) })
-        }))
-    }
-}
-
-/// The completers of one item's arguments, by argument name.
-#[derive(Clone, Default)]
-pub(crate) struct Completers(Vec<(String, Completer)>);
-
-impl Completers {
-    pub(crate) fn push(&mut self, argument: String, completer: Completer) {
-        self.0.retain(|(name, _)| *name != argument);
-        self.0.push((argument, completer));
-    }
-
-    fn get(&self, argument: &str) -> Option<&Completer> {
-        self.0
-            .iter()
-            .find(|(name, _)| name == argument)
-            .map(|(_, completer)| completer)
-    }
-}
 
 /// Answers `completion/complete` on `catalog` for a client in `ctx`.
 pub(crate) async fn complete(
@@ -117,7 +74,7 @@ async fn suggest(
     typed: String,
     what: &str,
 ) -> Result<Vec<String>, ErrorData> {
-    let future = (completer.0)(ctx, typed);
+    let future = completer.suggest(ctx, typed);
     match tool_core::panic::CatchUnwind::new(future).await {
         Ok(Ok(values)) => Ok(values),
         Ok(Err(error)) => {

@@ -25,7 +25,8 @@
 //! - `tasks`: long-running tools as MCP tasks ([`TaskSupport`], M5).
 //! - `resources`, `prompts`: what a server serves besides tools ([`McpResource`],
 //!   [`McpPrompt`], M7); `catalog`: them checked together, and what their requests share;
-//!   `completion`: `completion/complete` of their arguments; `icon`: [`Icon`]; `registry`:
+//!   `completer`: what suggests an argument's values; `completion`: `completion/complete` of
+//!   their arguments; `icon`: [`Icon`]; `registry`:
 //!   the `#[resource]` and `#[prompt]` items linked into the binary.
 //! - `http_server`: the streamable HTTP transport ([`HttpServer`], [`HttpOptions`]).
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
@@ -35,6 +36,7 @@ pub mod auth;
 mod builder;
 mod catalog;
 mod compat;
+mod completer;
 mod completion;
 mod elicit;
 mod error;
@@ -80,7 +82,7 @@ pub use approval::{NO_ELICITATION, NO_ELICITATION_STATELESS};
 pub use builder::McpServerBuilder;
 #[cfg(all(feature = "openai", feature = "anthropic"))]
 pub(crate) use builder::list_entry;
-pub use catalog::CatalogProblem;
+pub use catalog::problem::CatalogProblem;
 pub use error::ServeError;
 pub use handle::McpServer;
 pub use http_server::{HttpOptions, HttpServer};

@@ -3,10 +3,13 @@
 //! handler's failure redacted as a tool's is (E2, E3), availability as offering (A1–A5), a
 //! span and a metric per request (K2, K5).
 //!
+//! - `problem`: what is wrong with a declared item ([`CatalogProblem`]), and why a request
+//!   did not produce its answer.
 //! - `requests`: each request as a session receives it.
 //! - `typed_args`: a template's URI variables and a prompt's arguments, parsed and validated
 //!   like a tool's input (S2).
 
+pub(crate) mod problem;
 pub(crate) mod requests;
 pub(crate) mod typed_args;
 
@@ -20,54 +23,7 @@ use tool_core::{BoxError, Context, Policy, ToolError};
 use super::prompts::McpPrompt;
 use super::resources::McpResource;
 use super::resources::subscriptions::Subscriptions;
-
-/// Why a request for a resource or a prompt did not produce its answer.
-pub(crate) enum Failure {
-    /// The arguments broke the type's schema: the rendered violations (S2, S3).
-    Invalid(String),
-    /// The handler (or a custom validator, S5) failed: redacted for the client (E2).
-    Failed(BoxError),
-}
-
-/// One problem of a server's resources or prompts, found at `build()`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CatalogProblem {
-    /// A resource or resource template is declared wrong.
-    #[error("resource `{uri}` is declared wrong: {reason}")]
-    Resource {
-        /// Its URI or URI template.
-        uri: String,
-        /// What is wrong, and what to do.
-        reason: String,
-    },
-    /// A prompt is declared wrong.
-    #[error("prompt `{name}` is declared wrong: {reason}")]
-    Prompt {
-        /// Its name.
-        name: String,
-        /// What is wrong, and what to do.
-        reason: String,
-    },
-    /// Two resources share a URI (or URI template).
-    #[error("two resources have the URI `{uri}`: give each its own")]
-    DuplicateUri {
-        /// The URI.
-        uri: String,
-    },
-    /// Icons are given for a tool the server does not hold.
-    #[error("icons are given for `{name}`, but the server holds no tool of that name")]
-    IconsForUnknownTool {
-        /// The name given.
-        name: String,
-    },
-    /// Two prompts share a name.
-    #[error("two prompts are named `{name}`: give each its own name")]
-    DuplicatePrompt {
-        /// The name.
-        name: String,
-    },
-}
+pub(crate) use problem::{CatalogProblem, Failure};
 
 /// A server's resources and prompts, and the subscriptions to its resources.
 #[derive(Default)]

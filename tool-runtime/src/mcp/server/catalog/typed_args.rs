@@ -10,7 +10,7 @@ use tool_core::schema::json::Json;
 use tool_core::schema::{parse_root, render_root};
 use tool_core::violation::render_violations;
 
-use super::Failure;
+use super::problem::Failure;
 
 /// A type's rendered input schema and its parser, erased.
 #[derive(Clone)]

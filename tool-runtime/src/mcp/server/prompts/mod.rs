@@ -18,9 +18,9 @@ use tool_core::policy::{AsyncPolicy, AsyncPolicyFn, BoxFuture, SyncPolicy};
 use tool_core::{BoxError, Context, Policy, Schema};
 use tool_rules::mcp_name::invalid_mcp_name;
 
+use super::catalog::problem::{CatalogProblem, Failure};
 use super::catalog::typed_args::{self, Params};
-use super::catalog::{CatalogProblem, Failure};
-use super::completion::{Completer, Completers};
+use super::completer::{Completer, Completers};
 use super::icon::Icon;
 use super::resources::failed;
 

@@ -20,9 +20,9 @@ use tool_core::{BoxError, Context, Policy, Schema};
 use tool_rules::mcp_name::invalid_mcp_name;
 use tool_rules::uri_template::UriTemplate;
 
+use super::catalog::problem::{CatalogProblem, Failure};
 use super::catalog::typed_args::{self, Params};
-use super::catalog::{CatalogProblem, Failure};
-use super::completion::{Completer, Completers};
+use super::completer::{Completer, Completers};
 use super::icon::Icon;
 
 pub use contents::Contents;
