@@ -1,11 +1,11 @@
-//! What the name of an MCP prompt or resource may be (rule M7): the MCP name rule (SEP-986),
-//! 1 to 128 characters of `A–Z a–z 0–9 _ - .`, checked by `#[prompt]` and `#[resource]` at
-//! compile time and by the server when it is built.
+//! What the name of an MCP tool, prompt or resource may be (rules M2, M7): the MCP name rule
+//! (SEP-986), 1 to 128 characters of `A–Z a–z 0–9 _ - .`, checked by `#[prompt]` and
+//! `#[resource]` at compile time and by the server when it is built.
 
 /// The longest MCP name, in bytes.
 pub const MAX_MCP_NAME_LEN: usize = 128;
 
-/// Why `name` cannot be an MCP prompt or resource name, in words; `None` when it can.
+/// Why `name` cannot be an MCP tool, prompt or resource name, in words; `None` when it can.
 pub fn invalid_mcp_name(name: &str) -> Option<&'static str> {
     if name.is_empty() {
         Some("it is empty")

@@ -58,21 +58,10 @@ impl McpNaming {
     }
 }
 
-/// Why `name` cannot be an MCP tool name, if it cannot (SEP-986: 1 to 128 characters of
-/// `A–Z a–z 0–9 _ - .`).
+/// Why `name` cannot be an MCP tool name, if it cannot: the MCP name rule (SEP-986) that
+/// prompts and resources follow too, held by `tool-rules` for the server and the macros alike.
 pub(crate) fn invalid(name: &str) -> Option<&'static str> {
-    if name.is_empty() {
-        Some("it is empty")
-    } else if name.len() > 128 {
-        Some("it is longer than 128 characters")
-    } else if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-    {
-        Some("it holds a character other than A–Z, a–z, 0–9, `_`, `-` and `.`")
-    } else {
-        None
-    }
+    tool_rules::mcp_name::invalid_mcp_name(name)
 }
 
 #[cfg(test)]
