@@ -93,7 +93,12 @@ where
 impl Spans {
     /// Records every span and event of the current thread until the guard is dropped.
     pub fn install(&self) -> DefaultGuard {
-        tracing::subscriber::set_default(Registry::default().with(self.clone()))
+        let guard = tracing::subscriber::set_default(Registry::default().with(self.clone()));
+        // A span's callsite first reached by a test of another thread, while no subscriber
+        // of this thread existed yet, may hold the interest "never": ask every callsite again
+        // now that this one exists, or its spans go unrecorded now and then.
+        tracing::callsite::rebuild_interest_cache();
+        guard
     }
 
     /// Every span so far, in creation order.
