@@ -307,19 +307,33 @@ pub fn linearity(sizes: (usize, usize), repeats: usize) -> Vec<(String, f64)> {
         .into_iter()
         .map(|(name, target, make)| {
             let inputs = [make(sizes.0), make(sizes.1)];
-            // Small and large in turn, best of `repeats` each: a burst of load on a shared
-            // machine then lands on both sizes alike, rather than on one.
-            let mut best = [f64::INFINITY; 2];
-            for _ in 0..repeats {
-                for (input, best) in inputs.iter().zip(&mut best) {
-                    let start = Instant::now();
-                    let _ = block_on(target.tool.invoke_with(&ctx, input, &limits));
-                    *best = best.min(start.elapsed().as_secs_f64() / input.len() as f64);
-                }
-            }
-            (name.to_owned(), best[1] / best[0])
+            (
+                name.to_owned(),
+                growth(target, &inputs, &ctx, &limits, repeats),
+            )
         })
         .collect()
+}
+
+/// The time per byte of `target` on the large input over that on the small one. Small and
+/// large in turn, best of `repeats` each: a burst of load on a shared machine then lands on
+/// both sizes alike, rather than on one.
+fn growth(
+    target: &Target,
+    inputs: &[Vec<u8>; 2],
+    ctx: &Context,
+    limits: &Limits,
+    repeats: usize,
+) -> f64 {
+    let mut best = [f64::INFINITY; 2];
+    for _ in 0..repeats {
+        for (input, best) in inputs.iter().zip(&mut best) {
+            let start = Instant::now();
+            let _ = block_on(target.tool.invoke_with(ctx, input, limits));
+            *best = best.min(start.elapsed().as_secs_f64() / input.len() as f64);
+        }
+    }
+    best[1] / best[0]
 }
 
 /// Polls a future that never waits on I/O (the targets' handlers return at once) to its end.

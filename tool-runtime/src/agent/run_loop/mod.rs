@@ -103,9 +103,7 @@ pub(crate) async fn run(
                 id.clone_into(&mut state.run_id);
             }
             spans::record_run_id(&span, &state.run_id);
-            // W2: every call of the run knows the run's id.
-            let ctx = with_elicitor(ctx.for_run(state.run_id.as_str()), &shared);
-            let ctx = with_scope(ctx, &shared);
+            let ctx = run_context(ctx, &state.run_id, &shared);
             let env = Env {
                 shared: &shared,
                 ctx: &ctx,
@@ -119,10 +117,7 @@ pub(crate) async fn run(
         }
         Start::Resume(paused, decisions, options, answering) => {
             let answering = answering.map(|answering| *answering);
-            let ctx = with_scope(
-                with_elicitor(ctx.for_run(paused.run_id()), &shared),
-                &shared,
-            );
+            let ctx = run_context(ctx, paused.run_id(), &shared);
             let env = Env {
                 shared: &shared,
                 ctx: &ctx,
@@ -136,8 +131,20 @@ pub(crate) async fn run(
                 .await
         }
     };
-    spans::record_run(&span, &result);
-    if let Err(e) = &result {
+    record_end(&span, &result);
+    result
+}
+
+/// The context of the run `run_id`'s calls: every call knows the run's id (W2), asks through
+/// the agent's elicitor and answerers, and sees the run's search scope (Q1).
+fn run_context(ctx: Context, run_id: &str, shared: &Arc<Shared>) -> Context {
+    with_scope(with_elicitor(ctx.for_run(run_id), shared), shared)
+}
+
+/// Records how the run ended on its span (K2), and why when it has no answer.
+fn record_end(span: &tracing::Span, result: &Result<RunOutput, RunError>) {
+    spans::record_run(span, result);
+    if let Err(e) = result {
         span.in_scope(|| {
             tracing::debug!(
                 kind = %e.kind(),
@@ -146,7 +153,6 @@ pub(crate) async fn run(
             );
         });
     }
-    result
 }
 
 /// B1: a sub-agent's run reports to its parent's nest (found in `ctx`); a run holding
