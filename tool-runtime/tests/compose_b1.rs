@@ -15,8 +15,8 @@ use std::time::Duration;
 use support::compose::{Ledger, Lookup, lookup};
 use support::spans::Spans;
 use tool_runtime::{
-    Agent, Context, ErrorKind, Message, OutcomeKind, Permanent, RunOptions, Schema, ScriptedModel,
-    ScriptedTurn, Tool, UsageLimits,
+    Agent, Context, ErrorKind, Message, OutcomeKind, Permanent, RunEvent, RunOptions, Schema,
+    ScriptedModel, ScriptedTurn, Tool, UsageLimits,
 };
 
 /// A balance, as the accounts specialist answers it.
@@ -334,4 +334,72 @@ async fn b1_a_sub_agent_is_served_over_mcp_like_any_tool() {
         user_text(&child_model.requests()[0].messages),
         ["How much does acme hold?"]
     );
+}
+
+#[tokio::test]
+async fn b1_r4_a_streamed_run_shows_the_sub_agents_events_under_the_call_that_started_it() {
+    let ledger = Ledger::new();
+    let payer_model = ScriptedModel::new([
+        ScriptedTurn::new().call("i1", "lookup", r#"{"account":"acme"}"#),
+        ScriptedTurn::reply("acme holds 1200 cents"),
+    ]);
+    let payer = specialist(payer_model, &ledger);
+    let manager = Agent::builder(ScriptedModel::new([
+        ScriptedTurn::new().call("m1", "payer", r#"{"request":"check acme"}"#),
+        ScriptedTurn::reply("manager: acme is fine"),
+    ]))
+    .agent_tool(payer.as_tool("payer", "Checks accounts."))
+    .build()
+    .unwrap();
+    let top = Agent::builder(ScriptedModel::new([
+        ScriptedTurn::new().call("t1", "manager", r#"{"request":"check"}"#),
+        ScriptedTurn::reply("all fine"),
+    ]))
+    .agent_tool(manager.as_tool("manager", "Manages."))
+    .build()
+    .unwrap();
+    let mut stream = top.run_stream(&Context::new(), "Check");
+    let mut seen = Vec::new();
+    while let Some(event) = stream.next().await {
+        seen.push(event.unwrap());
+    }
+    // Each event with the path of calls it came under.
+    fn flat(event: &RunEvent, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+        match event {
+            RunEvent::SubAgent { call_id, event } => {
+                path.push(call_id.to_string());
+                flat(event, path, out);
+                path.pop();
+            }
+            RunEvent::ToolCall { call, .. } => {
+                out.push((path.clone(), format!("call {}", call.id)))
+            }
+            RunEvent::CallFinished(record) => {
+                out.push((path.clone(), format!("finished {}", record.id)));
+            }
+            RunEvent::Finished(output) => {
+                out.push((path.clone(), format!("answer {}", output.text)))
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for event in &seen {
+        flat(event, &mut Vec::new(), &mut out);
+    }
+    let at = |path: &[&str], what: &str| {
+        out.iter()
+            .position(|(p, w)| p == path && w == what)
+            .unwrap_or_else(|| {
+                panic!("no `{what}` under {path:?}: {out:#?}");
+            })
+    };
+    assert!(at(&[], "call t1") < at(&["t1"], "call m1"));
+    assert!(at(&["t1"], "call m1") < at(&["t1", "m1"], "call i1"));
+    assert!(at(&["t1", "m1"], "finished i1") < at(&["t1"], "finished m1"));
+    assert!(at(&["t1"], "finished m1") < at(&[], "finished t1"));
+    assert!(at(&[], "finished t1") < at(&[], "answer all fine"));
+    // A sub-agent's run is no answer of the stream's: only the top-level run finishes it.
+    let answers = out.iter().filter(|(_, w)| w.starts_with("answer")).count();
+    assert_eq!(answers, 1);
 }

@@ -72,6 +72,14 @@ pub enum RunEvent {
     /// event of a paused run; resume it with [`crate::Agent::resume`] or
     /// [`crate::Agent::execute_stream`] of a [`crate::RunRequest::resume`].
     Paused(Box<PausedRun>),
+    /// An event of a sub-agent's run (B1), under the call of the run that started it: a
+    /// sub-agent's sub-agent's events come nested twice.
+    SubAgent {
+        /// The call that started the sub-agent's run.
+        call_id: CallId,
+        /// The sub-agent run's event.
+        event: Box<RunEvent>,
+    },
 }
 
 /// The events not yet yielded, and the waker of a stream waiting for one: a call's progress
@@ -88,11 +96,15 @@ type Queue = Arc<Mutex<Pending>>;
 pub(crate) type Observer = Arc<dyn Fn(&RunEvent) + Send + Sync>;
 
 /// Where the run loop puts events: nowhere for [`crate::Agent::run`], a queue for
-/// [`crate::Agent::run_stream`], and to the request's observer when it has one.
+/// [`crate::Agent::run_stream`], and to the request's observer when it has one. A sub-agent
+/// run's sink puts its events in its parent's, each under the call that started the run
+/// (B1).
 #[derive(Clone, Default)]
 pub(crate) struct Sink {
     queue: Option<Queue>,
     observer: Option<Observer>,
+    /// The sink of the run whose call started this one, and that call's id.
+    parent: Option<Arc<(CallId, Sink)>>,
 }
 
 impl Sink {
@@ -104,7 +116,7 @@ impl Sink {
     fn queue(queue: Queue) -> Self {
         Self {
             queue: Some(queue),
-            observer: None,
+            ..Self::default()
         }
     }
 
@@ -114,19 +126,43 @@ impl Sink {
         self
     }
 
+    /// The sink of the sub-agent run that call `call_id` of `parent`'s run started (B1): its
+    /// events reach `parent` as [`RunEvent::SubAgent`]; none when `parent` wants no events.
+    pub(crate) fn under(parent: &Sink, call_id: CallId) -> Self {
+        if !parent.is_active() {
+            return Self::none();
+        }
+        Self {
+            parent: Some(Arc::new((call_id, parent.clone()))),
+            ..Self::default()
+        }
+    }
+
     /// Whether events are wanted.
     pub(crate) fn is_active(&self) -> bool {
-        self.queue.is_some() || self.observer.is_some()
+        self.queue.is_some() || self.observer.is_some() || self.parent.is_some()
     }
 
     /// Emits the event `make` builds, if events are wanted.
     pub(crate) fn emit(&self, make: impl FnOnce() -> RunEvent) {
-        if !self.is_active() {
-            return;
+        if self.is_active() {
+            self.push(make());
         }
-        let event = make();
+    }
+
+    /// Gives `event` to the observer and the queue, and a sub-agent run's event to its
+    /// parent's sink, under the call that started the run (B1).
+    fn push(&self, event: RunEvent) {
         if let Some(observer) = &self.observer {
             observer(&event);
+        }
+        if let Some(parent) = &self.parent {
+            let (call_id, sink) = &**parent;
+            sink.push(RunEvent::SubAgent {
+                call_id: call_id.clone(),
+                event: Box::new(event),
+            });
+            return;
         }
         if let Some(queue) = &self.queue {
             let waker = {

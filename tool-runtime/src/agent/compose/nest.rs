@@ -6,6 +6,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use tool_core::CallId;
+
+use crate::agent::event::Sink;
 use crate::agent::options::{NestedUsage, UsageLimits};
 use crate::agent::pause::{Decisions, PausedRun};
 use crate::agent::state::RunState;
@@ -25,6 +28,8 @@ pub(crate) struct Nesting {
 #[derive(Default)]
 pub(crate) struct Nest {
     inner: Mutex<Inner>,
+    /// The run's events, which its sub-agent runs' events join (B1).
+    sink: Sink,
 }
 
 #[derive(Default)]
@@ -42,6 +47,20 @@ struct Inner {
 }
 
 impl Nest {
+    /// The nest of a run whose events go to `sink`.
+    pub(crate) fn new(sink: Sink) -> Self {
+        Self {
+            inner: Mutex::default(),
+            sink,
+        }
+    }
+
+    /// The events of the sub-agent run that call `call_id` started: the run's own, under
+    /// that call (B1).
+    pub(crate) fn sink_for(&self, call_id: CallId) -> Sink {
+        Sink::under(&self.sink, call_id)
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while the lock was held leaves plain counters: they are still usable.
         self.inner

@@ -84,7 +84,16 @@ pub(crate) async fn run(
         }
         None => &Live,
     };
-    let (ctx, nest, parent) = nesting(ctx, &shared);
+    // B1: a sub-agent's run reports to its parent's nest (found in `ctx`), and its events
+    // join its parent's, under the call that started it.
+    let parent = ctx
+        .get::<Nesting>()
+        .and_then(|nesting| nesting.parent.clone());
+    let sink = match (&parent, ctx.call()) {
+        (Some(parent), Some(call)) if !sink.is_active() => parent.sink_for(call.id.clone()),
+        _ => sink,
+    };
+    let (ctx, nest) = nesting(ctx, &shared, &sink);
     let (nest, parent) = (nest.as_deref(), parent.as_deref());
     let result = match start {
         Start::Fresh(input, options, answering) => {
@@ -155,13 +164,10 @@ fn record_end(span: &tracing::Span, result: &Result<RunOutput, RunError>) {
     }
 }
 
-/// B1: a sub-agent's run reports to its parent's nest (found in `ctx`); a run holding
-/// sub-agents shares its own with its calls, through the context it returns.
-fn nesting(ctx: Context, shared: &Shared) -> (Context, Option<Arc<Nest>>, Option<Arc<Nest>>) {
-    let parent = ctx
-        .get::<Nesting>()
-        .and_then(|nesting| nesting.parent.clone());
-    let nest = shared.composes().then(|| Arc::new(Nest::default()));
+/// B1: a run holding sub-agents shares its nest with its calls, through the context it
+/// returns; the events of its sub-agents' runs go to `sink`, its own.
+fn nesting(ctx: Context, shared: &Shared, sink: &Sink) -> (Context, Option<Arc<Nest>>) {
+    let nest = shared.composes().then(|| Arc::new(Nest::new(sink.clone())));
     let ctx = match &nest {
         Some(nest) => ctx.with(Nesting {
             own: Some(Arc::clone(nest)),
@@ -169,7 +175,7 @@ fn nesting(ctx: Context, shared: &Shared) -> (Context, Option<Arc<Nest>>, Option
         }),
         None => ctx,
     };
-    (ctx, nest, parent)
+    (ctx, nest)
 }
 
 /// `ctx`, asking its handlers' questions through the agent's elicitor when it names none of
