@@ -8,67 +8,11 @@ mod support {
 }
 
 use serde_json::json;
-use support::compose::{Ledger, transfer};
+use support::compose::{ASKED, Ledger, agents, scripts};
 use tool_runtime::{
-    Agent, Context, ConversationModel, ConversationTurn, Decision, Decisions, ErrorKind,
-    MemoryLedger, PausedRun, PendingKind, ResumeError, RunError, RunOutput, Tool,
+    Agent, Context, ConversationModel, ConversationTurn, Decision, Decisions, ErrorKind, PausedRun,
+    PendingKind, ResumeError, RunError, RunOutput, Tool,
 };
-
-/// The three levels' scripts: the top asks the manager, the manager asks the payer, the
-/// payer pays with `pay` (the arguments the payer's model sends).
-fn scripts(pay: &str) -> [ConversationModel; 3] {
-    [
-        ConversationModel::new([
-            ConversationTurn::new().call("t1", "manager", r#"{"request":"settle acme"}"#),
-            ConversationTurn::reply("all settled"),
-        ]),
-        ConversationModel::new([
-            ConversationTurn::new().call("m1", "payer", r#"{"request":"pay acme"}"#),
-            ConversationTurn::reply("manager: paid acme"),
-        ]),
-        ConversationModel::new([
-            ConversationTurn::new().call("i1", "transfer", pay),
-            ConversationTurn::reply("payer: done"),
-        ]),
-    ]
-}
-
-/// The three agents, freshly built; the payer's `transfer` needs approval unless `plain`.
-fn agents(models: [ConversationModel; 3], ledger: &Ledger, plain: bool) -> Agent {
-    let [top, middle, inner] = models;
-    let pay = if plain {
-        plain_transfer(ledger)
-    } else {
-        transfer(ledger)
-    };
-    let payer = Agent::builder(inner).tool(pay).build().expect("builds");
-    let manager = Agent::builder(middle)
-        .agent_tool(payer.as_tool("payer", "Pays accounts."))
-        .build()
-        .expect("builds");
-    Agent::builder(top)
-        .agent_tool(manager.as_tool("manager", "Manages payments."))
-        .ledger(MemoryLedger::new())
-        .build()
-        .expect("builds")
-}
-
-/// `transfer` without approval: the straight run's.
-fn plain_transfer(ledger: &Ledger) -> Tool {
-    let ledger = ledger.clone();
-    Tool::builder("transfer", "Pays an account.")
-        .handler(move |_ctx: Context, input: support::compose::Transfer| {
-            let ledger = ledger.clone();
-            async move {
-                ledger.push(format!("transfer:{}:{}", input.to, input.cents));
-                Ok::<_, std::convert::Infallible>(format!(
-                    "paid {} cents to {}",
-                    input.cents, input.to
-                ))
-            }
-        })
-        .build()
-}
 
 fn paused(result: Result<RunOutput, RunError>) -> PausedRun {
     let error = result.expect_err("the run pauses");
@@ -81,8 +25,6 @@ fn refusal(result: Result<RunOutput, RunError>) -> ResumeError {
     assert_eq!(error.kind(), ErrorKind::Resume, "{error:#}");
     error.resume_error().cloned().expect("a resume error")
 }
-
-const ASKED: &str = r#"{"to":"acme","cents":90000}"#;
 
 #[tokio::test]
 async fn b2_three_levels_pause_at_the_innermost_approval_and_resume_in_a_fresh_agent_with_edits() {

@@ -216,3 +216,49 @@ async fn w9_p2_a_fatal_outcome_starts_no_further_call() {
         "{kinds:?}"
     );
 }
+
+#[tokio::test]
+async fn w9_b2_a_turn_that_calls_a_sub_agent_runs_one_call_at_a_time_its_steps_the_runs() {
+    let (flying, most) = (Arc::default(), Arc::new(AtomicUsize::new(0)));
+    let helper = Agent::builder(ScriptedModel::new([ScriptedTurn::reply("helped")]))
+        .build()
+        .expect("builds");
+    let model = ScriptedModel::new([
+        ScriptedTurn::new()
+            .call("a1", "helper", r#"{"request":"help"}"#)
+            .call("s1", "slow", r#"{"n":1}"#),
+        ScriptedTurn::reply("done"),
+    ]);
+    let agent = Agent::builder(model)
+        .tool(slow("slow", flying, most))
+        .agent_tool(helper.as_tool("helper", "Helps."))
+        .max_concurrency(2)
+        .build()
+        .expect("builds");
+    let journal = concurrent(&agent);
+    let output = agent
+        .execute(&Context::new(), RunRequest::new("Go").journal(&journal))
+        .await
+        .expect("the run ends");
+    assert_eq!(output.text, "done");
+    // No batch went to the journal's concurrent calls: the sub-agent's steps are the run's.
+    assert!(journal.batches.lock().expect("lock").is_empty());
+    let names: Vec<String> = journal
+        .steps
+        .steps()
+        .iter()
+        .map(|(kind, _)| kind.to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "discovery",
+            "request 1",
+            "call a1 helper > discovery",
+            "call a1 helper > request 1",
+            "call a1 helper",
+            "call s1 slow",
+            "request 2"
+        ]
+    );
+}

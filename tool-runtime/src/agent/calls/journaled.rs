@@ -3,6 +3,18 @@
 //! availability re-check, validation, the approval predicate, the hooks, the handler), and
 //! the step records the call's outcome in its recorded form (W4). A replay answers each
 //! recorded call from the journal without running it.
+//!
+//! A sub-agent's call (B2) is the exception: a step cannot hold steps, so it runs outside one,
+//! the sub-agent's run taking its steps in the run's journal under the call
+//! (`compose::steps`), and its outcome is then recorded as the call's step. A replay runs it
+//! again; its sub-agent's steps answer from the journal, so nothing of it runs twice. Its
+//! checks (availability, validation, the approval predicate) and hooks run on every replay:
+//! they decide the same way when the application's policies do; when they do not, a journal
+//! that checks its steps' names (as [`crate::journal::MemoryJournal`] does) refuses the
+//! replay, the steps it holds not being the run's.
+//!
+//! A journal that takes calls concurrently (W9) takes a turn that calls a sub-agent here, one
+//! call at a time.
 
 use tokio::sync::Semaphore;
 use tool_core::{Error, ErrorKind, Outcome};
@@ -10,10 +22,12 @@ use tracing::Instrument;
 
 use super::{One, record};
 use crate::agent::batch::{Batch, CallsEnd};
+use crate::agent::compose::steps::{self, ParentSteps};
 use crate::agent::env::Env;
 use crate::agent::event::RunEvent;
 use crate::agent::journal::{Journal, JournalError, Step, StepKind, outcome_value};
 use crate::agent::output::CallRecord;
+use crate::agent::shared::Shared;
 use crate::agent::{progress, spans};
 use crate::model::ToolCall;
 
@@ -30,8 +44,17 @@ pub(crate) async fn run_calls(
     turn: usize,
     slots: &Semaphore,
 ) -> (Vec<CallRecord>, CallsEnd) {
-    // W9: a journal that takes each call as a step of its own runs them concurrently.
-    if journal.parallel_calls() {
+    // W9: a journal that takes each call as a step of its own runs them concurrently; a
+    // turn that calls a sub-agent runs here, one call at a time, so that the sub-agent's
+    // steps are the run's (B2).
+    let sub_agents = || {
+        let shared = env.shared;
+        let held = |(call, target): (&ToolCall, &Option<usize>)| {
+            target.is_some() && shared.sub_agent(call.name.as_str()).is_some()
+        };
+        batch.calls.iter().zip(targets).any(held)
+    };
+    if journal.parallel_calls() && !sub_agents() {
         return super::parallel::run_calls(journal, env, batch, targets, turn).await;
     }
     let Env {
@@ -52,7 +75,7 @@ pub(crate) async fn run_calls(
             let call_ctx = progress::listen(call_ctx, sink, turn, position, call);
             let tool = target.map(|i| (&shared.set.tools[i], shared.timeouts[i]));
             let one = One::new(shared, call_ctx, call, tool, slots, batch.approves(index));
-            match step(journal, one, call, shared.set.record_tool_content).await {
+            match take(journal, one, call, shared).await {
                 Ok(outcome) => outcome,
                 // The engine cancelled the run: this call and the rest of the turn end so.
                 Err(e) if e.is_cancelled() => {
@@ -92,6 +115,72 @@ pub(crate) async fn run_calls(
     (records, end)
 }
 
+/// The call `one` of `call` in `journal`: one step, or, for a sub-agent's call, the sub-agent
+/// run's steps and then the call's (B2).
+async fn take(
+    journal: &dyn Journal,
+    mut one: One<'_>,
+    call: &ToolCall,
+    shared: &Shared,
+) -> Result<Outcome, JournalError> {
+    let content = shared.set.record_tool_content;
+    let sub_agent = one.tool.is_some() && shared.sub_agent(call.name.as_str()).is_some();
+    if !sub_agent {
+        return step(journal, one, call, content).await;
+    }
+    let (port, mut asks) = steps::port(journal.run_id(), call);
+    one.ctx = one.ctx.clone().with(ParentSteps(Some(port)));
+    let description = one.tool.map(|(tool, _)| tool.description());
+    let span = spans::call(call, description, content);
+    let outcome = {
+        let run = one.run().instrument(span.clone());
+        tokio::pin!(run);
+        tokio::select! {
+            biased;
+            outcome = &mut run => outcome,
+            // The port closes only with the call's context; the call's end is then near.
+            () = asks.serve(journal) => run.await,
+        }
+    };
+    spans::record_call(&span, &outcome, content);
+    // A step the journal could not take ends the run as any call's step would.
+    if let Some(failed) = asks.failed() {
+        return Err(failed);
+    }
+    let kind = call_kind(call);
+    let value = outcome_value(&outcome, &kind);
+    let recorded = journal
+        .step(Step::new(kind.clone(), Box::pin(std::future::ready(value))))
+        .await?;
+    read_back(&kind, Some(outcome), recorded)
+}
+
+/// The kind of `call`'s own step.
+fn call_kind(call: &ToolCall) -> StepKind {
+    StepKind::Call {
+        id: call.id.to_string(),
+        tool: call.name.to_string(),
+    }
+}
+
+/// A call's outcome: as it ran here when it did (its records and events keep the
+/// unredacted error, E3), else as the journal recorded it (W4).
+fn read_back(
+    kind: &StepKind,
+    ran_here: Option<Outcome>,
+    recorded: serde_json::Value,
+) -> Result<Outcome, JournalError> {
+    match ran_here {
+        Some(outcome) => Ok(outcome),
+        None => serde_json::from_value::<Outcome>(recorded).map_err(|e| {
+            JournalError::new(
+                kind.to_string(),
+                format!("the recorded outcome does not read back: {e}"),
+            )
+        }),
+    }
+}
+
 /// The call `one` of `call` as one step of `journal`, keyed by its call id: its outcome as
 /// this process made it when the step ran here (its records and events keep the unredacted
 /// error, E3), else as the journal recorded it (W4), which holds all that run control reads.
@@ -101,10 +190,7 @@ async fn step(
     call: &ToolCall,
     content: bool,
 ) -> Result<Outcome, JournalError> {
-    let kind = StepKind::Call {
-        id: call.id.to_string(),
-        tool: call.name.to_string(),
-    };
+    let kind = call_kind(call);
     let step_kind = kind.clone();
     let live = std::sync::Mutex::new(None);
     let run = async {
@@ -122,13 +208,5 @@ async fn step(
     let ran_here = live
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match ran_here {
-        Some(outcome) => Ok(outcome),
-        None => serde_json::from_value::<Outcome>(recorded).map_err(|e| {
-            JournalError::new(
-                kind.to_string(),
-                format!("the recorded outcome does not read back: {e}"),
-            )
-        }),
-    }
+    read_back(&kind, ran_here, recorded)
 }

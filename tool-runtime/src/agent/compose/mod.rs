@@ -4,10 +4,12 @@
 //!
 //! - `nest`: what a run shares with the sub-agent runs its calls start: the limits they may
 //!   spend, what they used, the runs that paused and the paused runs to resume.
+//! - `steps`: in a durable run, the sub-agent's steps taken in its parent's journal (B2, W1).
 //! - `error`: [`SubAgentError`], how a sub-agent run that gave no answer fails its call.
 
 mod error;
 pub(crate) mod nest;
+pub(crate) mod steps;
 
 use std::fmt;
 
@@ -20,6 +22,7 @@ use super::typed::Typed;
 use super::{RunOptions, RunOutput, pause::ResumeOptions};
 pub use error::SubAgentError;
 use nest::{Nesting, beyond};
+use steps::ParentSteps;
 
 /// The request a sub-agent tool made by [`Agent::as_tool`] takes: what the model asks of the
 /// sub-agent, in words. It reaches the sub-agent as its user message.
@@ -187,10 +190,19 @@ async fn run_child<O: SubAnswer>(
         }
     };
     // The sub-agent's calls see no run of their parent's: only its usage goes up.
-    let child_ctx = ctx.clone().with(Nesting {
-        own: None,
-        parent: parent.clone(),
-    });
+    let child_ctx = ctx
+        .clone()
+        .with(Nesting {
+            own: None,
+            parent: parent.clone(),
+        })
+        .with(ParentSteps(None));
+    // In a durable parent, the sub-agent's steps are the parent's (B2, W1).
+    let in_parent = ctx.get::<ParentSteps>().and_then(|steps| steps.0.clone());
+    let request = match &in_parent {
+        Some(journal) => request.journal(journal),
+        None => request,
+    };
     match agent.execute(&child_ctx, request).await {
         Ok(answer) => Ok(answer),
         Err(error) if error.kind() == ErrorKind::Paused => {

@@ -185,15 +185,38 @@ pub enum StepKind {
         /// The tool the call names.
         tool: String,
     },
+    /// A step of a sub-agent's run (B2), taken in its parent's journal under the call that
+    /// started the sub-agent's run; the call's own step, its outcome, follows its steps.
+    Nested {
+        /// The id of the call that started the sub-agent's run.
+        id: String,
+        /// The sub-agent's tool, as the call names it.
+        tool: String,
+        /// The sub-agent run's own step.
+        inner: Box<StepKind>,
+    },
+}
+
+impl StepKind {
+    /// Whether the step is a model request, the run's own or a sub-agent run's at any depth.
+    pub fn is_request(&self) -> bool {
+        match self {
+            StepKind::Request { .. } => true,
+            StepKind::Nested { inner, .. } => inner.is_request(),
+            StepKind::Discovery | StepKind::Call { .. } => false,
+        }
+    }
 }
 
 impl fmt::Display for StepKind {
-    /// The step's name in a journal: `discovery`, `request 2`, `call c1 restart`.
+    /// The step's name in a journal: `discovery`, `request 2`, `call c1 restart`, and a
+    /// sub-agent's `call c2 triage > request 1`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StepKind::Discovery => f.write_str("discovery"),
             StepKind::Request { turn } => write!(f, "request {turn}"),
             StepKind::Call { id, tool } => write!(f, "call {id} {tool}"),
+            StepKind::Nested { id, tool, inner } => write!(f, "call {id} {tool} > {inner}"),
         }
     }
 }
