@@ -6,8 +6,10 @@
 //! none is left it answers with the calls' results, in the conversation's order. It answers
 //! from the conversation alone, as a provider does, so a worker that restarts gets the turn
 //! its journal needs. The agent runs at most `DURABLE_MAX_CONCURRENCY` calls at once
-//! (default 2). One deployment serves three workflows of it (W10): `AgentRun` (calls run
-//! concurrently, W9), `Sequential` (one at a time) and `TypedBatches` (a typed answer).
+//! (default 2). One deployment serves four workflows of it (W10): `AgentRun` (calls run
+//! concurrently, W9), `Sequential` (one at a time), `TypedBatches` (a typed answer) and
+//! `Orchestrated` (an agent that hands the work to this one as its sub-agent, B2; its own model
+//! requests go to the ledger's `requests` as `delegate N pid`).
 //!
 //! The ledger (`DURABLE_LEDGER`, a directory) gets, per line: in `requests`, `request N pid`
 //! for each model request; in `flight`, `begin key pid` and `end key pid` around each
@@ -111,28 +113,39 @@ fn items(message: &str) -> Vec<String> {
         .collect()
 }
 
+/// Writes `what N pid` to the ledger's `requests` for a request at turn N; a stream that
+/// fails the request when the ledger cannot be written.
+fn logged<'a>(what: &str, request: &ModelRequest<'_>) -> Result<(), ModelStream<'a>> {
+    let turn = 1 + request
+        .messages
+        .iter()
+        .filter(|m| matches!(m, Message::Assistant { .. }))
+        .count();
+    append("requests", &format!("{what} {turn} {}", std::process::id())).map_err(|e| {
+        let error = ModelError::Transport(format!("the ledger failed: {e}").into());
+        let failed: ModelStream<'a> = Box::pin(futures_util::stream::iter([Err(error)]));
+        failed
+    })
+}
+
+/// The user's message of a request.
+fn asked<'r>(request: &'r ModelRequest<'_>) -> &'r str {
+    request
+        .messages
+        .iter()
+        .find_map(|m| match m {
+            Message::User { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
 impl Model for Batches {
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
-        let turn = 1 + request
-            .messages
-            .iter()
-            .filter(|m| matches!(m, Message::Assistant { .. }))
-            .count();
-        if let Err(e) = append(
-            "requests",
-            &format!("request {turn} {}", std::process::id()),
-        ) {
-            let error = ModelError::Transport(format!("the ledger failed: {e}").into());
-            return Box::pin(futures_util::stream::iter([Err(error)]));
+        if let Err(failed) = logged("request", &request) {
+            return failed;
         }
-        let asked = request
-            .messages
-            .iter()
-            .find_map(|m| match m {
-                Message::User { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let asked = asked(&request);
         let results: Vec<String> = request
             .messages
             .iter()
@@ -186,6 +199,59 @@ impl Model for Batches {
     }
 }
 
+/// The model of the `Orchestrated` workflow's agent (B2): it hands the user's message to its
+/// sub-agent `batcher` (the [`Batches`] agent) in one call, then answers with its result.
+struct Delegates;
+
+impl Model for Delegates {
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        if let Err(failed) = logged("delegate", &request) {
+            return failed;
+        }
+        let result = request.messages.iter().find_map(|m| m.tool_result());
+        let mut events = match result {
+            Some(result) => vec![
+                ModelEvent::TextDelta(format!("Delegated. {}", result.text)),
+                ModelEvent::Finish(FinishReason::Stop),
+            ],
+            None => {
+                let arguments = serde_json::json!({ "request": asked(&request) }).to_string();
+                vec![
+                    ModelEvent::ToolCallStart {
+                        index: 0,
+                        id: "d1".to_owned(),
+                        name: "batcher".to_owned(),
+                    },
+                    ModelEvent::ToolCallArguments {
+                        index: 0,
+                        fragment: arguments,
+                    },
+                    ModelEvent::Finish(FinishReason::ToolCalls),
+                ]
+            }
+        };
+        events.push(ModelEvent::Usage(Usage::new(10, 2)));
+        Box::pin(futures_util::stream::iter(events.into_iter().map(Ok)))
+    }
+
+    fn provider_name(&self) -> &str {
+        "offline"
+    }
+
+    fn model_name(&self) -> &str {
+        "delegates"
+    }
+}
+
+/// The `Orchestrated` workflow's agent: [`Delegates`], holding the [`Batches`] agent as its
+/// tool `batcher` (B1), whose steps its durable run journals as its own (B2).
+fn orchestrator() -> Result<Agent, BoxError> {
+    Ok(Agent::builder(Delegates)
+        .name("orchestrator")
+        .agent_tool(agent()?.as_tool("batcher", "Processes the items a request names."))
+        .build()?)
+}
+
 /// The typed answer of the `TypedBatches` workflow.
 #[derive(Schema)]
 pub struct Summary {
@@ -208,7 +274,8 @@ fn agent() -> Result<Agent, BoxError> {
 
 /// The deployment's workflows (W10): `AgentRun`, the agent with its calls run concurrently
 /// (W9); `Sequential`, the same agent with its calls one at a time; `TypedBatches`, the agent
-/// answering a [`Summary`].
+/// answering a [`Summary`]; `Orchestrated`, an agent that hands the work to this one as its
+/// sub-agent (B2).
 fn serving() -> Result<Serving, BoxError> {
     let attempts = number("DURABLE_STEP_ATTEMPTS", tool_durable::DEFAULT_STEP_ATTEMPTS);
     let parallel = AgentRun::new(agent()?).parallel_calls(true);
@@ -217,9 +284,11 @@ fn serving() -> Result<Serving, BoxError> {
         .parallel_calls(true)
         .typed::<Summary>()
         .named("TypedBatches")?;
+    let orchestrated = AgentRun::new(orchestrator()?).named("Orchestrated")?;
     Ok(Serving::new(parallel)
         .with(sequential)?
         .with(typed)?
+        .with(orchestrated)?
         .step_attempts(attempts))
 }
 
@@ -228,7 +297,10 @@ async fn main() -> Result<(), BoxError> {
     std::fs::create_dir_all(ledger())?;
     let port: u16 = number("PORT", 9080);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    println!("worker serving AgentRun, Sequential and TypedBatches on http://127.0.0.1:{port}");
+    println!(
+        "worker serving AgentRun, Sequential, TypedBatches and Orchestrated on \
+         http://127.0.0.1:{port}"
+    );
     serving()?.serve(listener, tokio::signal::ctrl_c()).await;
     Ok(())
 }

@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 use restate_sdk::context::RequestTarget;
 use restate_sdk::prelude::*;
 use serde_json::Value;
-use tool_runtime::journal::{CallBatch, CallResults, Journal, JournalError, Step};
+use tool_runtime::journal::{CallBatch, CallResults, Journal, JournalError, Step, StepKind};
 use tool_runtime::{BoxFuture, Usage};
 
 use crate::state;
@@ -127,7 +127,7 @@ impl Journal for RestateJournal<'_> {
                 .await;
             match recorded {
                 Ok(Json(value)) => {
-                    if kind.is_request() {
+                    if matches!(kind, StepKind::Request { .. }) {
                         self.count(&value);
                     }
                     Ok(value)

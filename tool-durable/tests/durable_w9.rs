@@ -9,6 +9,10 @@
 //!
 //! W10: the same deployment serves the agent under two more workflow names, with its calls one
 //! at a time (`Sequential`) and with a typed answer (`TypedBatches`).
+//!
+//! B2: under a fourth name (`Orchestrated`) an agent hands the work to that agent as its
+//! sub-agent; the worker is killed whenever a new step starts, the sub-agent's included, and
+//! the run ends with each of the sub-agent's effects once, keyed under the call that started it.
 
 mod support;
 
@@ -96,6 +100,45 @@ impl Parallel {
             most = most.max(*now);
         }
         most
+    }
+
+    /// Waits for the run `run_id` of `workflow` to end, killing the worker with SIGKILL
+    /// 150 ms after each new step starts (mid-call when a handler takes longer) and starting
+    /// it again a second later: the run's output, and how many kills it took. Fails when the
+    /// run parks (W7) or takes longer than [`RUN_WITHIN`] from `started`.
+    async fn killed_run(
+        &mut self,
+        workflow: &str,
+        run_id: &str,
+        started: Instant,
+    ) -> anyhow::Result<((u16, serde_json::Value), usize)> {
+        let mut seen = self.started().len();
+        let mut kills = 0;
+        loop {
+            if let Some(output) = self.server.workflow_output(workflow, run_id).await? {
+                return Ok((output, kills));
+            }
+            if self.parked(run_id).await? {
+                bail!("W7: the run or a call was parked after {kills} kills, making progress");
+            }
+            if started.elapsed() > RUN_WITHIN {
+                bail!(
+                    "the run did not end within {RUN_WITHIN:?} ({kills} kills); the worker's \
+                     log:\n{}",
+                    support::tail(&self.worker.log(), 40)
+                );
+            }
+            let now = self.started().len();
+            if now > seen {
+                seen = now;
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                self.worker.kill_hard()?;
+                kills += 1;
+                tokio::time::sleep(DOWN).await;
+                self.worker.restart().await?;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// Whether Restate parked the run or one of its calls.
@@ -234,33 +277,8 @@ async fn w9_a_worker_killed_mid_turn_runs_each_effect_once() -> anyhow::Result<(
     let run_id = "run-par-kill";
     let started = Instant::now();
     ensure!(parallel.client.start(run_id, &request(ITEMS)).await? == Started::Now);
-    let mut seen = parallel.started().len();
-    let mut kills = 0;
-    let output = loop {
-        if let Some(output) = parallel.server.workflow_output("AgentRun", run_id).await? {
-            break output;
-        }
-        if parallel.parked(run_id).await? {
-            bail!("W7, W9: the run or a call was parked after {kills} kills, making progress");
-        }
-        if started.elapsed() > RUN_WITHIN {
-            bail!(
-                "the run did not end within {RUN_WITHIN:?} ({kills} kills); the worker's log:\n{}",
-                support::tail(&parallel.worker.log(), 40)
-            );
-        }
-        let now = parallel.started().len();
-        if now > seen {
-            seen = now;
-            // Mid-call: the handler takes 400 ms, its sibling is in flight too.
-            tokio::time::sleep(Duration::from_millis(150)).await;
-            parallel.worker.kill_hard()?;
-            kills += 1;
-            tokio::time::sleep(DOWN).await;
-            parallel.worker.restart().await?;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    };
+    // Mid-call: the handler takes 400 ms, its sibling is in flight too.
+    let (output, kills) = parallel.killed_run("AgentRun", run_id, started).await?;
     let took = started.elapsed();
     let (status, body) = output;
     ensure!(status == 200, "the run's output: {status} {body}");
@@ -379,5 +397,60 @@ async fn w10_one_deployment_serves_several_agents_and_typed_answers() -> anyhow:
     )
     .named("9 lives");
     ensure!(refused.is_err());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b2_w7_a_nested_run_killed_mid_child_ends_with_each_effect_once() -> anyhow::Result<()> {
+    const ITEMS: usize = 6;
+    let mut parallel = Parallel::start(&[("DURABLE_TOOL_DELAY_MS", "400")]).await?;
+    let orchestrated = parallel.client.clone().for_workflow("Orchestrated")?;
+    let run_id = "run-nested-kill";
+    let started = Instant::now();
+    ensure!(orchestrated.start(run_id, &request(ITEMS)).await? == Started::Now);
+    let (output, kills) = parallel.killed_run("Orchestrated", run_id, started).await?;
+    let took = started.elapsed();
+    let (status, body) = output;
+    ensure!(status == 200, "the run's output: {status} {body}");
+    let end: RunEnd = serde_json::from_value(body)?;
+    let RunEnd::Answer { text, usage, .. } = &end else {
+        bail!("the run ended without an answer: {end:?}");
+    };
+    ensure!(
+        *text == format!("Delegated. {}", answer(ITEMS)),
+        "the answer: {text}"
+    );
+    // The run's usage is its own requests' (its output's, as in a run without a journal).
+    ensure!(
+        (usage.input_tokens, usage.output_tokens) == (20, 4),
+        "usage across restarts: {usage:?}"
+    );
+    // Each effect once, keyed under the call `d1` that started the sub-agent's run (W2: its
+    // run id `run-nested-kill/d1`, encoded in the key).
+    let mut effects: Vec<String> = parallel
+        .ledger("effects")
+        .into_iter()
+        .filter(|e| e.starts_with(&format!("{run_id}%2F")))
+        .collect();
+    effects.sort();
+    let mut expected: Vec<String> = (0..ITEMS)
+        .map(|i| {
+            let (turn, position) = (i / TURN_CALLS + 1, i % TURN_CALLS);
+            format!("{run_id}%2Fd1/{turn}.{position}/c{} item-{}", i + 1, i + 1)
+        })
+        .collect();
+    expected.sort();
+    ensure!(
+        effects == expected,
+        "each effect once: {:?}",
+        parallel.ledger("effects")
+    );
+    let starts = parallel.ledger("attempts").len();
+    eprintln!(
+        "B2 {run_id}: {kills} kills, {starts} handler starts for {ITEMS} effects ({:.2} a call), \
+         finished in {took:.1?} with no operator action",
+        starts as f64 / ITEMS as f64
+    );
+    ensure!(kills >= 6, "at least 6 kills in the run: {kills}");
     Ok(())
 }

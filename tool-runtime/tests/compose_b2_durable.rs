@@ -84,13 +84,6 @@ async fn b2_w1_a_durable_parent_journals_its_sub_agents_steps_under_the_calls_th
             "request 2".to_owned(),
         ]
     );
-    // Each level's model requests are requests of the run (RunStatus counts their usage).
-    let requests = journal
-        .steps()
-        .iter()
-        .filter(|(k, _)| k.is_request())
-        .count();
-    assert_eq!(requests, 6);
     assert!(matches!(
         &journal.steps()[2].0,
         StepKind::Nested { id, tool, .. } if id == "t1" && tool == "manager"

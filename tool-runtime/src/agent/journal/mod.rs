@@ -197,17 +197,6 @@ pub enum StepKind {
     },
 }
 
-impl StepKind {
-    /// Whether the step is a model request, the run's own or a sub-agent run's at any depth.
-    pub fn is_request(&self) -> bool {
-        match self {
-            StepKind::Request { .. } => true,
-            StepKind::Nested { inner, .. } => inner.is_request(),
-            StepKind::Discovery | StepKind::Call { .. } => false,
-        }
-    }
-}
-
 impl fmt::Display for StepKind {
     /// The step's name in a journal: `discovery`, `request 2`, `call c1 restart`, and a
     /// sub-agent's `call c2 triage > request 1`.
