@@ -103,8 +103,9 @@
 //! - A tool call whose arguments are not a JSON object goes back to Anthropic with an empty
 //!   `input`, and to Gemini with empty `args` (the APIs take only objects); its result already
 //!   told the model what was wrong.
-//! - Gemini: images and audio in a tool result go as lines of text that stand for them (M4),
-//!   not as `functionResponse` parts; parallel calls cannot be turned off (the API has no
+//! - Gemini: images and PDFs in a tool result go as `functionResponse.parts` on the models
+//!   after the 2.x line, and as lines of text that stand for them (M4) before it; audio always
+//!   goes as text. Parallel calls cannot be turned off (the API has no
 //!   switch); thought parts are not passed on, and only the signatures of function calls are
 //!   sent back (not those of text parts, which the API does not require).
 
