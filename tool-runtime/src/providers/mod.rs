@@ -98,7 +98,8 @@
 //! - Only text and tool calls are read from a reply: reasoning items (Responses), thinking
 //!   blocks (Anthropic) and server-side tools are ignored, and not sent back. Turning on
 //!   Anthropic's extended thinking with tools (through [`anthropic::AnthropicBuilder::body_field`])
-//!   is therefore not supported.
+//!   is therefore not supported. (Bedrock's reasoning is read and sent back: see
+//!   [`bedrock`].)
 //! - Responses requests are stateless (`store: false`, the whole conversation each time).
 //! - A tool call whose arguments are not a JSON object goes back to Anthropic with an empty
 //!   `input`, and to Gemini with empty `args` (the APIs take only objects); its result already
@@ -283,6 +284,11 @@ macro_rules! common_setters {
     feature = "bedrock"
 ))]
 pub(crate) use common_setters;
+
+/// The start of a [`crate::model::ToolCall::signature`] that holds Bedrock's reasoning blocks
+/// (V3): the Bedrock driver sends them back before the calls, and the others take such a call
+/// as unsigned.
+pub(crate) const REASONING_SIGNATURE: &str = "bedrock.reasoning:";
 
 /// A tool's description as a provider without a field for input examples reads it (Q3, V4):
 /// the description, then each example as one line of JSON; the description alone when the

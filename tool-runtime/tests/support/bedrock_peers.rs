@@ -39,7 +39,9 @@ const HELPER: &str = concat!(
 pub type Verdict = Result<(), String>;
 
 /// Validates each `(operation, body)` (`Converse` or `ConverseStream`) for `model_id`, in
-/// one run of the helper.
+/// one run of the helper. `output:Converse` checks an answer against the operation's output
+/// shape, `event:<kind>` a ConverseStream event's payload (`event:contentBlockDelta`) against its
+/// shape.
 pub fn validate(model_id: &str, bodies: &[(&str, Value)]) -> Result<Vec<Verdict>, String> {
     let python = interpreter()?;
     let mut input = String::new();

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::events::LOCAL_ID_PREFIX;
 use super::{FORMAT, Gemini, ToolChoice, UNSIGNED_CALL, dialect};
 use crate::model::{Message, ModelError, ModelRequest, ToolCall, ToolResult, ToolSpec};
-use crate::providers::RequestError;
+use crate::providers::{REASONING_SIGNATURE, RequestError};
 use tool_core::Image;
 
 /// A function declaration as the API takes it, its schema as `parametersJsonSchema`.
@@ -176,7 +176,7 @@ fn text_part(text: &str) -> Option<Value> {
 /// The `functionCall` parts of one turn, each with the signature the model gave it; a turn
 /// none of whose calls carries one gets [`UNSIGNED_CALL`] on its first call.
 fn call_parts(calls: &[ToolCall]) -> Vec<Value> {
-    let none_kept = calls.iter().all(|call| call.signature.is_none());
+    let none_kept = calls.iter().all(|call| signature_of(call).is_none());
     calls
         .iter()
         .enumerate()
@@ -189,8 +189,8 @@ fn call_parts(calls: &[ToolCall]) -> Vec<Value> {
             function.insert("args".into(), args_of(&call.arguments));
             let mut part = Map::new();
             part.insert("functionCall".into(), Value::Object(function));
-            let signature = match &call.signature {
-                Some(signature) => Some(signature.as_str()),
+            let signature = match signature_of(call) {
+                Some(signature) => Some(signature),
                 None => (none_kept && at == 0).then_some(UNSIGNED_CALL),
             };
             if let Some(signature) = signature {
@@ -243,6 +243,13 @@ fn response_part(result: &ToolResult, media: bool) -> Value {
         response.insert("parts".into(), Value::Array(parts));
     }
     json!({ "functionResponse": response })
+}
+
+/// A call's signature if it is Gemini's: another provider's (Bedrock's reasoning) is not.
+fn signature_of(call: &ToolCall) -> Option<&str> {
+    call.signature
+        .as_deref()
+        .filter(|s| !s.starts_with(REASONING_SIGNATURE))
 }
 
 /// A call id as sent: the model's own, never one the driver made up.
@@ -314,6 +321,17 @@ mod tests {
         let calls = &contents[0]["parts"];
         assert_eq!(calls[0].get("thoughtSignature"), None);
         assert_eq!(calls[1]["thoughtSignature"], "c2ln");
+        // Bedrock's reasoning kept on a call is not a Gemini signature.
+        let bedrock = format!("{REASONING_SIGNATURE}[]");
+        let (_, contents) = conversation(
+            None,
+            &[Message::assistant_with_calls(
+                "",
+                vec![ToolCall::new("b", "t", "{}").with_signature(bedrock)],
+            )],
+            true,
+        );
+        assert_eq!(contents[0]["parts"][0]["thoughtSignature"], UNSIGNED_CALL);
     }
 
     // O3, V3: images and documents of the types Google lists go as the function response's
