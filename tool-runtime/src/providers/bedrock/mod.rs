@@ -21,7 +21,8 @@
 //!
 //! A tool's neutral schema goes to `toolSpec.inputSchema.json` in Bedrock's dialect (V4): its
 //! root must be an object, and its `$defs` are inlined wherever a reference does not recur
-//! (recursive references stay, with their `$defs`); nothing else is rewritten or dropped, so
+//! (recursive references stay, with the definitions they need, themselves inlined but for
+//! the recursion); nothing else is rewritten or dropped, so
 //! the parser enforces what the model is shown. Calls come back as `toolUse` blocks; results go back as `toolResult` blocks (with
 //! `status: "error"` for a failed call) leading the next user message. ConverseStream's body
 //! is the AWS event stream's binary framing, decoded with AWS's own codec
