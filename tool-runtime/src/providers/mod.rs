@@ -288,6 +288,7 @@ pub(crate) use common_setters;
 /// The start of a [`crate::model::ToolCall::signature`] that holds Bedrock's reasoning blocks
 /// (V3): the Bedrock driver sends them back before the calls, and the others take such a call
 /// as unsigned.
+#[cfg(any(feature = "gemini", feature = "bedrock"))]
 pub(crate) const REASONING_SIGNATURE: &str = "bedrock.reasoning:";
 
 /// A tool's description as a provider without a field for input examples reads it (Q3, V4):
