@@ -380,3 +380,77 @@ async fn v3_the_environment_selects_gemini() {
     let model = from_lookup(both).expect("valid").expect("a provider");
     assert_eq!(model.provider(), "anthropic");
 }
+
+/// A conversation whose last result carries a PNG, a WAV clip and a PDF (O3, M4).
+fn media_transcript() -> Vec<tool_runtime::Message> {
+    use tool_runtime::{Image, Message, ToolCall, ToolResult};
+    vec![
+        Message::user("Show me svc-42's load."),
+        Message::assistant_with_calls(
+            "",
+            vec![ToolCall::new(
+                "fc-1",
+                "lookup-window",
+                r#"{"service_id":"svc-42"}"#,
+            )],
+        ),
+        Message::Tool(
+            ToolResult::new("fc-1", "lookup-window", "The load chart.", false).with_images(vec![
+                Image::png(vec![0x89, b'P', b'N', b'G']),
+                Image::wav(vec![b'R', b'I', b'F', b'F']),
+                Image::new("application/pdf", b"%PDF".to_vec()),
+            ]),
+        ),
+    ]
+}
+
+/// The `functionResponse` the first request sent for the media transcript, to `model`.
+async fn media_response(builder: tool_runtime::providers::gemini::GeminiBuilder) -> Value {
+    let server = Server::start([Reply::sse(answer("It peaks at noon."))]).await;
+    let model = builder
+        .api_key(KEY)
+        .base_url(server.url())
+        .retry(RetryPolicy::none())
+        .build()
+        .expect("a valid configuration");
+    test_agent(model, [])
+        .run(&Context::new(), media_transcript())
+        .await
+        .expect("the run answers");
+    Checker::start().assert_requests(&server);
+    server.requests()[0].json()["contents"][2]["parts"][0]["functionResponse"].clone()
+}
+
+// O3, V3, V5: a result's image and PDF go to Gemini as the function response's `inlineData`
+// parts (base64, in order), which Google's own `GenerateContentRequest` parses; the audio clip
+// stays a line of the text (Gemini takes no audio there). The declared fallback, for the
+// models before Gemini 3 (or `media_in_results(false)`), sends every piece as a line of text.
+#[tokio::test]
+async fn o3_images_go_to_gemini_as_function_response_parts() {
+    let response = media_response(Gemini::builder().model("gemini-3-pro-preview")).await;
+    assert_eq!(
+        response["parts"],
+        json!([
+            {"inlineData": {"mimeType": "image/png", "data": "iVBORw=="}},
+            {"inlineData": {"mimeType": "application/pdf", "data": "JVBERg=="}},
+        ])
+    );
+    assert_eq!(
+        response["response"],
+        json!({"output": "The load chart.\n[audio: audio/wav, 4 bytes]"})
+    );
+    for fallback in [
+        Gemini::builder().model("gemini-2.5-flash"),
+        Gemini::builder()
+            .model("gemini-3-pro-preview")
+            .media_in_results(false),
+    ] {
+        let response = media_response(fallback).await;
+        assert_eq!(response.get("parts"), None);
+        assert_eq!(
+            response["response"],
+            json!({"output": "The load chart.\n[image: image/png, 4 bytes]\n\
+                              [audio: audio/wav, 4 bytes]\n[file: application/pdf, 4 bytes]"})
+        );
+    }
+}

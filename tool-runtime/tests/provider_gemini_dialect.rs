@@ -11,6 +11,7 @@
 #![cfg(feature = "gemini")]
 
 mod support {
+    pub mod dialect_shapes;
     pub mod gemini;
     pub mod provider;
 }
@@ -18,107 +19,13 @@ mod support {
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
+use support::dialect_shapes::{Empty, raw, shapes, tool};
 use support::gemini::Checker;
-use support::provider::scenario::{LookupWindow, tag_service};
+use support::provider::scenario::LookupWindow;
 use tool_runtime::providers::anthropic::{Anthropic, strict};
 use tool_runtime::providers::gemini::Gemini;
 use tool_runtime::providers::gemini::dialect::{ChangeKind, rewrite};
-use tool_runtime::{Agent, BuildProblem, Context, Model, Schema, Tool};
-
-/// A node of a tree.
-#[derive(Schema)]
-struct Node {
-    /// The node's name.
-    name: String,
-    /// Its children.
-    children: Vec<Node>,
-    /// The next sibling.
-    next: Option<Box<Node>>,
-}
-
-/// A drawing instruction.
-#[derive(Schema)]
-#[schema(tag = "kind", rename_all = "snake_case")]
-enum Shape {
-    /// A circle.
-    Circle {
-        /// Its radius.
-        #[schema(min = 0.0, example = 2.0)]
-        radius: f64,
-    },
-    Square {
-        side: f64,
-        #[schema(default)]
-        rounded: bool,
-    },
-}
-
-/// Shapes to draw, and anything else.
-#[derive(Schema)]
-struct Drawing {
-    shapes: Vec<Shape>,
-    /// Where to publish it.
-    #[schema(format = "uri")]
-    url: Option<String>,
-}
-
-/// Lists whose items are constrained (`items(...)`).
-#[derive(Schema)]
-struct Tagged {
-    /// Tags.
-    #[schema(max_items = 4, items(pattern = "^[a-z]+$", max_len = 8))]
-    tags: Vec<String>,
-    /// Scores.
-    #[schema(items(range = 1..=5))]
-    scores: Option<Vec<u8>>,
-}
-
-/// Free-form input.
-#[derive(Schema)]
-struct Loose {
-    /// Anything at all.
-    extra: serde_json::Value,
-}
-
-/// Nothing at all.
-#[derive(Schema)]
-struct Empty {}
-
-macro_rules! nest {
-    ($name:ident, $inner:ty) => {
-        #[derive(Schema)]
-        struct $name {
-            inner: $inner,
-        }
-    };
-}
-nest!(L11, u8);
-nest!(L10, L11);
-nest!(L9, L10);
-nest!(L8, L9);
-nest!(L7, L8);
-nest!(L6, L7);
-nest!(L5, L6);
-nest!(L4, L5);
-nest!(L3, L4);
-nest!(L2, L3);
-nest!(L1, L2);
-
-fn tool<I: Schema + Send + 'static>(name: &str) -> Tool {
-    Tool::builder(name, "A test tool.")
-        .handler(|_ctx: Context, _input: I| async move { Ok::<_, std::convert::Infallible>("ok") })
-        .build()
-}
-
-fn raw(name: &str, schema: Value) -> Tool {
-    Tool::builder(name, "A raw tool.")
-        .dynamic_handler(
-            schema,
-            |_: &Value, _: &mut tool_runtime::violation::ParseCx| {},
-            |_ctx: Context, _args: Value| async move { Ok::<_, std::convert::Infallible>("ok") },
-        )
-        .build()
-}
+use tool_runtime::{Agent, BuildProblem, Model};
 
 /// Changes the SDK does not make, with the reason (see the test below).
 const DEVIATIONS: &[(&str, &str)] = &[(
@@ -131,41 +38,6 @@ fn gemini() -> Gemini {
         .api_key("AIza-test")
         .build()
         .expect("valid")
-}
-
-/// Every shape of the strict tests, the provider tests' tools, and raw schemas with the
-/// keywords the dialect rewrites.
-fn shapes() -> Vec<Tool> {
-    vec![
-        tool::<Node>("node"),
-        tool::<Drawing>("drawing"),
-        tool::<Tagged>("tagged"),
-        tool::<Loose>("loose"),
-        tool::<Empty>("empty"),
-        tool::<L1>("deep"),
-        tool_runtime::IntoTool::into_tool(LookupWindow),
-        tag_service(),
-        raw(
-            "rewritten",
-            json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "$comment": "hand-written",
-                "type": "object",
-                "properties": {
-                    "mode": {"const": "fast"},
-                    "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
-                              "multipleOf": 0.05, "description": "A ratio."},
-                    "ids": {"type": "array", "items": {"type": "string", "examples": ["a1"]},
-                            "uniqueItems": true, "minItems": 1},
-                    "meta": {"type": "object", "minProperties": 1, "maxProperties": 3,
-                             "additionalProperties": true, "deprecated": true},
-                    "any": true,
-                    "pick": {"oneOf": [{"type": "integer"}, {"type": "string", "readOnly": true}]},
-                },
-                "required": ["mode"],
-            }),
-        ),
-    ]
 }
 
 // V4: for every shape, google-genai takes the rewritten schema, and refuses in the neutral

@@ -105,8 +105,9 @@ pub struct ToolCall {
     /// The arguments, as the raw text the model sent (untrusted, possibly not JSON).
     pub arguments: String,
     /// What the provider signed this call with and wants back with it (Gemini's thought
-    /// signature, V3): opaque, kept with the conversation so that a run paused, journaled or
-    /// moved to another process sends it back as the model gave it. `None` for most calls.
+    /// signature; Bedrock's reasoning blocks, kept on a reply's first call; V3): opaque, kept
+    /// with the conversation so that a run paused, journaled or moved to another process
+    /// sends it back as the model gave it. `None` for most calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
 }

@@ -422,7 +422,7 @@ pub enum ModelEvent {
         fragment: String,
     },
     /// What the provider signed a call with and wants back with it (Gemini's thought
-    /// signature): kept on the call ([`ToolCall::signature`]) and sent back with it.
+    /// signature, Bedrock's reasoning blocks): kept on the call ([`ToolCall::signature`]) and sent back with it.
     ToolCallSignature {
         /// The call's index in this reply.
         index: usize,

@@ -98,13 +98,15 @@
 //! - Only text and tool calls are read from a reply: reasoning items (Responses), thinking
 //!   blocks (Anthropic) and server-side tools are ignored, and not sent back. Turning on
 //!   Anthropic's extended thinking with tools (through [`anthropic::AnthropicBuilder::body_field`])
-//!   is therefore not supported.
+//!   is therefore not supported. (Bedrock's reasoning is read and sent back: see
+//!   [`bedrock`].)
 //! - Responses requests are stateless (`store: false`, the whole conversation each time).
 //! - A tool call whose arguments are not a JSON object goes back to Anthropic with an empty
 //!   `input`, and to Gemini with empty `args` (the APIs take only objects); its result already
 //!   told the model what was wrong.
-//! - Gemini: images and audio in a tool result go as lines of text that stand for them (M4),
-//!   not as `functionResponse` parts; parallel calls cannot be turned off (the API has no
+//! - Gemini: images and PDFs in a tool result go as `functionResponse.parts` on the models
+//!   after the 2.x line, and as lines of text that stand for them (M4) before it; audio always
+//!   goes as text. Parallel calls cannot be turned off (the API has no
 //!   switch); thought parts are not passed on, and only the signatures of function calls are
 //!   sent back (not those of text parts, which the API does not require).
 
@@ -282,6 +284,12 @@ macro_rules! common_setters {
     feature = "bedrock"
 ))]
 pub(crate) use common_setters;
+
+/// The start of a [`crate::model::ToolCall::signature`] that holds Bedrock's reasoning blocks
+/// (V3): the Bedrock driver sends them back before the calls, and the others take such a call
+/// as unsigned.
+#[cfg(any(feature = "gemini", feature = "bedrock"))]
+pub(crate) const REASONING_SIGNATURE: &str = "bedrock.reasoning:";
 
 /// A tool's description as a provider without a field for input examples reads it (Q3, V4):
 /// the description, then each example as one line of JSON; the description alone when the

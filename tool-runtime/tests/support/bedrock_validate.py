@@ -2,7 +2,10 @@
 of `bedrock-runtime`, with botocore's own ParamValidator (V5).
 
 Reads one JSON object a line on stdin: {"operation": "Converse" | "ConverseStream",
-"modelId": "...", "body": {...}}. Writes one JSON object a line on stdout: {"ok": true} or
+"modelId": "...", "body": {...}}. An operation "output:Converse" checks an answer against the
+operation's output shape, and "event:<kind>" (a ConverseStream event: "event:contentBlockDelta")
+against the shape of that member of the stream's output: the fixtures of answers are built from the
+service model's own output shapes. Writes one JSON object a line on stdout: {"ok": true} or
 {"ok": false, "errors": "..."} (botocore's report: unknown parameters, wrong types, missing
 required members, unions with more or less than one member).
 """
@@ -22,9 +25,16 @@ def main():
         if not line.strip():
             continue
         request = json.loads(line)
-        shape = model.operation_model(request["operation"]).input_shape
+        operation = request["operation"]
         params = dict(request["body"])
-        params["modelId"] = request["modelId"]
+        if operation.startswith("output:"):
+            shape = model.operation_model(operation[len("output:"):]).output_shape
+        elif operation.startswith("event:"):
+            events = model.operation_model("ConverseStream").output_shape.members["stream"]
+            shape = events.members[operation[len("event:"):]]
+        else:
+            shape = model.operation_model(operation).input_shape
+            params["modelId"] = request["modelId"]
         report = validator.validate(params, shape)
         if report.has_errors():
             print(json.dumps({"ok": False, "errors": report.generate_report()}), flush=True)

@@ -95,7 +95,10 @@ async fn step(st: &mut State, out: &mut Vec<ModelEvent>) -> Result<bool, ModelEr
                     preview(&String::from_utf8_lossy(&body), 300)
                 ))
             })?;
-            out.extend(events::from_converse(&answer));
+            out.extend(events::from_converse(
+                &answer,
+                opened.request_id.as_deref(),
+            )?);
             return Ok(true);
         }
         st.opened = Some(opened);

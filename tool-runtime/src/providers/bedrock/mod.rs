@@ -21,7 +21,8 @@
 //!
 //! A tool's neutral schema goes to `toolSpec.inputSchema.json` in Bedrock's dialect (V4): its
 //! root must be an object, and its `$defs` are inlined wherever a reference does not recur
-//! (recursive references stay, with their `$defs`); nothing else is rewritten or dropped, so
+//! (recursive references stay, with the definitions they need, themselves inlined but for
+//! the recursion); nothing else is rewritten or dropped, so
 //! the parser enforces what the model is shown. Calls come back as `toolUse` blocks; results go back as `toolResult` blocks (with
 //! `status: "error"` for a failed call) leading the next user message. ConverseStream's body
 //! is the AWS event stream's binary framing, decoded with AWS's own codec
@@ -32,19 +33,36 @@
 //!
 //! `stopReason` maps to a [`crate::FinishReason`]: `end_turn` and `stop_sequence` are
 //! `Stop`, `tool_use` is `ToolCalls`, `max_tokens` is `Length` (a cut-off answer),
-//! `guardrail_intervened` and `content_filtered` are `ContentFilter`.
+//! `guardrail_intervened` and `content_filtered` are `ContentFilter`; a guardrail's
+//! intervention is also named in a warning of the run's trace, with the guardrail's reason and
+//! the policy findings it acted on (from the answer's `trace.guardrail`).
+//!
+//! # Reasoning
+//!
+//! A model that thinks (extended thinking, turned on with `additionalModelRequestFields`
+//! through [`BedrockBuilder::body_field`]) answers with `reasoningContent` blocks, and wants
+//! them back, signature and all, before its `toolUse` blocks in the next request. The driver
+//! checks each block (text and signature, or redacted content; anything else is a
+//! [`crate::ModelError::Protocol`]), keeps a reply's blocks on its first call
+//! ([`crate::model::ToolCall::signature`]), so that a paused, journaled or moved run keeps
+//! them, and sends them back first in that assistant message. The reasoning of a reply without
+//! calls is not kept (Bedrock does not need it back). A content block or delta of a kind the
+//! service model does not define is an error that names it.
 //!
 //! # Limits
 //!
 //! - Bedrock has no tool choice `none`: for a run's `ToolChoice::None` the tools are not
 //!   advertised, unless the conversation already holds tool calls or results (the API then
 //!   requires `toolConfig`), when they are sent with no choice (the model's `auto`).
-//! - Reasoning content is not read, and not sent back.
+//! - Citations (`citationsContent`, citation deltas) give their generated text; the
+//!   citations themselves are not passed on (no driver exposes a provider's citations).
 
 mod answer;
 mod auth;
 mod events;
 mod frames;
+mod guardrail;
+mod reasoning;
 mod schema;
 mod transport;
 mod wire;

@@ -4,7 +4,8 @@
 //! Each `{"$ref": "#/$defs/Name"}` is replaced by the definition it names (its own
 //! references inlined in turn), the keywords beside the reference (a `description`) kept
 //! over the definition's. A reference that would recur (a recursive type, or `"#"`) cannot
-//! be inlined: it stays, and `$defs` stays with it. Nothing is dropped, so the parser
+//! be inlined: it stays, and `$defs` stays with it, holding only the definitions such a
+//! reference needs, themselves inlined but for the references that recur. Nothing is dropped, so the parser
 //! enforces exactly what the model was shown. Data keywords (`enum`, `const`, `default`,
 //! `examples`) are not read as schemas. A schema whose inlining would pass
 //! [`MAX_NODES`] nodes (definitions used many times, nested deep) is sent as it is.
@@ -38,12 +39,38 @@ pub(super) fn inline_defs(schema: &Value) -> Value {
     let Some(mut out) = inliner.node(schema) else {
         return schema.clone();
     };
-    if inliner.recursive
-        && let Some(map) = out.as_object_mut()
-    {
-        map.insert("$defs".into(), Value::Object(defs.clone()));
+    if inliner.recursive {
+        let Some(kept) = inliner.kept_defs(&out) else {
+            return schema.clone();
+        };
+        if let Some(map) = out.as_object_mut()
+            && !kept.is_empty()
+        {
+            map.insert("$defs".into(), Value::Object(kept));
+        }
     }
     out
+}
+
+/// The names of the definitions `node` still refers to (`#/$defs/Name`), data keywords
+/// aside.
+fn referred(node: &Value, names: &mut Vec<String>) {
+    match node {
+        Value::Object(map) => {
+            if let Some(name) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+            {
+                names.push(unescape(name));
+            }
+            map.iter()
+                .filter(|(k, _)| !DATA.contains(&k.as_str()))
+                .for_each(|(_, v)| referred(v, names));
+        }
+        Value::Array(items) => items.iter().for_each(|item| referred(item, names)),
+        _ => {}
+    }
 }
 
 /// A JSON pointer token decoded (`~1` is `/`, `~0` is `~`).
@@ -111,6 +138,25 @@ impl Inliner<'_> {
         Some(body)
     }
 
+    /// The definitions a recursive reference of `inlined` still needs, and those they need in
+    /// turn, each inlined but for the references that recur through it; `None` when the
+    /// budget ran out.
+    fn kept_defs(&mut self, inlined: &Value) -> Option<Map<String, Value>> {
+        let mut wanted = Vec::new();
+        referred(inlined, &mut wanted);
+        let mut kept = Map::new();
+        while let Some(name) = wanted.pop() {
+            let Some(def) = self.defs.get(&name).filter(|_| !kept.contains_key(&name)) else {
+                continue;
+            };
+            self.stack = vec![name.clone()];
+            let body = self.node(def)?;
+            referred(&body, &mut wanted);
+            kept.insert(name, body);
+        }
+        Some(kept)
+    }
+
     fn object_keeping_ref(&mut self, map: &Map<String, Value>) -> Option<Value> {
         let mut out = self.object(map)?;
         if let (Some(out), Some(reference)) = (out.as_object_mut(), map.get("$ref")) {
@@ -169,6 +215,24 @@ mod tests {
             json!({"$ref": "#/$defs/Node"})
         );
         assert_eq!(out["$defs"], schema["$defs"]);
+        // V4: only the definitions a kept reference needs stay, inlined but for the
+        // recursion (as pydantic-ai's Bedrock transform sends them).
+        let schema = json!({
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Tree"}, "kind": {"$ref": "#/$defs/Kind"}},
+            "$defs": {
+                "Kind": {"type": "string"},
+                "Tree": {"type": "object", "properties": {
+                    "kind": {"$ref": "#/$defs/Kind"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+            },
+        });
+        assert_eq!(
+            inline_defs(&schema)["$defs"],
+            json!({"Tree": {"type": "object", "properties": {
+                "kind": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}})
+        );
         let plain = json!({"type": "object", "properties": {"x": {"type": "integer"}}});
         assert_eq!(inline_defs(&plain), plain);
     }

@@ -1,11 +1,12 @@
 //! What a Converse request carries: `toolConfig` (each tool as a `toolSpec` with its schema
 //! in `inputSchema.json`, and `toolChoice`), `system`, `inferenceConfig.maxTokens`, and the
 //! conversation as user and assistant messages of content blocks (`text`, `toolUse`,
-//! `toolResult` with `status: "error"` for a failed call, `image`).
+//! `toolResult` with `status: "error"` for a failed call, `image`, and the `reasoningContent`
+//! a model that thinks wants back before its calls).
 
 use serde_json::{Map, Value, json};
 
-use super::{Bedrock, FORMAT, ToolChoice};
+use super::{Bedrock, FORMAT, ToolChoice, reasoning};
 use crate::model::{Message, ModelRequest, ToolResult};
 
 /// A tool as `toolConfig.tools[]` takes it.
@@ -138,7 +139,9 @@ fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (Vec<St
             }
             Message::User { text } => ("user", text_block(text).into_iter().collect()),
             Message::Assistant { text, tool_calls } => {
-                let mut blocks: Vec<Value> = text_block(text).into_iter().collect();
+                // V3: the reasoning kept on the calls goes first, as Bedrock requires.
+                let mut blocks = reasoning::sent_back(tool_calls);
+                blocks.extend(text_block(text));
                 blocks.extend(tool_calls.iter().map(|call| {
                     json!({"toolUse": {
                         "toolUseId": call.id,

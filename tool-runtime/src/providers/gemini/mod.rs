@@ -9,6 +9,7 @@
 //! | model | [`DEFAULT_MODEL`] (`gemini-2.5-flash`) |
 //! | `toolConfig` | not sent (the API's default: `AUTO`) |
 //! | typed answers | native (`responseJsonSchema`) for models after the 2.x line, else a final-answer tool |
+//! | images in tool results | `functionResponse.parts` for models after the 2.x line, else text stand-ins |
 //!
 //! Requests go to `POST {base}/{version}/models/{model}:streamGenerateContent?alt=sse`, with
 //! the key in the `x-goog-api-key` header (never in the URL). A tool's schema is published
@@ -88,6 +89,7 @@ pub struct Gemini {
     max_output_tokens: Option<u32>,
     tool_choice: Option<ToolChoice>,
     native_answers: bool,
+    media_in_results: bool,
     body: Map<String, Value>,
 }
 
@@ -100,6 +102,7 @@ impl Gemini {
             max_output_tokens: None,
             tool_choice: None,
             native_answers: None,
+            media_in_results: None,
         }
     }
 
@@ -123,6 +126,7 @@ pub struct GeminiBuilder {
     max_output_tokens: Option<u32>,
     tool_choice: Option<ToolChoice>,
     native_answers: Option<bool>,
+    media_in_results: Option<bool>,
 }
 
 impl GeminiBuilder {
@@ -157,6 +161,17 @@ impl GeminiBuilder {
         self
     }
 
+    /// Sets whether the images and documents of a tool's result (O3) go to the model as
+    /// `functionResponse.parts` (`inlineData`, for the media types Google lists for
+    /// multimodal function responses: PNG, JPEG, WebP, PDF) or, the declared fallback, as
+    /// lines of the result's text that stand for them (M4). By default parts, except for the
+    /// `gemini-1` and `gemini-2` lines, which do not take media in function responses. Audio
+    /// and other types always go as text stand-ins.
+    pub fn media_in_results(mut self, media: bool) -> Self {
+        self.media_in_results = Some(media);
+        self
+    }
+
     /// Builds the driver.
     ///
     /// # Errors
@@ -170,6 +185,7 @@ impl GeminiBuilder {
             max_output_tokens,
             tool_choice,
             native_answers,
+            media_in_results,
         } = self;
         if common.api_key.is_none() {
             return Err(ConfigError::MissingApiKey {
@@ -194,16 +210,21 @@ impl GeminiBuilder {
             &[],
             common.http,
         )?;
-        let native_answers = native_answers.unwrap_or_else(|| {
+        // Both wait for the line after 2.x: JSON answers beside function declarations, and
+        // media in function responses.
+        let after_2 = {
             let name = model.rsplit('/').next().unwrap_or_default();
             !(name.starts_with("gemini-1") || name.starts_with("gemini-2"))
-        });
+        };
+        let native_answers = native_answers.unwrap_or(after_2);
+        let media_in_results = media_in_results.unwrap_or(after_2);
         Ok(Gemini {
             endpoint: Arc::new(endpoint),
             model,
             max_output_tokens,
             tool_choice,
             native_answers,
+            media_in_results,
             body: common.body,
         })
     }

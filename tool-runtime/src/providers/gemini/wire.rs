@@ -7,7 +7,8 @@ use serde_json::{Map, Value, json};
 use super::events::LOCAL_ID_PREFIX;
 use super::{FORMAT, Gemini, ToolChoice, UNSIGNED_CALL, dialect};
 use crate::model::{Message, ModelError, ModelRequest, ToolCall, ToolResult, ToolSpec};
-use crate::providers::RequestError;
+use crate::providers::{REASONING_SIGNATURE, RequestError};
+use tool_core::Image;
 
 /// A function declaration as the API takes it, its schema as `parametersJsonSchema`.
 pub(super) fn render(name: &str, description: &str, schema: &Value) -> String {
@@ -21,7 +22,11 @@ pub(super) fn render(name: &str, description: &str, schema: &Value) -> String {
 /// [`RequestError::UnknownToolChoice`] (as [`ModelError::Other`]) for a tool choice that
 /// names a function the request does not declare.
 pub(super) fn body(driver: &Gemini, request: &ModelRequest<'_>) -> Result<String, ModelError> {
-    let (system, contents) = conversation(request.instructions, request.messages);
+    let (system, contents) = conversation(
+        request.instructions,
+        request.messages,
+        driver.media_in_results,
+    );
     let mut head = Map::new();
     head.insert("contents".into(), Value::Array(contents));
     if !system.is_empty() {
@@ -126,8 +131,13 @@ fn tool_config(choice: &ToolChoice) -> Value {
 
 /// The system instruction (the instructions, then each system message, blank-line
 /// separated) and the contents: consecutive messages of one role merged into one content,
-/// so that the results of one turn's calls go back together.
-fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (String, Vec<Value>) {
+/// so that the results of one turn's calls go back together. With `media`, a result's
+/// images and documents go as `functionResponse.parts` ([`response_part`]).
+fn conversation(
+    instructions: Option<&str>,
+    conversation: &[Message],
+    media: bool,
+) -> (String, Vec<Value>) {
     let mut system: Vec<&str> = instructions.into_iter().filter(|s| !s.is_empty()).collect();
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in conversation {
@@ -142,7 +152,7 @@ fn conversation(instructions: Option<&str>, conversation: &[Message]) -> (String
                 parts.extend(call_parts(tool_calls));
                 ("model", parts)
             }
-            Message::Tool(result) => ("user", vec![response_part(result)]),
+            Message::Tool(result) => ("user", vec![response_part(result, media)]),
         };
         if parts.is_empty() {
             continue;
@@ -166,7 +176,7 @@ fn text_part(text: &str) -> Option<Value> {
 /// The `functionCall` parts of one turn, each with the signature the model gave it; a turn
 /// none of whose calls carries one gets [`UNSIGNED_CALL`] on its first call.
 fn call_parts(calls: &[ToolCall]) -> Vec<Value> {
-    let none_kept = calls.iter().all(|call| call.signature.is_none());
+    let none_kept = calls.iter().all(|call| signature_of(call).is_none());
     calls
         .iter()
         .enumerate()
@@ -179,8 +189,8 @@ fn call_parts(calls: &[ToolCall]) -> Vec<Value> {
             function.insert("args".into(), args_of(&call.arguments));
             let mut part = Map::new();
             part.insert("functionCall".into(), Value::Object(function));
-            let signature = match &call.signature {
-                Some(signature) => Some(signature.as_str()),
+            let signature = match signature_of(call) {
+                Some(signature) => Some(signature),
                 None => (none_kept && at == 0).then_some(UNSIGNED_CALL),
             };
             if let Some(signature) = signature {
@@ -191,20 +201,55 @@ fn call_parts(calls: &[ToolCall]) -> Vec<Value> {
         .collect()
 }
 
+/// The media types a function response takes as `parts` (Google's list for multimodal
+/// function responses): these go as `inlineData`, anything else as a line of the text.
+pub(super) const MEDIA_IN_RESULTS: &[&str] =
+    &["image/png", "image/jpeg", "image/webp", "application/pdf"];
+
 /// A result as a `functionResponse` part: `{"output": text}`, or `{"error": text}` for a
-/// failure. Images, audio and resources go as lines of the text that stand for them (M4).
-fn response_part(result: &ToolResult) -> Value {
+/// failure. With `media` (O3, V3), each image or document of a type in [`MEDIA_IN_RESULTS`]
+/// goes in the response's `parts` as `inlineData` (base64), in order; anything else (audio,
+/// other types, resources, and every image without `media`) goes as a line of the text that
+/// stands for it (M4).
+fn response_part(result: &ToolResult, media: bool) -> Value {
     let key = if result.is_error { "error" } else { "output" };
     let mut response = Map::new();
     if let Some(id) = sent_id(&result.call_id) {
         response.insert("id".into(), id.into());
     }
     response.insert("name".into(), (*result.name).into());
-    response.insert(
-        "response".into(),
-        json!({ key: result.model_text(true).into_owned() }),
-    );
+    let (sent, kept): (Vec<&Image>, Vec<&Image>) = result
+        .images
+        .iter()
+        .partition(|image| media && MEDIA_IN_RESULTS.contains(&image.media_type()));
+    let text = if sent.is_empty() {
+        result.model_text(true).into_owned()
+    } else {
+        // The stand-ins name only what is not sent as a part.
+        let rest = ToolResult {
+            images: kept.into_iter().cloned().collect(),
+            ..result.clone()
+        };
+        rest.model_text(true).into_owned()
+    };
+    response.insert("response".into(), json!({ key: text }));
+    if !sent.is_empty() {
+        let parts: Vec<Value> = sent
+            .iter()
+            .map(|image| {
+                json!({"inlineData": {"mimeType": image.media_type(), "data": image.base64()}})
+            })
+            .collect();
+        response.insert("parts".into(), Value::Array(parts));
+    }
     json!({ "functionResponse": response })
+}
+
+/// A call's signature if it is Gemini's: another provider's (Bedrock's reasoning) is not.
+fn signature_of(call: &ToolCall) -> Option<&str> {
+    call.signature
+        .as_deref()
+        .filter(|s| !s.starts_with(REASONING_SIGNATURE))
 }
 
 /// A call id as sent: the model's own, never one the driver made up.
@@ -247,6 +292,7 @@ mod tests {
                 Message::Tool(ToolResult::new("a", "t", "one", false)),
                 Message::Tool(ToolResult::new(local.as_str(), "t", "failed", true)),
             ],
+            true,
         );
         assert_eq!(system, "Be brief.\n\nUse metric units.");
         assert_eq!(contents.len(), 3);
@@ -270,10 +316,54 @@ mod tests {
                     ToolCall::new("a", "t", "{}").with_signature("c2ln"),
                 ],
             )],
+            true,
         );
         let calls = &contents[0]["parts"];
         assert_eq!(calls[0].get("thoughtSignature"), None);
         assert_eq!(calls[1]["thoughtSignature"], "c2ln");
+        // Bedrock's reasoning kept on a call is not a Gemini signature.
+        let bedrock = format!("{REASONING_SIGNATURE}[]");
+        let (_, contents) = conversation(
+            None,
+            &[Message::assistant_with_calls(
+                "",
+                vec![ToolCall::new("b", "t", "{}").with_signature(bedrock)],
+            )],
+            true,
+        );
+        assert_eq!(contents[0]["parts"][0]["thoughtSignature"], UNSIGNED_CALL);
+    }
+
+    // O3, V3: images and documents of the types Google lists go as the function response's
+    // `inlineData` parts, in order; audio stays a line of the text; without `media` (the
+    // fallback of the models before Gemini 3) every image is a line of the text.
+    #[test]
+    fn o3_media_go_as_function_response_parts() {
+        let result = ToolResult::new("a", "t", "The chart.", false).with_images(vec![
+            Image::png(vec![1, 2]),
+            Image::wav(vec![3]),
+            Image::new("application/pdf", vec![4]),
+            Image::new("image/gif", vec![5]),
+        ]);
+        let part = response_part(&result, true);
+        assert_eq!(
+            part["functionResponse"]["parts"],
+            json!([
+                {"inlineData": {"mimeType": "image/png", "data": "AQI="}},
+                {"inlineData": {"mimeType": "application/pdf", "data": "BA=="}},
+            ])
+        );
+        assert_eq!(
+            part["functionResponse"]["response"]["output"],
+            "The chart.\n[audio: audio/wav, 1 bytes]\n[image: image/gif, 1 bytes]"
+        );
+        let part = response_part(&result, false);
+        assert_eq!(part["functionResponse"].get("parts"), None);
+        let text = part["functionResponse"]["response"]["output"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.contains("[image: image/png, 2 bytes]"), "{text}");
+        assert!(text.contains("[file: application/pdf, 1 bytes]"), "{text}");
     }
 
     #[test]
