@@ -98,6 +98,9 @@ pub(crate) trait Seam: Sync {
 pub(crate) enum Approval<H> {
     /// Approved: the call runs, its predicate not asked again.
     Approved,
+    /// Approved with these arguments in place of the call's (B3): the call runs with them,
+    /// validated again (S2), its predicate not asked again.
+    ApprovedWith(Vec<u8>),
     /// Not approved, or not asked: the call never runs, and ends with this outcome.
     Refused(Outcome),
     /// The question goes back in the answer (a 2026-07-28 `input_required`).
@@ -207,6 +210,13 @@ async fn approve_then_run<S: Seam>(
     // H6: whoever the transport asks decides; an unapproved call never runs.
     match seam.approve(&awaiting).await {
         Approval::Approved => watched(request, seam, true).await,
+        Approval::ApprovedWith(arguments) => {
+            let edited = CallRequest {
+                args: &arguments,
+                ..*request
+            };
+            watched(&edited, seam, true).await
+        }
         Approval::Refused(outcome) => Entered::Outcome(outcome),
         Approval::Held(held) => Entered::Held(held),
         Approval::Pause => Entered::Outcome(awaiting),

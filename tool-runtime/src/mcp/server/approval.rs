@@ -31,6 +31,7 @@ use rmcp::service::RequestContext;
 use tool_core::preview::preview;
 use tool_core::{Outcome, Tool};
 
+use super::approval_edits;
 use super::request_state::{Binding, RequestStates};
 
 /// What a client that cannot ask its user is answered for a call that needs approval (H6).
@@ -54,6 +55,8 @@ const APPROVAL_INPUT: &str = "tool-runtime/approval";
 pub(super) enum Asked {
     /// Yes: the call runs.
     Approved,
+    /// Yes, with the arguments the user edited (B3): the call runs with these, validated again.
+    ApprovedWith(Vec<u8>),
     /// No (declined or cancelled, or no usable answer): `the call was not approved`.
     NotApproved,
     /// The client cannot be asked.
@@ -67,26 +70,48 @@ pub(super) enum Asked {
     Cancelled,
 }
 
-/// Asks the client's user whether the call `request` of `tool`, which `pending` says awaits
-/// approval, may run, or takes the user's answer when `request` is the client's retry with
-/// it. `sessions`: whether an answer to a request sent during the call can reach it (false
-/// for a stateless HTTP server). `cx` is the request as rmcp's service read it; without it
-/// (a call the HTTP layer answered directly) the client declared nothing and is sent nothing.
-/// `states` seals the question's `requestState` and checks the
-/// one a retry brings back (H10).
-pub(super) async fn ask(
-    tool: &Tool,
-    pending: &Outcome,
-    request: &CallToolRequestParams,
-    args: &[u8],
-    cx: Option<&RequestContext<RoleServer>>,
-    sessions: bool,
-    states: &RequestStates,
-) -> Asked {
+/// One approval question: the call, and how the server can ask.
+pub(super) struct Question<'a> {
+    /// The tool called.
+    pub(super) tool: &'a Tool,
+    /// The call's request, which a retry brings its answer in.
+    pub(super) request: &'a CallToolRequestParams,
+    /// The call's arguments, as the pipeline parsed them.
+    pub(super) args: &'a [u8],
+    /// The request as rmcp's service read it; without it (a call the HTTP layer answered
+    /// directly) the client declared nothing and is sent nothing.
+    pub(super) cx: Option<&'a RequestContext<RoleServer>>,
+    /// Whether an answer to a request sent during the call can reach it (false for a
+    /// stateless HTTP server).
+    pub(super) sessions: bool,
+    /// Seals the question's `requestState` and checks the one a retry brings back (H10).
+    pub(super) states: &'a RequestStates,
+    /// Whether the user may edit the call's arguments in the answer (B3).
+    pub(super) edits: bool,
+}
+
+/// Asks the client's user whether the call of `question`, which `pending` says awaits
+/// approval, may run, or takes the user's answer when the request is the client's retry with
+/// it.
+pub(super) async fn ask(question: Question<'_>, pending: &Outcome) -> Asked {
+    let Question {
+        tool,
+        request,
+        args,
+        cx,
+        sessions,
+        states,
+        edits,
+    } = question;
+    let form = if edits {
+        approval_edits::form(tool, pending)
+    } else {
+        ElicitationSchema::new(BTreeMap::new())
+    };
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: question(tool, pending),
-        requested_schema: ElicitationSchema::new(BTreeMap::new()),
+        message: question_text(tool, pending),
+        requested_schema: form,
     };
     let can_ask = cx
         .and_then(RequestContext::client_capabilities)
@@ -106,7 +131,10 @@ pub(super) async fn ask(
         question: &asked,
     };
     if is_retry(request) {
-        return retry(tool, request, &binding, can_ask, states);
+        return match retry(tool, request, &binding, can_ask, states) {
+            Ok(answer) => verdict(&answer, pending, edits),
+            Err(refused) => refused,
+        };
     }
     let modern = cx
         .and_then(RequestContext::protocol_version)
@@ -140,7 +168,7 @@ pub(super) async fn ask(
     }
     tokio::select! {
         answer = cx.peer.create_elicitation(params) => match answer {
-            Ok(result) => verdict(&result),
+            Ok(result) => verdict(&result, pending, edits),
             Err(e) => {
                 tracing::warn!(
                     tool = tool.name(),
@@ -165,24 +193,24 @@ fn is_retry(request: &CallToolRequestParams) -> bool {
             .is_some_and(|responses| responses.contains_key(APPROVAL_INPUT))
 }
 
-/// The verdict on a retry (H10): approved only when the client can ask its user, the state it
-/// brings back was sealed by this server for this tool, these arguments and this question,
-/// has not expired and was not answered before, and the user's answer is "accept". Anything
-/// else is `the call was not approved`, and the reason is logged.
+/// The user's answer a retry brings (H10), taken only when the client can ask its user and the
+/// state it brings back was sealed by this server for this tool, these arguments and this
+/// question, has not expired and was not answered before. Anything else is `the call was not
+/// approved`, and the reason is logged; the answer's verdict is [`verdict`]'s.
 fn retry(
     tool: &Tool,
     request: &CallToolRequestParams,
     binding: &Binding<'_>,
     can_ask: bool,
     states: &RequestStates,
-) -> Asked {
+) -> Result<ElicitResult, Asked> {
     let refuse = |reason: &dyn std::fmt::Display| {
         tracing::warn!(
             tool = tool.name(),
             reason = %reason,
             "an MCP client's answer to an approval question is refused; the call does not run"
         );
-        Asked::NotApproved
+        Err(Asked::NotApproved)
     };
     let answer = request
         .input_responses
@@ -198,15 +226,31 @@ fn retry(
         return refuse(&refusal);
     }
     match serde_json::from_value::<ElicitResult>(answer.clone()) {
-        Ok(result) => verdict(&result),
+        Ok(result) => Ok(result),
         Err(e) => refuse(&format_args!("the user's answer is unreadable: {e}")),
     }
 }
 
-fn verdict(result: &ElicitResult) -> Asked {
-    match result.action {
-        ElicitationAction::Accept => Asked::Approved,
-        _ => Asked::NotApproved,
+/// What the user's answer `result` says of the call `pending`: approved on "accept", with the
+/// arguments it edits when the question offered edits (B3); an edit the question did not
+/// offer refuses the approval.
+fn verdict(result: &ElicitResult, pending: &Outcome, edits: bool) -> Asked {
+    if result.action != ElicitationAction::Accept {
+        return Asked::NotApproved;
+    }
+    if !edits {
+        return Asked::Approved;
+    }
+    match approval_edits::edited(pending, result.content.as_ref()) {
+        Ok(None) => Asked::Approved,
+        Ok(Some(arguments)) => Asked::ApprovedWith(arguments),
+        Err(refused) => {
+            tracing::warn!(
+                reason = %refused,
+                "an MCP client's edits to a call's arguments are refused; the call does not run"
+            );
+            Asked::NotApproved
+        }
     }
 }
 
@@ -214,7 +258,7 @@ fn verdict(result: &ElicitResult) -> Asked {
 const QUESTION_ARGUMENT_CHARS: usize = 800;
 
 /// What the user is asked: the tool, its validated arguments (shortened), and why.
-fn question(tool: &Tool, pending: &Outcome) -> String {
+fn question_text(tool: &Tool, pending: &Outcome) -> String {
     let arguments = pending
         .validated_arguments()
         .map(ToString::to_string)

@@ -39,6 +39,7 @@ pub struct McpServerBuilder {
     instructions: Option<String>,
     on_outcome: Option<OutcomeFn>,
     approval_expiry: Duration,
+    approval_edits: bool,
     naming: McpNaming,
     task_support: Vec<(String, TaskSupport)>,
     /// The resources and templates, in the order added (M7).
@@ -69,6 +70,7 @@ impl McpServerBuilder {
             instructions: None,
             on_outcome: None,
             approval_expiry: request_state::DEFAULT_EXPIRY,
+            approval_edits: false,
             naming: McpNaming::Declared,
             task_support: Vec::new(),
             resources: Vec::new(),
@@ -214,6 +216,20 @@ impl McpServerBuilder {
         self
     }
 
+    /// Lets the client's user edit a call's arguments when asked to approve it (B3; off by
+    /// default, when the question asks yes or no). The approval form then offers each
+    /// top-level argument whose value is a string, a number or a boolean (what an elicitation
+    /// form can carry: at most 32, text up to 4 KiB), the model's value its default. What the
+    /// user changes is the call's: validated again against the tool's schema before the
+    /// handler runs (S2), what the handler gets and what the outcome records. An answer that
+    /// sets a field the form did not offer, or gives a value of another type, is `the call was
+    /// not approved`, and nothing runs. A retry's answer is sealed with its question (H10), so
+    /// the form a retry is answered against is the one the user was shown.
+    pub fn approval_edits(mut self, edits: bool) -> Self {
+        self.approval_edits = edits;
+        self
+    }
+
     /// Serves a resource or resource template (M7): an [`McpResource`], or the handle
     /// `#[resource]` generates. `resources/list` and `resources/templates/list` show those the
     /// caller's context is offered (their policies, in the order added); `resources/read`
@@ -336,6 +352,7 @@ impl McpServerBuilder {
                 info,
                 on_outcome: self.on_outcome,
                 request_states,
+                approval_edits: self.approval_edits,
                 set,
                 tasks: Arc::new(tasks),
                 catalog,

@@ -32,6 +32,7 @@
 //! - `error`: why serving stopped, or could not start ([`ServeError`]).
 
 mod approval;
+mod approval_edits;
 pub mod auth;
 mod builder;
 mod catalog;

@@ -9,7 +9,7 @@ use tool_core::{Outcome, Tool};
 
 use crate::call::{Approval, Entered, Seam};
 
-use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, ask};
+use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, Question, ask};
 use super::request_state::RequestStates;
 use super::rounds::RoundElicitor;
 
@@ -23,6 +23,8 @@ pub(crate) struct McpSeam<'a> {
     /// Whether a request sent during the call can be answered (H6).
     pub(crate) sessions: bool,
     pub(crate) states: &'a RequestStates,
+    /// Whether the user may edit the call's arguments when approving it (B3).
+    pub(crate) edits: bool,
     /// The rounds of questions, on 2026-07-28 (M3).
     pub(crate) round: Option<&'a RoundElicitor>,
     /// Told when the client's user is asked for approval (`true`) and when the answer came.
@@ -34,20 +36,20 @@ impl Seam for McpSeam<'_> {
 
     async fn approve(&self, awaiting: &Outcome) -> Approval<InputRequiredResult> {
         (self.asking)(true);
-        let (tool, request, args) = (self.tool, self.request, self.args);
-        let asked = ask(
-            tool,
-            awaiting,
-            request,
-            args,
-            self.cx,
-            self.sessions,
-            self.states,
-        )
-        .await;
+        let question = Question {
+            tool: self.tool,
+            request: self.request,
+            args: self.args,
+            cx: self.cx,
+            sessions: self.sessions,
+            states: self.states,
+            edits: self.edits,
+        };
+        let asked = ask(question, awaiting).await;
         (self.asking)(false);
         match asked {
             Asked::Approved => Approval::Approved,
+            Asked::ApprovedWith(arguments) => Approval::ApprovedWith(arguments),
             Asked::NotApproved => Approval::Refused(Outcome::not_approved()),
             Asked::Unsupported => Approval::Refused(Outcome::denied(NO_ELICITATION)),
             Asked::Stateless => Approval::Refused(Outcome::denied(NO_ELICITATION_STATELESS)),

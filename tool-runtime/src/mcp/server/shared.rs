@@ -38,6 +38,8 @@ pub(crate) struct Shared {
     /// Seals the `requestState` of approval questions and checks the ones brought back
     /// (H10).
     pub(crate) request_states: RequestStates,
+    /// Whether an approval question offers the call's arguments for editing (B3).
+    pub(crate) approval_edits: bool,
     /// The tools that run as tasks, and their tasks (M5).
     pub(crate) tasks: Arc<Tasks>,
     /// The resources, resource templates and prompts, and the subscriptions (M7).

@@ -244,6 +244,7 @@ impl Session {
                     cx,
                     sessions: self.sessions,
                     states: &self.shared.request_states,
+                    edits: self.shared.approval_edits,
                     round: round.as_deref(),
                     asking: answering.asking,
                 };
