@@ -5,10 +5,13 @@
 //! answer that sets a field the form did not offer, or a value of another type, is not
 //! approved. Spoken as a 2026-07-28 client speaks it, in raw JSON-RPC over streamable HTTP to a
 //! stateless server: the question comes as an `input_required` answer, and the retry brings
-//! the sealed state back with the user's answer (H10).
+//! the sealed state back with the user's answer (H10). The official MCP Python SDK's client
+//! (`tests/support/mcp/approval_edits_client.py`) edits the same way over stdio, both during
+//! the call (`elicitation/create`) and by calling again (2026-07-28).
 #![cfg(feature = "mcp")]
 
 mod support {
+    pub mod mcp;
     pub mod raw_http;
 }
 
@@ -46,7 +49,8 @@ impl Served {
     }
 }
 
-async fn serve(edits: bool) -> Served {
+/// The server's `transfer`, which always needs approval, and what its handler got.
+fn server(edits: bool) -> (McpServer, Arc<Mutex<Vec<String>>>) {
     let paid = Arc::new(Mutex::new(Vec::new()));
     let ledger = Arc::clone(&paid);
     let transfer = Tool::builder("transfer", "Pays an account.")
@@ -57,12 +61,18 @@ async fn serve(edits: bool) -> Served {
             async move { Ok::<_, std::io::Error>(format!("paid {} cents to {}", t.cents, t.to)) }
         })
         .build();
-    let http = McpServer::builder()
+    let server = McpServer::builder()
         .tool(transfer)
         .state_key(b"b3 test key: thirty-two bytes or more of secret".as_slice())
         .approval_edits(edits)
         .build()
-        .expect("the tools are declared right")
+        .expect("the tools are declared right");
+    (server, paid)
+}
+
+async fn serve(edits: bool) -> Served {
+    let (server, paid) = server(edits);
+    let http = server
         .bind_http("127.0.0.1:0", HttpOptions::new().stateless().json_answers())
         .await
         .expect("a loopback port is free");
@@ -205,4 +215,26 @@ async fn b3_h10_an_edit_the_form_did_not_offer_or_of_another_type_is_not_approve
         "{result}"
     );
     assert!(served.paid().is_empty(), "{:?}", served.paid());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b3_the_official_python_client_edits_during_the_call_and_by_calling_again() {
+    for mode in ["legacy", "auto"] {
+        let (server, paid) = server(true);
+        let run =
+            support::mcp::run_python_client(server, "approval_edits_client.py", &[mode.into()])
+                .await;
+        let report = &run.report;
+        assert!(
+            run.success,
+            "the Python client's checks failed ({mode}):\n{report}"
+        );
+        assert!(report.contains("all checks passed"), "{report}");
+        assert_eq!(
+            *paid.lock().expect("not poisoned"),
+            ["acme:500:false:q4"],
+            "{mode}"
+        );
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), run.serving).await;
+    }
 }
