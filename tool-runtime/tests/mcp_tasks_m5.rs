@@ -614,3 +614,42 @@ async fn m5_on_2026_07_28_the_server_makes_tasks_for_clients_of_the_tasks_extens
         .await
         .expect("the remote handler's context is cancelled");
 }
+
+#[tokio::test]
+async fn m5_b1_a_sub_agent_declared_a_task_runs_to_its_answer_as_one() {
+    use tool_runtime::{Agent, ScriptedModel, ScriptedTurn};
+    let model = ScriptedModel::new([ScriptedTurn::reply("acme holds 1200 cents")]);
+    let accounts = Agent::builder(model.clone()).build().expect("builds");
+    let server = McpServer::builder()
+        .tool(accounts.as_tool("accounts", "Answers questions about accounts."))
+        .task_support("accounts", TaskSupport::Required)
+        .build()
+        .expect("the tools are declared right");
+    let (mut raw, _) = Raw::open(&server, "2025-11-25").await;
+    let arguments = json!({"request": "How much does acme hold?"});
+    // Declared a task, it is refused as a plain call.
+    let plain = raw
+        .request(
+            "tools/call",
+            json!({"name": "accounts", "arguments": arguments}),
+        )
+        .await;
+    assert!(plain.get("error").is_some(), "{plain}");
+    assert!(model.requests().is_empty(), "nothing ran");
+    let made = raw
+        .request(
+            "tools/call",
+            json!({"name": "accounts", "arguments": arguments, "task": {"ttl": 60_000}}),
+        )
+        .await;
+    let id = made["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {made}"))
+        .to_owned();
+    let result = raw.request("tasks/result", json!({"taskId": id})).await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "acme holds 1200 cents",
+        "{result}"
+    );
+    assert_eq!(model.requests().len(), 1);
+}
