@@ -60,7 +60,9 @@
 //!   2026-07-28, `test-missing-capability` is refused `-32021` for a client that cannot sample.
 //!
 //! Beside the tools, the resources and prompts of the `resources-*`, `prompts-*` and
-//! `completion-complete` scenarios (M7), in `conformance_server/catalog.rs`.
+//! `completion-complete` scenarios (M7), in `conformance_server/catalog.rs`, with
+//! `test-trigger-prompt-change`, which tells the clients listening on `subscriptions/listen`
+//! that the prompt list changed (`server-stateless`).
 
 use std::time::Duration;
 
@@ -161,6 +163,8 @@ pub fn mcp_names() -> Vec<(&'static str, &'static str)> {
             "test_input_required_result_multiple_inputs",
         ),
         ("test-missing-capability", "test_missing_capability"),
+        // M7: subscriptions/listen.
+        ("test-trigger-prompt-change", "test_trigger_prompt_change"),
     ]
 }
 
@@ -566,6 +570,7 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
         .tool(sampling::input_required_capabilities())
         .tool(sampling::input_required_multiple())
         .tool(sampling::missing_capability())
+        .tool(catalog::trigger_prompt_change())
         // M5, M9: the Tasks extension's fixtures run as tasks for the clients that have it.
         .task_support("slow-compute", TaskSupport::Optional)
         .task_support("failing-job", TaskSupport::Required)
@@ -583,6 +588,7 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
 /// The server cannot be built, or `address` cannot be bound.
 pub async fn serve(address: &str) -> Result<HttpServer, BoxError> {
     let server = builder()?.build()?;
+    catalog::served(&server);
     Ok(server.bind_http(address, HttpOptions::new()).await?)
 }
 

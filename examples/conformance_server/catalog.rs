@@ -6,11 +6,46 @@
 //! - `test://watched-resource`, which clients subscribe to;
 //! - `test_simple_prompt`, `test_prompt_with_arguments` (`arg1`, `arg2`, each substituted in
 //!   its message), `test_prompt_with_embedded_resource` (embeds `resourceUri`) and
-//!   `test_prompt_with_image` (a 1×1 PNG); `arg1` completes from a fixed list.
+//!   `test_prompt_with_image` (a 1×1 PNG); `arg1` completes from a fixed list;
+//! - `test-trigger-prompt-change`, the tool the `server-stateless` scenario calls to change
+//!   the prompt list while a `subscriptions/listen` stream is open: it tells the clients, as
+//!   an application whose prompts changed would ([`McpServer::prompts_changed`]).
 
-use tool_runtime::mcp::{Contents, McpPrompt, McpResource, McpServerBuilder, Message};
+use std::sync::OnceLock;
+
+use tool_runtime::mcp::{Contents, McpPrompt, McpResource, McpServer, McpServerBuilder, Message};
 use tool_runtime::outcome::{Image, Resource};
-use tool_runtime::{BoxError, Context, Schema, ToolError};
+use tool_runtime::{BoxError, Context, Schema, Tool, ToolError};
+
+use super::NoArguments;
+
+/// The server [`trigger_prompt_change`] tells the clients of, once it is built.
+static SERVED: OnceLock<McpServer> = OnceLock::new();
+
+/// Remembers `server` as the one whose prompt list [`trigger_prompt_change`] changes (the
+/// first server served in this process).
+pub(crate) fn served(server: &McpServer) {
+    let _ = SERVED.set(server.clone());
+}
+
+/// `test-trigger-prompt-change`: tells the clients listening for prompt-list changes that
+/// the list changed, and says how many were told.
+pub(crate) fn trigger_prompt_change() -> Tool {
+    Tool::builder(
+        "test-trigger-prompt-change",
+        "Tells the listening clients that the prompt list changed.",
+    )
+    .handler(|_ctx: Context, _args: NoArguments| async move {
+        let Some(server) = SERVED.get() else {
+            return Err(ToolError::new("the server is not served yet"));
+        };
+        let told = server.prompts_changed().await;
+        Ok(format!(
+            "told {told} client(s) that the prompt list changed"
+        ))
+    })
+    .build()
+}
 
 /// A 1×1 red PNG.
 const PNG: &[u8] = &[

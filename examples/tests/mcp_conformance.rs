@@ -68,13 +68,6 @@ const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
          input_required result of prompts/get); a prompt's handler cannot ask yet",
     ),
     (
-        "server-stateless",
-        "2026-07-28",
-        "SEP-2575 subscriptions: the server declares resource subscriptions and list-changed \
-         notifications (M7), and the suite then checks subscriptions/listen, 2026-07-28's \
-         stream of them, which is not served (-32601); every other check of the scenario passes",
-    ),
-    (
         "input-required-result-ignore-extra-params",
         "2026-07-28",
         "M3/H10: an answer is taken only with the sealed requestState of the round that \
@@ -180,6 +173,7 @@ const SCENARIO_TOOLS: &[(&str, &str)] = &[
         "test_input_required_result_multiple_inputs",
     ),
     ("server-stateless", "test_missing_capability"),
+    ("server-stateless", "test_trigger_prompt_change"),
 ];
 
 /// Why `scenario` at `version` cannot pass yet, if `list` says it cannot.

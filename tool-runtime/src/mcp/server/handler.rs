@@ -7,12 +7,13 @@ use rmcp::model::{
     CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
     GetTaskParams, GetTaskResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerConfig, SubscribeRequestParams, Tool as McpTool,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    ReadResourceResponse, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    Tool as McpTool, UnsubscribeRequestParams, UpdateTaskParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::catalog::listen;
 use super::catalog::requests as catalog;
 use super::malformed::custom_request_error;
 use super::session::Session;
@@ -141,6 +142,19 @@ impl ServerHandler for Handler {
     ) -> Result<(), ErrorData> {
         catalog::unsubscribe(&self.session, &request.uri, &cx);
         Ok(())
+    }
+
+    /// What a `subscriptions/listen` stream (2026-07-28, M7) is acknowledged of what it asked.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(listen::accepted(requested))
+    }
+
+    /// A `subscriptions/listen` stream, open until the client closes it (M7).
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        listen::serve(&self.session, subscription).await
     }
 
     /// `prompts/list` (M7): the prompts the caller is offered.
