@@ -70,8 +70,12 @@ const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
     (
         "input-required-result-ignore-extra-params",
         "2026-07-28",
-        "M3/H10: an answer is taken only with the sealed requestState of the round that \
-         asked it; this SHOULD check answers without a requestState",
+        "kept by H10 and M3: the scenario's one call brings inputResponses (the right answer \
+         plus unknown keys) with no requestState, to a call that never asked, and wants it \
+         complete; taking that answer would let a client answer a question it was never asked. \
+         The server does what the specification says beside that: it ignores unknown keys \
+         next to a sealed round, and without a state asks again (input_required), as a server \
+         SHOULD when what it needs is missing (tests/mcp_input_responses_m3.rs)",
     ),
     // M9: tasks that wait for input.
     (
