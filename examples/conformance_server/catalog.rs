@@ -7,12 +7,16 @@
 //! - `test_simple_prompt`, `test_prompt_with_arguments` (`arg1`, `arg2`, each substituted in
 //!   its message), `test_prompt_with_embedded_resource` (embeds `resourceUri`) and
 //!   `test_prompt_with_image` (a 1×1 PNG); `arg1` completes from a fixed list;
+//! - `test_input_required_result_prompt`, whose handler asks its user what context to use
+//!   (`ctx.elicit_named`, under the key `user_context`): on 2026-07-28 in the answer of
+//!   `prompts/get` (`input_required`), as a tool's handler asks;
 //! - `test-trigger-prompt-change`, the tool the `server-stateless` scenario calls to change
 //!   the prompt list while a `subscriptions/listen` stream is open: it tells the clients, as
 //!   an application whose prompts changed would ([`McpServer::prompts_changed`]).
 
 use std::sync::OnceLock;
 
+use tool_runtime::elicit::Elicited;
 use tool_runtime::mcp::{Contents, McpPrompt, McpResource, McpServer, McpServerBuilder, Message};
 use tool_runtime::outcome::{Image, Resource};
 use tool_runtime::{BoxError, Context, Schema, Tool, ToolError};
@@ -71,6 +75,13 @@ struct TwoArguments {
     arg1: String,
     /// Second test argument.
     arg2: String,
+}
+
+/// What `test_input_required_result_prompt` asks its user.
+#[derive(Schema, Debug)]
+struct PromptContext {
+    /// The context the prompt should use.
+    context: String,
 }
 
 /// The argument of `test_prompt_with_embedded_resource`.
@@ -150,6 +161,23 @@ fn prompts() -> Vec<McpPrompt> {
                 Message::user_resource(resource),
                 Message::user("Please process the embedded resource above."),
             ])
+        })
+        .build(),
+        McpPrompt::builder(
+            "test_input_required_result_prompt",
+            "A prompt that asks its user what context to use.",
+        )
+        .get(|ctx: Context| async move {
+            let asked = ctx.elicit_named::<PromptContext>(
+                "user_context",
+                "What context should the prompt use?",
+            );
+            let context = match asked.await {
+                Ok(Elicited::Accepted(answer)) => answer.context,
+                Ok(_) => "no context".to_owned(),
+                Err(error) => return Err(ToolError::new(format!("the question failed: {error}"))),
+            };
+            Ok(vec![Message::user(format!("Use this context: {context}"))])
         })
         .build(),
         McpPrompt::builder("test_prompt_with_image", "A prompt with an image.")

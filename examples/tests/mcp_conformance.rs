@@ -62,12 +62,6 @@ const ALL: &str = "*";
 /// for. Delete a line when its run passes.
 const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
     (
-        "input-required-result-non-tool-request",
-        "2026-07-28",
-        "M7 prompts: its fixture is a prompt that asks its user in its answer (an \
-         input_required result of prompts/get); a prompt's handler cannot ask yet",
-    ),
-    (
         "input-required-result-ignore-extra-params",
         "2026-07-28",
         "kept by H10 and M3: the scenario's one call brings inputResponses (the right answer \

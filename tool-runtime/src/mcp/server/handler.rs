@@ -166,15 +166,13 @@ impl ServerHandler for Handler {
         catalog::list_prompts(&self.session, &cx).await
     }
 
-    /// `prompts/get` (M7).
+    /// `prompts/get` (M7): the prompt, or (2026-07-28) its handler's question.
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        catalog::get_prompt(&self.session, request, &cx)
-            .await
-            .map(GetPromptResponse::Complete)
+        catalog::get_prompt(&self.session, request, &cx).await
     }
 
     /// `completion/complete` (M7): suggestions for a prompt's or a template's argument.

@@ -3,7 +3,7 @@
 //! serves it. Nothing is decided here.
 
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResult,
 };
@@ -127,9 +127,10 @@ pub(crate) async fn get_prompt(
     session: &Session,
     request: GetPromptRequestParams,
     cx: &RequestContext<RoleServer>,
-) -> Result<GetPromptResult, ErrorData> {
+) -> Result<GetPromptResponse, ErrorData> {
     let ctx = context(session, cx).await?;
-    prompts::serve::get(&session.shared.catalog, request, ctx, version(cx)).await
+    let asking = prompts::ask::asking(&session.shared.request_states, &request, cx)?;
+    prompts::serve::get(&session.shared.catalog, request, ctx, version(cx), asking).await
 }
 
 pub(crate) async fn complete(
