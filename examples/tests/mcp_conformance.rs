@@ -73,17 +73,11 @@ const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
     ),
     // M9: tasks that wait for input.
     (
-        "tasks-mrtr-input",
-        EXTENSION,
-        "M9 tasks that wait for input: a task's questions (input_required on tasks/get, \
-         answered by tasks/update) are not built; its fixtures confirm_delete and multi_input \
-         need them",
-    ),
-    (
         "tasks-mrtr-composition",
         EXTENSION,
         "M9 a question asked before a call becomes a task (input_required, then \
-         CreateTaskResult) is not built",
+         CreateTaskResult) is not built, nor its fixture test_tool_with_task: a task's \
+         questions wait in the task (tasks/update) once it is one",
     ),
     (
         "tasks-status-notifications",
@@ -153,6 +147,8 @@ const SCENARIO_TOOLS: &[(&str, &str)] = &[
     ("tasks-lifecycle", "slow_compute"),
     ("tasks-lifecycle", "failing_job"),
     ("tasks-lifecycle", "protocol_error_job"),
+    ("tasks-mrtr-input", "confirm_delete"),
+    ("tasks-mrtr-input", "multi_input"),
     ("tools-call-sampling", "test_sampling"),
     (
         "input-required-result-basic-sampling",

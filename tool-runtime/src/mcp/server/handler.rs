@@ -234,16 +234,18 @@ impl ServerHandler for Handler {
         )
     }
 
-    /// `tasks/update` of the Tasks extension: no task of this server waits for input there.
+    /// `tasks/update` of the Tasks extension: answers to a task's questions (M9).
     async fn update_task(
         &self,
-        _request: UpdateTaskParams,
-        _cx: RequestContext<RoleServer>,
+        request: UpdateTaskParams,
+        cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Err(ErrorData::invalid_params(
-            "no task of this server waits for input: its questions go to the client directly",
-            None,
-        ))
+        tasks::update(
+            &self.session.shared.tasks,
+            &self.session.task_owner(&cx),
+            &request.task_id,
+            &request.input_responses,
+        )
     }
 
     /// A request rmcp could not read as one it knows: a method we do not serve, or one we
