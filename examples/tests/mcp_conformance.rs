@@ -76,8 +76,10 @@ const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
         "tasks-mrtr-composition",
         EXTENSION,
         "M9 a question asked before a call becomes a task (input_required, then \
-         CreateTaskResult) is not built, nor its fixture test_tool_with_task: a task's \
-         questions wait in the task (tasks/update) once it is one",
+         CreateTaskResult) is not built, nor its fixture test_tool_with_task. It needs an API: \
+         its handler asks first thing, as confirm_delete's does in tasks-mrtr-input, where the \
+         question must wait in the task (tasks/update); only the tool's declaration can tell \
+         the server which way a question goes",
     ),
     (
         "tasks-status-notifications",
