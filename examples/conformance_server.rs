@@ -53,20 +53,25 @@
 //!   2026-07-28 (`x-mcp-header`), which the server checks against the body (M10);
 //! - the Tasks extension's fixtures (M5, M9): `greet` (never a task), `slow-compute` (works
 //!   `seconds` seconds; a task when the client has the extension), `failing-job` (only as a
-//!   task; fails at its work), `protocol-error-job` (ends with a protocol error);
+//!   task; fails at its work), `protocol-error-job` (ends with a protocol error),
+//!   `confirm-delete` and `multi-input` (tasks that wait for input: one question, two at
+//!   once, answered by `tasks/update`);
 //! - M8's fixtures (`conformance_server/sampling.rs`): `test-sampling` asks the client's model
 //!   during the call, `test-input-required-result-sampling`, `…-list-roots`,
 //!   `…-capabilities` and `…-multiple-inputs` ask it (and read the roots) in the answer on
 //!   2026-07-28, `test-missing-capability` is refused `-32021` for a client that cannot sample.
 //!
 //! Beside the tools, the resources and prompts of the `resources-*`, `prompts-*` and
-//! `completion-complete` scenarios (M7), in `conformance_server/catalog.rs`.
+//! `completion-complete` scenarios (M7), in `conformance_server/catalog.rs`, with
+//! `test-trigger-prompt-change`, which tells the clients listening on `subscriptions/listen`
+//! that the prompt list changed (`server-stateless`).
 
 use std::time::Duration;
 
 use fixtures::{
-    custom_header, failing_job, greet, input_required_confirm, input_required_elicitation,
-    input_required_multi_round, protocol_error_job, slow_compute,
+    confirm_delete, custom_header, failing_job, greet, input_required_confirm,
+    input_required_elicitation, input_required_multi_round, multi_input, protocol_error_job,
+    slow_compute,
 };
 
 use serde::Serialize;
@@ -142,6 +147,8 @@ pub fn mcp_names() -> Vec<(&'static str, &'static str)> {
         ("slow-compute", "slow_compute"),
         ("failing-job", "failing_job"),
         ("protocol-error-job", "protocol_error_job"),
+        ("confirm-delete", "confirm_delete"),
+        ("multi-input", "multi_input"),
         // M8: sampling and roots.
         ("test-sampling", "test_sampling"),
         (
@@ -161,6 +168,8 @@ pub fn mcp_names() -> Vec<(&'static str, &'static str)> {
             "test_input_required_result_multiple_inputs",
         ),
         ("test-missing-capability", "test_missing_capability"),
+        // M7: subscriptions/listen.
+        ("test-trigger-prompt-change", "test_trigger_prompt_change"),
     ]
 }
 
@@ -560,16 +569,21 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
         .tool(slow_compute())
         .tool(failing_job())
         .tool(protocol_error_job())
+        .tool(confirm_delete())
+        .tool(multi_input())
         .tool(sampling::sampling())
         .tool(sampling::input_required_sampling())
         .tool(sampling::input_required_roots())
         .tool(sampling::input_required_capabilities())
         .tool(sampling::input_required_multiple())
         .tool(sampling::missing_capability())
+        .tool(catalog::trigger_prompt_change())
         // M5, M9: the Tasks extension's fixtures run as tasks for the clients that have it.
         .task_support("slow-compute", TaskSupport::Optional)
         .task_support("failing-job", TaskSupport::Required)
         .task_support("protocol-error-job", TaskSupport::Optional)
+        .task_support("confirm-delete", TaskSupport::Optional)
+        .task_support("multi-input", TaskSupport::Optional)
         // M2: the suite calls the tools by snake_case names.
         .naming(McpNaming::map(mcp_names())))
 }
@@ -583,6 +597,7 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
 /// The server cannot be built, or `address` cannot be bound.
 pub async fn serve(address: &str) -> Result<HttpServer, BoxError> {
     let server = builder()?.build()?;
+    catalog::served(&server);
     Ok(server.bind_http(address, HttpOptions::new()).await?)
 }
 

@@ -6,11 +6,50 @@
 //! - `test://watched-resource`, which clients subscribe to;
 //! - `test_simple_prompt`, `test_prompt_with_arguments` (`arg1`, `arg2`, each substituted in
 //!   its message), `test_prompt_with_embedded_resource` (embeds `resourceUri`) and
-//!   `test_prompt_with_image` (a 1×1 PNG); `arg1` completes from a fixed list.
+//!   `test_prompt_with_image` (a 1×1 PNG); `arg1` completes from a fixed list;
+//! - `test_input_required_result_prompt`, whose handler asks its user what context to use
+//!   (`ctx.elicit_named`, under the key `user_context`): on 2026-07-28 in the answer of
+//!   `prompts/get` (`input_required`), as a tool's handler asks;
+//! - `test-trigger-prompt-change`, the tool the `server-stateless` scenario calls to change
+//!   the prompt list while a `subscriptions/listen` stream is open: it tells the clients, as
+//!   an application whose prompts changed would ([`McpServer::prompts_changed`]).
 
-use tool_runtime::mcp::{Contents, McpPrompt, McpResource, McpServerBuilder, Message};
+use std::sync::OnceLock;
+
+use tool_runtime::elicit::Elicited;
+use tool_runtime::mcp::{Contents, McpPrompt, McpResource, McpServer, McpServerBuilder, Message};
 use tool_runtime::outcome::{Image, Resource};
-use tool_runtime::{BoxError, Context, Schema, ToolError};
+use tool_runtime::{BoxError, Context, Schema, Tool, ToolError};
+
+use super::NoArguments;
+
+/// The server [`trigger_prompt_change`] tells the clients of, once it is built.
+static SERVED: OnceLock<McpServer> = OnceLock::new();
+
+/// Remembers `server` as the one whose prompt list [`trigger_prompt_change`] changes (the
+/// first server served in this process).
+pub(crate) fn served(server: &McpServer) {
+    let _ = SERVED.set(server.clone());
+}
+
+/// `test-trigger-prompt-change`: tells the clients listening for prompt-list changes that
+/// the list changed, and says how many were told.
+pub(crate) fn trigger_prompt_change() -> Tool {
+    Tool::builder(
+        "test-trigger-prompt-change",
+        "Tells the listening clients that the prompt list changed.",
+    )
+    .handler(|_ctx: Context, _args: NoArguments| async move {
+        let Some(server) = SERVED.get() else {
+            return Err(ToolError::new("the server is not served yet"));
+        };
+        let told = server.prompts_changed().await;
+        Ok(format!(
+            "told {told} client(s) that the prompt list changed"
+        ))
+    })
+    .build()
+}
 
 /// A 1×1 red PNG.
 const PNG: &[u8] = &[
@@ -36,6 +75,13 @@ struct TwoArguments {
     arg1: String,
     /// Second test argument.
     arg2: String,
+}
+
+/// What `test_input_required_result_prompt` asks its user.
+#[derive(Schema, Debug)]
+struct PromptContext {
+    /// The context the prompt should use.
+    context: String,
 }
 
 /// The argument of `test_prompt_with_embedded_resource`.
@@ -115,6 +161,23 @@ fn prompts() -> Vec<McpPrompt> {
                 Message::user_resource(resource),
                 Message::user("Please process the embedded resource above."),
             ])
+        })
+        .build(),
+        McpPrompt::builder(
+            "test_input_required_result_prompt",
+            "A prompt that asks its user what context to use.",
+        )
+        .get(|ctx: Context| async move {
+            let asked = ctx.elicit_named::<PromptContext>(
+                "user_context",
+                "What context should the prompt use?",
+            );
+            let context = match asked.await {
+                Ok(Elicited::Accepted(answer)) => answer.context,
+                Ok(_) => "no context".to_owned(),
+                Err(error) => return Err(ToolError::new(format!("the question failed: {error}"))),
+            };
+            Ok(vec![Message::user(format!("Use this context: {context}"))])
         })
         .build(),
         McpPrompt::builder("test_prompt_with_image", "A prompt with an image.")

@@ -168,3 +168,68 @@ pub(super) fn protocol_error_job() -> Tool {
         })
         .build()
 }
+
+/// The arguments of `confirm-delete`.
+#[derive(Schema, Debug)]
+struct Deletion {
+    /// The file to delete.
+    #[schema(default = "", max_len = 256)]
+    filename: String,
+}
+
+/// The answer `confirm-delete` asks for.
+#[derive(Schema, Debug)]
+struct DeleteConfirmation {
+    /// Whether the deletion is confirmed.
+    confirm: bool,
+}
+
+/// `confirm-delete` (M9, a task that waits for input): asks to confirm the deletion; as a task
+/// of the Tasks extension the question waits in the task (`input_required` on `tasks/get`,
+/// answered by `tasks/update`).
+pub(super) fn confirm_delete() -> Tool {
+    Tool::builder(
+        "confirm-delete",
+        "Asks to confirm a deletion, then says what it did.",
+    )
+    .handler(|ctx: Context, args: Deletion| async move {
+        let asked = ctx.elicit_named::<DeleteConfirmation>("confirm", "Delete the file?");
+        match asked.await {
+            Ok(Elicited::Accepted(answer)) if answer.confirm => {
+                Ok(format!("deleted {}", args.filename))
+            }
+            Ok(_) => Ok(format!("kept {}", args.filename)),
+            Err(error) => Err(ToolError::new(format!("the question failed: {error}"))),
+        }
+    })
+    .build()
+}
+
+/// An answer of `multi-input`.
+#[derive(Schema, Debug)]
+struct Partial {
+    /// A name.
+    #[schema(default = "")]
+    name: String,
+    /// Whether it is confirmed.
+    #[schema(default = false)]
+    confirm: bool,
+}
+
+/// `multi-input` (M9): asks two questions at once, which wait in its task together and may be
+/// answered one at a time.
+pub(super) fn multi_input() -> Tool {
+    Tool::builder("multi-input", "Asks two questions at once, then answers.")
+        .handler(|ctx: Context, _args: NoArguments| async move {
+            let (first, second) = tokio::join!(
+                ctx.elicit_named::<Partial>("first", "The first input?"),
+                ctx.elicit_named::<Partial>("second", "The second input?"),
+            );
+            let said = |answer: Result<Elicited<Partial>, _>| match answer {
+                Ok(Elicited::Accepted(partial)) => partial.name,
+                _ => "nothing".to_owned(),
+            };
+            Ok::<_, ToolError>(format!("got {} and {}", said(first), said(second)))
+        })
+        .build()
+}

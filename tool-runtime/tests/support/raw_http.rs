@@ -141,7 +141,48 @@ impl RawConnection {
             .expect("the server answers within 10 s")
     }
 
-    async fn read_response(&mut self) -> RawResponse {
+    /// POSTs `message` and reads only the head of the response, for an event stream that
+    /// stays open: read its messages with [`RawConnection::next_event`].
+    pub async fn post_stream(&mut self, headers: &[(&str, &str)], message: &Value) -> RawResponse {
+        let mut all = vec![("Content-Type", "application/json")];
+        all.extend_from_slice(headers);
+        let body = serde_json::to_vec(message).expect("JSON");
+        self.send("POST", &all, &body).await;
+        tokio::time::timeout(PATIENCE, self.read_head())
+            .await
+            .expect("the server answers within 10 s")
+    }
+
+    /// The next JSON-RPC message of an open chunked event stream (after
+    /// [`RawConnection::post_stream`]), if one comes within `wait`; `None` also when the
+    /// stream ended.
+    pub async fn next_event(&mut self, pending: &mut String, wait: Duration) -> Option<Value> {
+        let read = async {
+            loop {
+                if let Some(end) = pending.find("\n\n") {
+                    let event: String = pending.drain(..end + 2).collect();
+                    let data: String = (event.lines())
+                        .filter_map(|line| line.strip_prefix("data:"))
+                        .map(str::trim)
+                        .collect();
+                    match serde_json::from_str(&data) {
+                        Ok(message) => return Some(message),
+                        Err(_) => continue,
+                    }
+                }
+                let size = usize::from_str_radix(self.line().await.trim(), 16).ok()?;
+                let mut chunk = vec![0; size + 2];
+                self.stream.read_exact(&mut chunk).await.ok()?;
+                if size == 0 {
+                    return None;
+                }
+                pending.push_str(&String::from_utf8_lossy(&chunk[..size]).replace('\r', ""));
+            }
+        };
+        tokio::time::timeout(wait, read).await.ok().flatten()
+    }
+
+    async fn read_head(&mut self) -> RawResponse {
         let status_line = self.line().await;
         let status = status_line
             .split(' ')
@@ -157,11 +198,15 @@ impl RawConnection {
             let (name, value) = line.split_once(':').expect("a header line");
             headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
         }
-        let mut response = RawResponse {
+        RawResponse {
             status,
             headers,
             body: String::new(),
-        };
+        }
+    }
+
+    async fn read_response(&mut self) -> RawResponse {
+        let mut response = self.read_head().await;
         let mut body = Vec::new();
         if response
             .header("transfer-encoding")

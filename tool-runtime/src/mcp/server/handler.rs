@@ -7,12 +7,13 @@ use rmcp::model::{
     CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
     GetTaskParams, GetTaskResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerConfig, SubscribeRequestParams, Tool as McpTool,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    ReadResourceResponse, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    Tool as McpTool, UnsubscribeRequestParams, UpdateTaskParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::catalog::listen;
 use super::catalog::requests as catalog;
 use super::malformed::custom_request_error;
 use super::session::Session;
@@ -143,6 +144,19 @@ impl ServerHandler for Handler {
         Ok(())
     }
 
+    /// What a `subscriptions/listen` stream (2026-07-28, M7) is acknowledged of what it asked.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(listen::accepted(requested))
+    }
+
+    /// A `subscriptions/listen` stream, open until the client closes it (M7).
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        listen::serve(&self.session, subscription).await
+    }
+
     /// `prompts/list` (M7): the prompts the caller is offered.
     async fn list_prompts(
         &self,
@@ -152,15 +166,13 @@ impl ServerHandler for Handler {
         catalog::list_prompts(&self.session, &cx).await
     }
 
-    /// `prompts/get` (M7).
+    /// `prompts/get` (M7): the prompt, or (2026-07-28) its handler's question.
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        catalog::get_prompt(&self.session, request, &cx)
-            .await
-            .map(GetPromptResponse::Complete)
+        catalog::get_prompt(&self.session, request, &cx).await
     }
 
     /// `completion/complete` (M7): suggestions for a prompt's or a template's argument.
@@ -222,16 +234,18 @@ impl ServerHandler for Handler {
         )
     }
 
-    /// `tasks/update` of the Tasks extension: no task of this server waits for input there.
+    /// `tasks/update` of the Tasks extension: answers to a task's questions (M9).
     async fn update_task(
         &self,
-        _request: UpdateTaskParams,
-        _cx: RequestContext<RoleServer>,
+        request: UpdateTaskParams,
+        cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Err(ErrorData::invalid_params(
-            "no task of this server waits for input: its questions go to the client directly",
-            None,
-        ))
+        tasks::update(
+            &self.session.shared.tasks,
+            &self.session.task_owner(&cx),
+            &request.task_id,
+            &request.input_responses,
+        )
     }
 
     /// A request rmcp could not read as one it knows: a method we do not serve, or one we

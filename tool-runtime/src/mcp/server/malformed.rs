@@ -6,7 +6,8 @@
 //! `name`, `arguments` that is a string or an array) therefore arrives as a custom request,
 //! and rmcp's default answer to those is `-32601 Method not found`, naming the method: wrong
 //! for a method the server serves. Here a `tools/call` with malformed params gets JSON-RPC's
-//! `-32602 Invalid params`, saying which field is wrong; any other method still gets `-32601`,
+//! `-32602 Invalid params`, saying which field is wrong, as does a `subscriptions/listen`
+//! (2026-07-28) whose `notifications` is not a filter; any other method still gets `-32601`,
 //! quoting only a short piece of its name (S3). (`tools/list` needs nothing here: rmcp reads
 //! malformed params of it as none.)
 
@@ -22,6 +23,12 @@ use crate::mcp::meta::json_kind;
 pub(crate) fn custom_request_error(method: &str, params: Option<&Value>) -> ErrorData {
     match method {
         "tools/call" => ErrorData::invalid_params(tools_call_problem(params), None),
+        "subscriptions/listen" => ErrorData::invalid_params(
+            "subscriptions/listen: `notifications` must be an object of the notifications \
+             asked for (`toolsListChanged`, `promptsListChanged`, `resourcesListChanged`: \
+             booleans; `resourceSubscriptions`: an array of URIs)",
+            None,
+        ),
         other => ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
             format!("method not found: {}", preview_str(other)),
@@ -90,6 +97,14 @@ mod tests {
         assert!(problem(json!({"name": "t", "arguments": true})).ends_with("not a boolean"));
         assert!(problem(json!({"name": "t", "requestState": 5})).ends_with("not a number"));
         assert!(problem(json!({"name": "t", "inputResponses": 5})).contains("does not match"));
+    }
+
+    #[test]
+    fn a_malformed_listen_is_invalid_params() {
+        let error =
+            custom_request_error("subscriptions/listen", Some(&json!({"notifications": 5})));
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+        assert!(error.message.contains("`notifications` must be an object"));
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! What an application tells an [`McpServer`]'s clients of its resources and prompts (M7):
 //! a resource changed (to the sessions subscribed to it), a list changed (to every session
-//! that listed resources or prompts).
+//! that listed resources or prompts). On protocol 2026-07-28 each goes instead to the
+//! `subscriptions/listen` streams (SEP-2575) that asked for it, tagged with the stream's
+//! subscription id.
 
 use super::handle::McpServer;
 use super::resources::subscriptions::Changed;
 
 impl McpServer {
-    /// Tells each session subscribed to `uri` (`resources/subscribe`) that the resource
-    /// changed (`notifications/resources/updated`); returns how many were told. Sessions whose
+    /// Tells each session subscribed to `uri` (`resources/subscribe`), and each
+    /// `subscriptions/listen` stream that named it, that the resource changed
+    /// (`notifications/resources/updated`); returns how many were told. Sessions whose
     /// transport closed are forgotten; a session that ends with its request (stateless HTTP,
     /// protocol 2026-07-28) is never told.
     ///
@@ -35,7 +38,12 @@ impl McpServer {
             .await
     }
 
-    /// How many sessions are subscribed to `uri`.
+    /// How many `subscriptions/listen` streams (protocol 2026-07-28) are open.
+    pub fn listening(&self) -> usize {
+        self.shared.catalog.subscriptions.streams()
+    }
+
+    /// How many sessions and `subscriptions/listen` streams are subscribed to `uri`.
     pub fn subscribers(&self, uri: &str) -> usize {
         self.shared.catalog.subscriptions.subscribers(uri)
     }

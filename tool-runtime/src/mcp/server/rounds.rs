@@ -334,16 +334,7 @@ impl RoundElicitor {
             }
             let schema_text = schema.to_string();
             let digest = digest("elicitation", key, &[message, &schema_text]);
-            let request = || {
-                let schema: ElicitationSchema = serde_json::from_value(schema.clone())
-                    .map_err(|e| format!("the schema is not one MCP elicitation takes: {e}"))?;
-                let params = ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message: message.to_owned(),
-                    requested_schema: schema,
-                };
-                Ok(InputRequest::Elicitation(ElicitRequest::new(params)))
-            };
+            let request = || elicitation_request(message, schema);
             match self.answered(key, digest, request).await {
                 Ok(Some(answer)) => Ok(answer_of(&answer)),
                 Ok(None) => Ok(ElicitAnswer::Cancel),
@@ -414,8 +405,20 @@ impl RootsSource for RoundElicitor {
     }
 }
 
+/// The input request asking `message` with the form `schema` (an elicitation).
+pub(crate) fn elicitation_request(message: &str, schema: &Value) -> Result<InputRequest, String> {
+    let schema: ElicitationSchema = serde_json::from_value(schema.clone())
+        .map_err(|e| format!("the schema is not one MCP elicitation takes: {e}"))?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: message.to_owned(),
+        requested_schema: schema,
+    };
+    Ok(InputRequest::Elicitation(ElicitRequest::new(params)))
+}
+
 /// The handler's answer from the client's `ElicitResult`; anything unreadable is a decline.
-fn answer_of(answer: &Value) -> ElicitAnswer {
+pub(crate) fn answer_of(answer: &Value) -> ElicitAnswer {
     match serde_json::from_value::<ElicitResult>(answer.clone()) {
         Ok(result) => match result.action {
             ElicitationAction::Accept => {

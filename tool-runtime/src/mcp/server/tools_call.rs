@@ -7,6 +7,7 @@
 //! becomes the MCP result.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
@@ -60,6 +61,8 @@ struct Answering<'a> {
     protocol: Option<&'a ProtocolVersion>,
     /// Whether the call runs as a task (M5).
     task: bool,
+    /// Where a task's handler asks its user (M9, the Tasks extension): through the task.
+    task_questions: Option<Arc<dyn tool_core::elicit::Elicitor>>,
 }
 
 impl Session {
@@ -109,6 +112,7 @@ impl Session {
                 asking: &|_| {},
                 protocol: seen.protocol_version.as_ref(),
                 task: false,
+                task_questions: None,
             };
             self.answer(request, ctx, &answering).await
         })
@@ -137,6 +141,9 @@ impl Session {
             flavor,
             move |task| async move {
                 let protocol = cx.protocol_version();
+                // M9: on the Tasks extension the handler's questions wait in the task.
+                let task_questions = (flavor == tasks::Flavor::Extension)
+                    .then(|| task.elicitor(questions::declared(&cx).elicitation));
                 let answering = Answering {
                     caller: Caller::Service(&cx),
                     id: cx.id.to_string(),
@@ -146,6 +153,7 @@ impl Session {
                     asking: &|asking| task.asking(asking),
                     protocol: protocol.as_ref(),
                     task: true,
+                    task_questions,
                 };
                 session.answer(request, ctx, &answering).await
             },
@@ -221,17 +229,19 @@ impl Session {
         let (call_ctx, progress, log) = self.relays(call_ctx, &request, cx);
         // M3: the handler's questions go to the client, when it can answer them: during the
         // call, or (2026-07-28) in the answer, round by round.
-        let round = (self.rounds_of(&request, declared, &bytes, cx))
-            .inspect_err(|error| spans::record_refused(span, error))?
-            .map(|(rounds, asks)| {
-                RoundElicitor::new(rounds, call_ctx.cancellation().clone(), asks)
-            });
-        let call_ctx = match &round {
-            Some(round) => rounds::questions_in(call_ctx, round),
-            None => match cx {
-                Some(cx) => questions::during_call(call_ctx, cx, self.sessions),
-                None => call_ctx,
-            },
+        let round = match answering.task_questions {
+            Some(_) => None,
+            None => (self.rounds_of(&request, declared, &bytes, cx))
+                .inspect_err(|error| spans::record_refused(span, error))?
+                .map(|(rounds, asks)| {
+                    RoundElicitor::new(rounds, call_ctx.cancellation().clone(), asks)
+                }),
+        };
+        let call_ctx = match (&round, &answering.task_questions, cx) {
+            (Some(round), _, _) => rounds::questions_in(call_ctx, round),
+            (None, Some(elicitor), _) => call_ctx.with_elicitor(Arc::clone(elicitor)),
+            (None, None, Some(cx)) => questions::during_call(call_ctx, cx, self.sessions),
+            (None, None, None) => call_ctx,
         };
         let outcome = match tool {
             // A5: a name the server does not hold gets the same answer as a hidden tool.

@@ -6,9 +6,11 @@
 //! - `problem`: what is wrong with a declared item ([`CatalogProblem`]), and why a request
 //!   did not produce its answer.
 //! - `requests`: each request as a session receives it.
+//! - `listen`: `subscriptions/listen`, the stream of changes of 2026-07-28.
 //! - `typed_args`: a template's URI variables and a prompt's arguments, parsed and validated
 //!   like a tool's input (S2).
 
+pub(crate) mod listen;
 pub(crate) mod problem;
 pub(crate) mod requests;
 pub(crate) mod typed_args;

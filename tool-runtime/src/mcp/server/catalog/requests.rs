@@ -3,7 +3,7 @@
 //! serves it. Nothing is decided here.
 
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResult,
 };
@@ -27,13 +27,15 @@ fn version(cx: &RequestContext<RoleServer>) -> Option<String> {
     cx.protocol_version().as_ref().map(ToString::to_string)
 }
 
-/// Whether notifications can reach this session later: one that lives beyond its request
-/// (stdio, or a stateful HTTP session on a protocol before 2026-07-28).
+/// Whether notifications can reach this session later, unasked: one that lives beyond its
+/// request (stdio, or a stateful HTTP session) on a protocol before 2026-07-28. On 2026-07-28
+/// a client hears of changes only on the `subscriptions/listen` streams it opens, of only
+/// what it asked for there (`listen`).
 fn lasting(session: &Session, cx: &RequestContext<RoleServer>) -> bool {
     let modern = cx
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-    session.transport == McpTransport::Stdio || (session.sessions && !modern)
+    !modern && (session.transport == McpTransport::Stdio || session.sessions)
 }
 
 /// Remembers the session to tell it when a list changes, when it can be told.
@@ -125,9 +127,10 @@ pub(crate) async fn get_prompt(
     session: &Session,
     request: GetPromptRequestParams,
     cx: &RequestContext<RoleServer>,
-) -> Result<GetPromptResult, ErrorData> {
+) -> Result<GetPromptResponse, ErrorData> {
     let ctx = context(session, cx).await?;
-    prompts::serve::get(&session.shared.catalog, request, ctx, version(cx)).await
+    let asking = prompts::ask::asking(&session.shared.request_states, &request, cx)?;
+    prompts::serve::get(&session.shared.catalog, request, ctx, version(cx), asking).await
 }
 
 pub(crate) async fn complete(

@@ -1,15 +1,19 @@
 //! `prompts/list` and `prompts/get` (M7): the list holds what the caller's context is offered
 //! (A2), in declaration order; a get finds the prompt, checks its policy again (A4), parses
-//! its arguments (S2) and answers the handler's messages, its failure redacted (E2).
+//! its arguments (S2) and answers the handler's messages, its failure redacted (E2), or, on
+//! 2026-07-28, the handler's question (`input_required`, `ask`).
 
 use std::time::Instant;
 
 use rmcp::ErrorData;
-use rmcp::model::{CacheScope, GetPromptRequestParams, GetPromptResult, ListPromptsResult};
+use rmcp::model::{
+    CacheScope, GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+};
 use tool_core::Context;
 use tracing::Instrument as _;
 
 use super::McpPrompt;
+use super::ask::{Asking, Got};
 use crate::mcp::server::catalog::{Catalog, answer_failure, contained, offered, policy_failed};
 use crate::telemetry::metrics::{self, McpRecord, Side};
 
@@ -32,13 +36,15 @@ pub(crate) async fn list(catalog: &Catalog, ctx: &Context) -> Result<ListPrompts
         .with_cache_scope(CacheScope::Private))
 }
 
-/// `prompts/get`, in its span (K2) and timed (K5).
+/// `prompts/get`, in its span (K2) and timed (K5); its handler asks in `asking`'s rounds
+/// when there are any (2026-07-28).
 pub(crate) async fn get(
     catalog: &Catalog,
     request: GetPromptRequestParams,
     ctx: Context,
     protocol_version: Option<String>,
-) -> Result<GetPromptResult, ErrorData> {
+    asking: Option<Asking<'_>>,
+) -> Result<GetPromptResponse, ErrorData> {
     let span = tracing::info_span!(
         "prompts/get",
         otel.name = "prompts/get",
@@ -52,7 +58,7 @@ pub(crate) async fn get(
     let prompt = catalog
         .prompt(&request.name)
         .filter(|_| request.name.len() <= MAX_NAME_LEN);
-    let answer = get_prompt(prompt, request, ctx)
+    let answer = get_prompt(prompt, request, ctx, asking)
         .instrument(span.clone())
         .await;
     let error_type = answer.as_ref().err().map(|error| error.code.0.to_string());
@@ -76,7 +82,8 @@ async fn get_prompt(
     prompt: Option<&McpPrompt>,
     request: GetPromptRequestParams,
     ctx: Context,
-) -> Result<GetPromptResult, ErrorData> {
+    asking: Option<Asking<'_>>,
+) -> Result<GetPromptResponse, ErrorData> {
     let Some(prompt) = prompt else {
         return Err(not_found());
     };
@@ -90,11 +97,22 @@ async fn get_prompt(
         return Err(not_found());
     };
     let arguments = request.arguments.unwrap_or_default();
-    let messages = contained(getter(ctx, arguments))
-        .await
-        .map_err(|failure| answer_failure(failure, "prompt", prompt.name()))?;
+    let ctx = match &asking {
+        Some(asking) => asking.context(ctx),
+        None => ctx,
+    };
+    let getting = contained(getter(ctx, arguments));
+    let messages = match &asking {
+        Some(asking) => match asking.answer(getting).await? {
+            Got::Done(messages) => messages,
+            Got::Asked(input) => return Ok(GetPromptResponse::InputRequired(input)),
+        },
+        None => getting.await,
+    };
+    let messages = messages.map_err(|failure| answer_failure(failure, "prompt", prompt.name()))?;
     let messages = messages.iter().map(super::Message::to_mcp).collect();
-    Ok(GetPromptResult::new(messages).with_description(prompt.description()))
+    let result = GetPromptResult::new(messages).with_description(prompt.description());
+    Ok(GetPromptResponse::Complete(result))
 }
 
 /// The answer to a name no prompt the caller is offered has (the name is not echoed).

@@ -3,13 +3,19 @@
 //! a resource changed ([`McpServer::resource_updated`](crate::mcp::McpServer::resource_updated)),
 //! and the list-changed notifications to every session that listed resources or prompts.
 //!
-//! Bounded: a session holds at most [`MAX_PER_SESSION`] subscriptions and the server knows at
-//! most [`MAX_SESSIONS`] sessions; a session whose transport closed is forgotten at the next
-//! notification.
+//! On 2026-07-28 the same notifications go to each open `subscriptions/listen` stream
+//! (SEP-2575) whose acknowledged filter asked for them, through rmcp's [`SubscriptionSink`],
+//! which keeps to that filter and tags each with the stream's subscription id.
+//!
+//! Bounded: a session or a stream holds at most [`MAX_PER_SESSION`] subscriptions and the
+//! server knows at most [`MAX_SESSIONS`] sessions and as many streams; a session whose
+//! transport closed is forgotten at the next notification, a stream when it ends.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::ResourceUpdatedNotificationParam;
+use rmcp::service::{SubscriptionSendError, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer};
 
 /// The most subscriptions one session may hold.
@@ -32,10 +38,26 @@ struct Watcher {
     uris: Vec<String>,
 }
 
-/// The sessions to notify, and the resources each subscribed to.
+/// One open `subscriptions/listen` stream (2026-07-28).
+struct Listener {
+    key: u64,
+    /// rmcp's sink of the stream: it sends only what the stream's filter accepted.
+    sink: SubscriptionSink,
+    /// The resources whose updates the stream gets: those of its filter the caller could
+    /// read when it opened.
+    uris: Vec<String>,
+}
+
+/// The key of an open stream, to forget it when it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ListenerKey(u64);
+
+/// The sessions and streams to notify, and the resources each subscribed to.
 #[derive(Default)]
 pub(crate) struct Subscriptions {
     watchers: Mutex<Vec<Watcher>>,
+    listeners: Mutex<Vec<Listener>>,
+    next_key: AtomicU64,
 }
 
 impl Subscriptions {
@@ -45,6 +67,52 @@ impl Subscriptions {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         f(&mut watchers)
+    }
+
+    fn with_listeners<T>(&self, f: impl FnOnce(&mut Vec<Listener>) -> T) -> T {
+        let mut listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut listeners)
+    }
+
+    /// Opens a `subscriptions/listen` stream that sends through `sink`, with updates of
+    /// `uris` (at most [`MAX_PER_SESSION`] kept); `None` when the server already holds
+    /// [`MAX_SESSIONS`] streams.
+    pub(crate) fn open(
+        &self,
+        sink: SubscriptionSink,
+        mut uris: Vec<String>,
+    ) -> Option<ListenerKey> {
+        uris.truncate(MAX_PER_SESSION);
+        let key = self.next_key.fetch_add(1, Ordering::Relaxed);
+        self.with_listeners(|listeners| {
+            (listeners.len() < MAX_SESSIONS).then(|| {
+                listeners.push(Listener { key, sink, uris });
+                ListenerKey(key)
+            })
+        })
+    }
+
+    /// Forgets the stream `key` (it ended).
+    pub(crate) fn close(&self, key: ListenerKey) {
+        self.with_listeners(|listeners| listeners.retain(|l| l.key != key.0));
+    }
+
+    /// How many streams are open.
+    pub(crate) fn streams(&self) -> usize {
+        self.with_listeners(|listeners| listeners.len())
+    }
+
+    /// The sinks of the open streams `pick` chooses.
+    fn sinks(&self, pick: impl Fn(&Listener) -> bool) -> Vec<SubscriptionSink> {
+        self.with_listeners(|listeners| {
+            (listeners.iter())
+                .filter(|l| pick(l))
+                .map(|l| l.sink.clone())
+                .collect()
+        })
     }
 
     /// Remembers `session` (it listed resources or prompts) to tell it when a list changes;
@@ -102,15 +170,16 @@ impl Subscriptions {
 
     /// How many sessions are subscribed to `uri`.
     pub(crate) fn subscribers(&self, uri: &str) -> usize {
-        self.with(|watchers| {
+        let sessions = self.with(|watchers| {
             (watchers.iter())
                 .filter(|w| w.uris.iter().any(|held| held == uri))
                 .count()
-        })
+        });
+        sessions + self.sinks(|l| l.uris.iter().any(|held| held == uri)).len()
     }
 
-    /// Sends `notifications/resources/updated` for `uri` to each session subscribed to it;
-    /// how many were sent.
+    /// Sends `notifications/resources/updated` for `uri` to each session and stream
+    /// subscribed to it; how many were sent.
     pub(crate) async fn updated(&self, uri: &str) -> usize {
         let peers: Vec<Peer<RoleServer>> = self.with(|watchers| {
             watchers.retain(|w| !w.peer.is_transport_closed());
@@ -126,11 +195,14 @@ impl Subscriptions {
                 sent += 1;
             }
         }
+        for sink in self.sinks(|l| l.uris.iter().any(|held| held == uri)) {
+            sent += usize::from(delivered(sink.notify_resource_updated(uri).await));
+        }
         sent
     }
 
-    /// Sends the list-changed notification of `changed` to every session known; how many
-    /// were sent.
+    /// Sends the list-changed notification of `changed` to every session known and every
+    /// stream that asked for it; how many were sent.
     pub(crate) async fn list_changed(&self, changed: Changed) -> usize {
         let peers: Vec<Peer<RoleServer>> = self.with(|watchers| {
             watchers.retain(|w| !w.peer.is_transport_closed());
@@ -144,6 +216,33 @@ impl Subscriptions {
             };
             sent += usize::from(result.is_ok());
         }
+        let asked = |l: &Listener| {
+            let accepted = l.sink.accepted();
+            match changed {
+                Changed::Resources => accepted.resources_list_changed == Some(true),
+                Changed::Prompts => accepted.prompts_list_changed == Some(true),
+            }
+        };
+        for sink in self.sinks(asked) {
+            let result = match changed {
+                Changed::Resources => sink.notify_resource_list_changed().await,
+                Changed::Prompts => sink.notify_prompt_list_changed().await,
+            };
+            sent += usize::from(delivered(result));
+        }
         sent
+    }
+}
+
+/// Whether a stream's notification went out; a stream that ended meanwhile is no failure
+/// (it is forgotten when its request ends), anything else is logged.
+fn delivered(result: Result<(), SubscriptionSendError>) -> bool {
+    match result {
+        Ok(()) => true,
+        Err(SubscriptionSendError::SubscriptionClosed) => false,
+        Err(error) => {
+            tracing::debug!(error = %error, "a subscriptions/listen notification was not sent");
+            false
+        }
     }
 }

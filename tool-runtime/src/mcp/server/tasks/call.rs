@@ -121,6 +121,12 @@ impl Running {
         &self.0.cancel
     }
 
+    /// What the task's handler asks its user through (M9): the task, for a client that
+    /// declared elicitation (`can_ask`).
+    pub(crate) fn elicitor(&self, can_ask: bool) -> Arc<dyn tool_core::elicit::Elicitor> {
+        super::input::TaskElicitor::new(Arc::clone(&self.0), can_ask)
+    }
+
     /// While the client's user is asked for approval (`true`), the task waits on input.
     pub(crate) fn asking(&self, asking: bool) {
         let (status, message) = if asking {

@@ -128,6 +128,20 @@ pub(crate) fn cancel(tasks: &Tasks, owner: &str, id: &str) -> Result<(), ErrorDa
     Ok(())
 }
 
+/// `tasks/update` of the Tasks extension (M9): the answers `responses` brings go to the
+/// task's pending questions under their keys; keys of no pending question are ignored, and
+/// the update is acknowledged however many it answered.
+pub(crate) fn update(
+    tasks: &Tasks,
+    owner: &str,
+    id: &str,
+    responses: &rmcp::model::InputResponses,
+) -> Result<(), ErrorData> {
+    let task = tasks.store.get(owner, id).ok_or_else(not_found)?;
+    task.answer(responses);
+    Ok(())
+}
+
 fn not_found() -> ErrorData {
     ErrorData::invalid_params(
         "no task of this id: it never was, was let go after its ttl, or is another client's",

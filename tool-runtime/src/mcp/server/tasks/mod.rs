@@ -11,11 +11,13 @@
 //!   holder of the same `Authorization`), how long each is kept.
 //! - `methods`: the `tasks/*` requests.
 //! - `call`: a task-augmented `tools/call`, and the refusals of a call made the wrong way.
+//! - `input`: a task's handler asking its user (M9: `input_required`, `tasks/update`).
 //!
 //! The 2025-11-25 messages rmcp's types do not carry are rewritten on their way in and out
 //! by `compat::tasks`, the one seam that edits JSON-RPC bytes.
 
 mod call;
+mod input;
 mod methods;
 mod store;
 
@@ -23,7 +25,7 @@ use std::collections::HashMap;
 
 pub(crate) use call::{Flavor, Route, as_extension_task, extension_required, route, start};
 pub(crate) use methods::answer as answer_method;
-pub(crate) use methods::{cancel, get};
+pub(crate) use methods::{cancel, get, update};
 
 /// Where a `tools/call`'s `task` travels inside the server (put there by the 2025-11-25
 /// rewriting, `compat::tasks`, which rmcp's typed request drops).

@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use rmcp::model::{DetailedTask, TaskPayload, TaskStatus};
+use rmcp::model::{DetailedTask, InputRequest, InputResponses, TaskPayload, TaskStatus};
 use serde_json::{Map, Value, json};
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tool_core::CancellationToken;
 
 /// What `tasks/result` answers: the call's result, or the JSON-RPC error it got.
@@ -79,6 +79,27 @@ struct State {
     updated: DateTime<Utc>,
     /// The answer to the call, as `tasks/result` gives it, once it has ended.
     result: Option<Answer>,
+    /// The handler's questions the client has not answered yet (M9), in the order asked.
+    pending: Vec<Pending>,
+    /// Every key the task's questions had: a key names one question in a task's life.
+    keys: Vec<String>,
+}
+
+/// A question a task waits on: what `tasks/get` shows under its key, and where its answer
+/// goes.
+struct Pending {
+    key: String,
+    request: InputRequest,
+    answer: oneshot::Sender<Value>,
+}
+
+/// Why a task's question was not asked.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum NotAsked {
+    /// Another question of the task had that key.
+    KeyTaken,
+    /// The task has ended.
+    Ended,
 }
 
 impl Task {
@@ -135,6 +156,13 @@ impl Task {
         let state = self.state();
         let payload = match (state.status, &state.result) {
             (Status::Cancelled, _) => TaskPayload::Cancelled,
+            (Status::InputRequired, None) if !state.pending.is_empty() => {
+                TaskPayload::InputRequired {
+                    input_requests: (state.pending.iter())
+                        .map(|pending| (pending.key.clone(), pending.request.clone()))
+                        .collect(),
+                }
+            }
             (_, Some(Ok(Value::Object(result)))) => TaskPayload::Completed {
                 result: result.clone(),
             },
@@ -157,10 +185,64 @@ impl Task {
         state.message = message;
         state.updated = Utc::now();
         if status.is_terminal() {
+            // Its questions go unanswered: the handler is told they were cancelled.
+            state.pending.clear();
             drop(state);
             self.ended.send_replace(true);
         }
         true
+    }
+
+    /// Asks the task's client `request` under `key` (M9): the task waits on input
+    /// (`input_required`, the question shown by `tasks/get`) until `tasks/update` answers
+    /// every question pending; the receiver gets this one's answer.
+    pub(crate) fn ask(
+        &self,
+        key: String,
+        request: InputRequest,
+    ) -> Result<oneshot::Receiver<Value>, NotAsked> {
+        let mut state = self.state();
+        if state.status.is_terminal() {
+            return Err(NotAsked::Ended);
+        }
+        if state.keys.contains(&key) {
+            return Err(NotAsked::KeyTaken);
+        }
+        let (answer, answered) = oneshot::channel();
+        state.keys.push(key.clone());
+        state.pending.push(Pending {
+            key,
+            request,
+            answer,
+        });
+        state.status = Status::InputRequired;
+        state.message = Some("waiting for input".to_owned());
+        state.updated = Utc::now();
+        Ok(answered)
+    }
+
+    /// Gives each pending question the answer `responses` holds under its key (any other key
+    /// is ignored); once none is pending, the task works again. How many were answered.
+    pub(crate) fn answer(&self, responses: &InputResponses) -> usize {
+        let mut state = self.state();
+        let pending = std::mem::take(&mut state.pending);
+        let mut answered = 0;
+        for question in pending {
+            match responses.get(&question.key) {
+                Some(response) => {
+                    // A handler that stopped waiting no longer needs it.
+                    let _ = question.answer.send(response.clone());
+                    answered += 1;
+                }
+                None => state.pending.push(question),
+            }
+        }
+        if answered > 0 && state.pending.is_empty() && state.status == Status::InputRequired {
+            state.status = Status::Working;
+            state.message = None;
+            state.updated = Utc::now();
+        }
+        answered
     }
 
     /// Ends the task with the call's result, unless it was cancelled first.
@@ -170,6 +252,7 @@ impl Task {
             return;
         }
         state.result = Some(result);
+        state.pending.clear();
         state.status = status;
         state.message = message;
         state.updated = Utc::now();
@@ -226,6 +309,8 @@ impl Store {
             cancel: CancellationToken::new(),
             state: Mutex::new(State {
                 status: Status::Working,
+                pending: Vec::new(),
+                keys: Vec::new(),
                 message: None,
                 updated: now,
                 result: None,

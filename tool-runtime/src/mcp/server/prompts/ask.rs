@@ -1,0 +1,127 @@
+//! A prompt's handler asking its user (M7, M3) on protocol 2026-07-28, where a server asks in
+//! its answer: the handler's context asks through the same sealed rounds a tool's handler asks
+//! through (`rounds`), so a prompt asks with `ctx.elicit::<T>()` (or `elicit_named`,
+//! `sample`, `roots`) exactly as a tool does. A question no round answered ends the get with
+//! `input_required` (its `requestState` sealed with the server's key and bound to the prompt's
+//! name and arguments, H10); the client gets the prompt again with its answers, and the
+//! handler runs again from its start, each earlier question answered at once.
+//!
+//! Before 2026-07-28, or for a client that declared nothing it can answer, the handler's
+//! context names nobody to ask (`ElicitError::Unsupported`, the handler decides).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::model::{GetPromptRequestParams, InputRequiredResult, ProtocolVersion};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use tool_core::{CancellationToken, Context};
+
+use crate::mcp::server::questions;
+use crate::mcp::server::request_state::RequestStates;
+use crate::mcp::server::rounds::{self, RoundElicitor, Rounds};
+
+/// What a prompt's rounds are bound to in place of a tool's name: no tool's state can pass
+/// for a prompt's, nor one prompt's for another's.
+fn bound_name(name: &str) -> String {
+    format!("prompts/get:{name}")
+}
+
+/// The rounds of one `prompts/get` whose handler may ask.
+pub(crate) struct Asking<'a> {
+    round: Arc<RoundElicitor>,
+    states: &'a RequestStates,
+    bound: String,
+    args: Vec<u8>,
+    /// Cancelled when the handler asked: the get ends with its question.
+    asked: CancellationToken,
+}
+
+/// How a get that may ask ended.
+pub(crate) enum Got<T> {
+    /// The handler answered.
+    Done(T),
+    /// The handler asked: the client answers and gets the prompt again.
+    Asked(InputRequiredResult),
+}
+
+/// The rounds a `prompts/get` continues on 2026-07-28 (none before, or those its
+/// `requestState` carries, with the answers its `inputResponses` bring); `None` before
+/// 2026-07-28 or for a client that can answer nothing.
+///
+/// # Errors
+///
+/// A `requestState` that is not one this server gave for this prompt and these arguments,
+/// or that expired or was used: `-32602`, and the handler does not run.
+pub(crate) fn asking<'a>(
+    states: &'a RequestStates,
+    request: &GetPromptRequestParams,
+    cx: &RequestContext<RoleServer>,
+) -> Result<Option<Asking<'a>>, ErrorData> {
+    let modern = cx
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+    let declared = questions::declared(cx);
+    if !modern || !declared.any() {
+        return Ok(None);
+    }
+    let arguments = request.arguments.clone().unwrap_or_default();
+    let args = serde_json::to_vec(&arguments).unwrap_or_default();
+    let bound = bound_name(&request.name);
+    let rounds = match request.request_state.as_deref() {
+        None => Rounds::default(),
+        Some(state) => {
+            let responses = request.input_responses.as_ref();
+            rounds::open(states, state, &bound, &args, responses).map_err(|refusal| {
+                tracing::warn!(
+                    reason = %refusal,
+                    "an MCP client's answer to a prompt's question is refused"
+                );
+                ErrorData::invalid_params(
+                    "the requestState is not one this server gave for this prompt, or it \
+                     expired or was used",
+                    None,
+                )
+            })?
+        }
+    };
+    let asked = CancellationToken::new();
+    Ok(Some(Asking {
+        round: RoundElicitor::new(rounds, asked.clone(), declared),
+        states,
+        bound,
+        args,
+        asked,
+    }))
+}
+
+impl Asking<'_> {
+    /// `ctx` asking its questions in these rounds.
+    pub(crate) fn context(&self, ctx: Context) -> Context {
+        rounds::questions_in(ctx, &self.round)
+    }
+
+    /// `getting` (the handler's answer), unless the handler asks a question no round
+    /// answered first: then the sealed `input_required` answer, and `getting` is dropped.
+    ///
+    /// # Errors
+    ///
+    /// The question could not be sealed (the server's states are full): an internal error.
+    pub(crate) async fn answer<T>(
+        &self,
+        getting: impl Future<Output = T>,
+    ) -> Result<Got<T>, ErrorData> {
+        tokio::select! {
+            biased;
+            done = getting => Ok(Got::Done(done)),
+            () = self.round.question() => {
+                self.asked.cancel();
+                let sealed = self.round.input_required(self.states, &self.bound, &self.args, false);
+                sealed.map(Got::Asked).map_err(|refusal| {
+                    tracing::error!(reason = %refusal, "a prompt's question could not be sealed");
+                    ErrorData::internal_error("the prompt's question could not be asked", None)
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! M7 and M3 (a prompt that asks): a prompt's handler asks its user through its context as a
+//! tool's does (`ctx.elicit_named::<T>`, `T: Schema`, here in a `#[prompt]` fn). On protocol
+//! 2026-07-28 the question ends the `prompts/get` with `input_required` (the question under its
+//! key, a sealed `requestState`); the client gets the prompt again with its answer, and the
+//! handler, run again, gets the typed answer and the client the prompt. The state is bound to
+//! the prompt and its arguments and counts once (H10): forged, altered, replayed, brought for
+//! other arguments or another prompt, or huge, it is `-32602` and the handler's answer never
+//! reaches the client. A client that can answer nothing is not asked: the handler is told
+//! (`ElicitError::Unsupported`). Raw JSON-RPC over a pipe.
+#![cfg(feature = "mcp")]
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tool_runtime::elicit::{ElicitError, Elicited};
+use tool_runtime::mcp::{McpServer, Message, prompt};
+use tool_runtime::{Context, Schema, ToolError};
+
+/// The arguments of `plan`.
+#[derive(Schema, Debug)]
+struct Service {
+    /// The service to plan for.
+    service: String,
+}
+
+/// What `plan` asks its user.
+#[derive(Schema, Debug)]
+struct Window {
+    /// When the window opens.
+    start: String,
+}
+
+/// Plans a maintenance window, asking its user when it opens.
+#[prompt(name = "plan")]
+async fn plan(ctx: Context, args: Service) -> Result<Vec<Message>, ToolError> {
+    let asked = ctx.elicit_named::<Window>("window", "When does the window open?");
+    let text = match asked.await {
+        Ok(Elicited::Accepted(window)) => format!("Plan {} at {}.", args.service, window.start),
+        Ok(_) => format!("Plan {} whenever.", args.service),
+        Err(ElicitError::Unsupported) => format!("Plan {}; nobody to ask.", args.service),
+        Err(error) => return Err(ToolError::new(format!("the question failed: {error}"))),
+    };
+    Ok(vec![Message::user(text)])
+}
+
+/// Another prompt that asks the same question.
+#[prompt(name = "other")]
+async fn other(ctx: Context, args: Service) -> Result<Vec<Message>, ToolError> {
+    plan(ctx, args).await
+}
+
+fn server() -> McpServer {
+    McpServer::builder()
+        .prompt(Plan)
+        .prompt(Other)
+        .build()
+        .expect("built")
+}
+
+/// A client speaking newline-delimited JSON-RPC over a pipe, without a session.
+struct Raw {
+    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    next_id: i64,
+}
+
+impl Raw {
+    fn open(server: McpServer) -> Self {
+        let (client_io, server_io) = tokio::io::duplex(1 << 22);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        tokio::spawn(async move { server.serve_io(server_read, server_write).await });
+        let (client_read, writer) = tokio::io::split(client_io);
+        Self {
+            lines: BufReader::new(client_read).lines(),
+            writer,
+            next_id: 1,
+        }
+    }
+
+    /// `prompts/get` of `name` for `service` on 2026-07-28, by a client that declared
+    /// `capabilities`, with `extra` params; the answer.
+    async fn get(&mut self, name: &str, service: &str, capabilities: Value, extra: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut params = json!({
+            "name": name,
+            "arguments": {"service": service},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "m7", "version": "0"},
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+            },
+        });
+        for (key, value) in extra.as_object().into_iter().flatten() {
+            params[key] = value.clone();
+        }
+        let request =
+            json!({"jsonrpc": "2.0", "id": id, "method": "prompts/get", "params": params});
+        let mut bytes = serde_json::to_vec(&request).expect("JSON");
+        bytes.push(b'\n');
+        (self.writer.write_all(&bytes).await).expect("the pipe is open");
+        let read = async {
+            loop {
+                let line = (self.lines.next_line().await)
+                    .expect("the pipe is open")
+                    .expect("the server answers before it closes");
+                let message: Value = serde_json::from_str(&line).expect("JSON");
+                if message.get("method").is_none() && message["id"] == json!(id) {
+                    return message;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), read)
+            .await
+            .expect("an answer within 10 s")
+    }
+
+    /// Gets `plan` for `service` on 2026-07-28 and returns the state of the question it asks.
+    async fn asked(&mut self, service: &str) -> String {
+        let answer = self.get("plan", service, asking(), json!({})).await;
+        let result = &answer["result"];
+        assert_eq!(result["resultType"], "input_required", "{answer}");
+        let request = &result["inputRequests"]["window"];
+        assert_eq!(request["method"], "elicitation/create", "{answer}");
+        assert_eq!(
+            request["params"]["requestedSchema"]["properties"]["start"]["type"], "string",
+            "{answer}"
+        );
+        result["requestState"]
+            .as_str()
+            .expect("a requestState")
+            .to_owned()
+    }
+}
+
+/// The capabilities of a client that answers questions.
+fn asking() -> Value {
+    json!({"elicitation": {}})
+}
+
+/// The answer `start` to the question `window`, with `state`.
+fn answering(state: &str, start: &str) -> Value {
+    json!({
+        "requestState": state,
+        "inputResponses": {"window": {"action": "accept", "content": {"start": start}}},
+    })
+}
+
+/// The text of a complete prompt.
+fn text(answer: &Value) -> &str {
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+    answer["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text message: {answer}"))
+}
+
+/// M7, M3 on 2026-07-28: the prompt's question comes in the answer of `prompts/get`, and the
+/// prompt once the client answers it, the typed answer in it.
+#[tokio::test]
+async fn m7_a_prompt_asks_its_user_in_its_answer_and_gets_the_typed_answer() {
+    let mut raw = Raw::open(server());
+    let state = raw.asked("db-1").await;
+    let answer = raw
+        .get("plan", "db-1", asking(), answering(&state, "02:00"))
+        .await;
+    assert_eq!(text(&answer), "Plan db-1 at 02:00.");
+}
+
+/// H10 for prompts: a state counts once, for its prompt and its arguments only; forged,
+/// altered or huge, it is refused, and the answer it brings reaches nobody.
+#[tokio::test]
+async fn h10_a_prompts_state_is_sealed_to_it_and_counts_once() {
+    let mut raw = Raw::open(server());
+    let state = raw.asked("db-1").await;
+    let mut altered = state.clone();
+    altered.pop();
+    altered.push(if state.ends_with('A') { 'B' } else { 'A' });
+    let huge = "tre.".to_owned() + &"A".repeat(1 << 20);
+    for (name, service, state) in [
+        ("plan", "db-2", state.as_str()),
+        ("other", "db-1", state.as_str()),
+        ("plan", "db-1", altered.as_str()),
+        ("plan", "db-1", "forged"),
+        ("plan", "db-1", huge.as_str()),
+    ] {
+        let answer = raw
+            .get(name, service, asking(), answering(state, "never"))
+            .await;
+        assert_eq!(
+            answer["error"]["code"], -32602,
+            "{name} {service}: {answer}"
+        );
+        assert!(!answer.to_string().contains("never"), "{answer}");
+    }
+    let answer = raw
+        .get("plan", "db-1", asking(), answering(&state, "02:00"))
+        .await;
+    assert_eq!(text(&answer), "Plan db-1 at 02:00.");
+    let replayed = raw
+        .get("plan", "db-1", asking(), answering(&state, "03:00"))
+        .await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+}
+
+/// M3: a client that declared no elicitation is not asked: the handler is told nobody can
+/// answer.
+#[tokio::test]
+async fn m3_a_prompt_nobody_can_answer_is_told_so() {
+    let mut raw = Raw::open(server());
+    let answer = raw.get("plan", "db-1", json!({}), json!({})).await;
+    assert_eq!(text(&answer), "Plan db-1; nobody to ask.");
+}

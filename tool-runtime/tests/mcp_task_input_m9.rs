@@ -1,0 +1,214 @@
+//! M9 (tasks that wait for input, the Tasks extension of 2026-07-28): a task's handler asks its
+//! user through its context (`ctx.elicit_named`), and the task shows `input_required` on
+//! `tasks/get` with each pending question under its key; `tasks/update` answers them, one at a
+//! time if the client likes (only the still-pending keys stay shown), keys of no pending
+//! question ignored however many; the task works again and ends with the answers. An unknown
+//! task id is `-32602`; a task cancelled while it waits tells its handler so; a client that
+//! declared no elicitation is not asked. Raw JSON-RPC over a pipe, as a client sees it.
+#![cfg(feature = "mcp")]
+
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tool_runtime::elicit::{ElicitError, Elicited};
+use tool_runtime::mcp::{McpServer, TaskSupport};
+use tool_runtime::{Context, Schema, Tool, ToolError};
+
+/// No arguments.
+#[derive(Schema, Debug)]
+struct NoArguments {}
+
+/// An answer.
+#[derive(Schema, Debug)]
+struct Named {
+    /// A name.
+    name: String,
+}
+
+/// `ask-twice` asks two questions at once, as a task, and says what it got.
+fn server() -> McpServer {
+    let ask_twice = Tool::builder("ask-twice", "Asks two names, then says them.")
+        .handler(|ctx: Context, _args: NoArguments| async move {
+            let (first, second) = tokio::join!(
+                ctx.elicit_named::<Named>("first", "The first name?"),
+                ctx.elicit_named::<Named>("second", "The second name?"),
+            );
+            let said = |answer: Result<Elicited<Named>, ElicitError>| match answer {
+                Ok(Elicited::Accepted(named)) => named.name,
+                Ok(other) => format!("{other:?}"),
+                Err(ElicitError::Unsupported) => "nobody to ask".to_owned(),
+                Err(error) => format!("error: {error}"),
+            };
+            Ok::<_, ToolError>(format!("{} and {}", said(first), said(second)))
+        })
+        .build();
+    McpServer::builder()
+        .tool(ask_twice)
+        .task_support("ask-twice", TaskSupport::Required)
+        .build()
+        .expect("built")
+}
+
+/// A client speaking newline-delimited JSON-RPC over a pipe, on 2026-07-28 with the Tasks
+/// extension.
+struct Raw {
+    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    next_id: i64,
+    capabilities: Value,
+}
+
+impl Raw {
+    fn open(server: McpServer, elicitation: bool) -> Self {
+        let (client_io, server_io) = tokio::io::duplex(1 << 22);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        tokio::spawn(async move { server.serve_io(server_read, server_write).await });
+        let (client_read, writer) = tokio::io::split(client_io);
+        let mut capabilities = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        if elicitation {
+            capabilities["elicitation"] = json!({});
+        }
+        Self {
+            lines: BufReader::new(client_read).lines(),
+            writer,
+            next_id: 1,
+            capabilities,
+        }
+    }
+
+    async fn request(&mut self, method: &str, mut params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "m9", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+        });
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let mut bytes = serde_json::to_vec(&request).expect("JSON");
+        bytes.push(b'\n');
+        (self.writer.write_all(&bytes).await).expect("the pipe is open");
+        let read = async {
+            loop {
+                let line = (self.lines.next_line().await)
+                    .expect("the pipe is open")
+                    .expect("the server answers before it closes");
+                let message: Value = serde_json::from_str(&line).expect("JSON");
+                if message.get("method").is_none() && message["id"] == json!(id) {
+                    return message;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), read)
+            .await
+            .expect("an answer within 10 s")
+    }
+
+    /// Calls `ask-twice`; the task's id.
+    async fn start(&mut self) -> String {
+        let answer = self
+            .request("tools/call", json!({"name": "ask-twice", "arguments": {}}))
+            .await;
+        assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+        (answer["result"]["taskId"].as_str())
+            .expect("a task id")
+            .to_owned()
+    }
+
+    async fn get(&mut self, task: &str) -> Value {
+        let answer = self.request("tasks/get", json!({"taskId": task})).await;
+        answer["result"].clone()
+    }
+
+    /// `tasks/get` until the task's status is `status` (within 5 s).
+    async fn until(&mut self, task: &str, status: &str, pending: usize) -> Value {
+        for _ in 0..500 {
+            let got = self.get(task).await;
+            let shown = got["inputRequests"].as_object().map_or(0, Map::len);
+            if got["status"] == status && (status != "input_required" || shown == pending) {
+                return got;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the task never was {status}: {}", self.get(task).await);
+    }
+
+    async fn update(&mut self, task: &str, responses: Value) -> Value {
+        let params = json!({"taskId": task, "inputResponses": responses});
+        self.request("tasks/update", params).await
+    }
+}
+
+fn accepted(name: &str) -> Value {
+    json!({"action": "accept", "content": {"name": name}})
+}
+
+/// M9: both questions wait in the task; answered one at a time (beside thousands of keys of
+/// no question), only the pending one stays shown; answered both, the task completes with
+/// them.
+#[tokio::test]
+async fn m9_a_tasks_questions_wait_in_it_and_tasks_update_answers_them() {
+    let mut raw = Raw::open(server(), true);
+    let task = raw.start().await;
+    let waiting = raw.until(&task, "input_required", 2).await;
+    let requests = waiting["inputRequests"].as_object().expect("a map");
+    assert_eq!(
+        requests["first"]["method"], "elicitation/create",
+        "{waiting}"
+    );
+    assert_eq!(requests["second"]["params"]["message"], "The second name?");
+
+    let mut responses = Map::new();
+    responses.insert("first".to_owned(), accepted("Ada"));
+    for i in 0..2_000 {
+        responses.insert(format!("unknown-{i}"), json!({"action": "accept"}));
+    }
+    let ack = raw.update(&task, Value::Object(responses)).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    assert!(ack["result"].get("status").is_none(), "{ack}");
+    let still = raw.until(&task, "input_required", 1).await;
+    assert!(still["inputRequests"]["second"].is_object(), "{still}");
+    assert!(still["inputRequests"].get("first").is_none(), "{still}");
+
+    raw.update(&task, json!({"second": accepted("Grace")}))
+        .await;
+    let done = raw.until(&task, "completed", 0).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Ada and Grace",
+        "{done}"
+    );
+}
+
+/// M9, hostile updates: an unknown task is `-32602`; a task cancelled while it waits tells its
+/// handler, and an update after is acknowledged and changes nothing.
+#[tokio::test]
+async fn m9_updates_of_unknown_or_cancelled_tasks_are_clear() {
+    let mut raw = Raw::open(server(), true);
+    let unknown = raw
+        .update("no-such-task", json!({"first": accepted("x")}))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+
+    let task = raw.start().await;
+    raw.until(&task, "input_required", 2).await;
+    let cancelled = raw.request("tasks/cancel", json!({"taskId": task})).await;
+    assert!(cancelled.get("result").is_some(), "{cancelled}");
+    let ack = raw.update(&task, json!({"first": accepted("late")})).await;
+    assert!(ack.get("result").is_some(), "{ack}");
+    let got = raw.get(&task).await;
+    assert_eq!(got["status"], "cancelled", "{got}");
+}
+
+/// M9, M3: a client that declared no elicitation is not asked; the handler is told so and
+/// the task completes.
+#[tokio::test]
+async fn m9_a_task_of_a_client_that_cannot_answer_is_not_asked() {
+    let mut raw = Raw::open(server(), false);
+    let task = raw.start().await;
+    let done = raw.until(&task, "completed", 0).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "nobody to ask and nobody to ask",
+        "{done}"
+    );
+}
