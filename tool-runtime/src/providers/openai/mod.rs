@@ -9,7 +9,7 @@
 //! | model | [`DEFAULT_MODEL`] (`gpt-5-mini`); none for a compatible server |
 //! | strict mode | [`StrictMode::Auto`]; [`StrictMode::Off`] for a compatible server |
 //! | `tool_choice`, `parallel_tool_calls` | not sent (the provider's default: `auto`, parallel calls on) |
-//! | deferred tools (Q1) | the agent's local search tool; Responses' own `tool_search` with [`OpenAiBuilder::tool_search`](OpenAiBuilder::<OpenAiResponses>::tool_search) |
+//! | deferred tools (Q1) | the agent's local search tool; Responses' own `tool_search` with [`OpenAiBuilder::tool_search`] |
 //!
 //! A compatible server ([`OpenAiChat::compatible`], [`OpenAiResponses::compatible`]) needs
 //! no API key, needs a model name, has strict mode off, and gets a named
@@ -77,7 +77,7 @@ macro_rules! api_driver {
             }
 
             /// Responses' own tool search when asked for
-            /// ([`OpenAiBuilder::tool_search`](OpenAiBuilder::<OpenAiResponses>::tool_search), Q1).
+            /// ([`OpenAiBuilder::tool_search`], Q1).
             fn native_tool_search(&self) -> bool {
                 self.driver.options.tool_search
             }
