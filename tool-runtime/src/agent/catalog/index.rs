@@ -140,19 +140,24 @@ impl SearchIndex {
             seen.push(word);
         }
         let mut best = Best::new(limit);
-        // The next document some word holds: the least at the lists' heads.
-        while let Some(doc) = (lists.iter())
+        // The next document some word holds: the least at the lists' heads, found again in
+        // the pass that sums the current one.
+        let mut next = (lists.iter())
             .filter_map(|(_, rest)| rest.first())
             .map(|p| p.0)
-            .min()
-        {
+            .min();
+        while let Some(doc) = next {
             let mut score = 0.0f32;
+            next = None;
             for (idf, rest) in &mut lists {
                 if let Some((&(at, weight), after)) = rest.split_first()
                     && at == doc
                 {
                     score += *idf * weight;
                     *rest = after;
+                }
+                if let Some(&(at, _)) = rest.first() {
+                    next = Some(next.map_or(at, |least: u32| least.min(at)));
                 }
             }
             if let Some(entry) = self.docs.get(doc as usize)
