@@ -210,3 +210,54 @@ pub(crate) async fn offers(tool: &Tool, ctx: &Context) -> bool {
         false
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::call::scopes::Granted;
+
+    fn tool(scopes: &[&str]) -> Tool {
+        Tool::builder("t", "T.").scopes(scopes).build()
+    }
+
+    /// Q1, Z3, A2: a search over MCP offers a deferred tool only to a token granting its
+    /// scopes, and never one whose policy fails.
+    #[tokio::test]
+    async fn q1_z3_a_search_offers_only_what_the_token_and_the_policy_allow() {
+        let reader = Context::new().with(Granted::new(["read".to_owned()].into(), false));
+        let admin = Context::new().with(Granted::new(["admin".to_owned()].into(), false));
+        assert!(!offers(&tool(&["admin"]), &reader).await);
+        assert!(offers(&tool(&["admin"]), &admin).await);
+        let step_up = Context::new().with(Granted::new(BTreeSet::new(), true));
+        assert!(
+            offers(&tool(&["admin"]), &step_up).await,
+            "listed for step-up, as tools/list"
+        );
+        let failing = Tool::builder("f", "F.")
+            .available_fn(|_ctx: &Context| Err::<bool, _>("the policy failed"))
+            .build();
+        assert!(!offers(&failing, &admin).await);
+    }
+
+    /// Q1: what a server without sessions keeps is bounded: past the most owners, the least
+    /// recently used is forgotten.
+    #[test]
+    fn q1_loads_are_kept_for_at_most_max_owners() {
+        let mut loads = HashMap::new();
+        let now = Instant::now();
+        for n in 0..MAX_OWNERS {
+            let used = now.checked_sub(Duration::from_secs(1)).unwrap_or(now);
+            let tools = BTreeSet::from([n]);
+            loads.insert(format!("owner-{n}"), Loaded { tools, used });
+        }
+        let oldest = now.checked_sub(Duration::from_secs(2)).unwrap_or(now);
+        if let Some(loaded) = loads.get_mut("owner-7") {
+            loaded.used = oldest;
+        }
+        forget_one(&mut loads, now);
+        assert_eq!(loads.len(), MAX_OWNERS - 1);
+        assert!(!loads.contains_key("owner-7"));
+    }
+}
