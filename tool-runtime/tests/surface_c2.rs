@@ -477,3 +477,48 @@ fn c2_an_mcp_name_changed_is_breaking() {
     assert_eq!(change.is(), Some(&json!("lookup_window")));
     assert!(changed.is_breaking());
 }
+
+#[test]
+fn q1_c2_a_deferred_tool_shows_deferred_and_newly_deferring_it_is_breaking() {
+    let plain = || tool::<Base>("lookup-window").build();
+    let deferred = || tool::<Base>("lookup-window").deferred_loading().build();
+    let shown = surface(vec![deferred()]);
+    let entry = shown.tool("lookup-window").expect("the tool");
+    assert_eq!(entry["deferred_loading"], true);
+    // Anthropic's driver sends it for its provider's tool search to load; the others send it
+    // as it is once a search loaded it.
+    assert_eq!(entry["published"]["anthropic"]["defer_loading"], true);
+    assert!(
+        entry["published"]["openai.chat"]
+            .get("defer_loading")
+            .is_none()
+    );
+    assert!(entry["published"]["mcp"].get("defer_loading").is_none());
+    let entry = surface(vec![plain()]);
+    assert_eq!(
+        entry.tool("lookup-window").unwrap()["deferred_loading"],
+        false
+    );
+    // A document written before the field existed held no deferred tool: nothing changed.
+    let mut older: Value = serde_json::from_str(&entry.to_json()).unwrap();
+    (older["tools"]["lookup-window"].as_object_mut()).map(|tool| tool.remove("deferred_loading"));
+    let older = Surface::from_json(&older.to_string()).unwrap();
+    assert!(older.diff(&entry).changes().is_empty());
+
+    assert_eq!(
+        declared(&diff(vec![plain()], vec![deferred()])),
+        [(
+            "/deferred_loading".into(),
+            ChangeKind::LoadingDeferred,
+            Breaking
+        )]
+    );
+    assert_eq!(
+        declared(&diff(vec![deferred()], vec![plain()])),
+        [(
+            "/deferred_loading".into(),
+            ChangeKind::LoadingNoLongerDeferred,
+            Compatible
+        )]
+    );
+}

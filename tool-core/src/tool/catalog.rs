@@ -65,7 +65,8 @@ impl Tool {
 
 impl ToolBuilder {
     /// Offers the tool only once a search in the run returned it (Q1): a catalog of many
-    /// tools sends the model only what it looked for.
+    /// tools sends the model only what it looked for. An MCP server lists it, and runs it,
+    /// only for a caller a search of its own returned it to.
     pub fn deferred_loading(mut self) -> Self {
         self.catalog.deferred_loading = true;
         self

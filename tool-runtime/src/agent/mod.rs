@@ -26,7 +26,7 @@ mod batch;
 mod builder;
 mod calls;
 mod cancel;
-mod catalog;
+pub(crate) mod catalog;
 mod compose;
 mod discovery;
 mod effects;

@@ -121,6 +121,11 @@ pub enum ChangeKind {
     HintChanged,
     /// How calls run changed: sequential, the retry budget, or whether the tool is deferred.
     ExecutionChanged,
+    /// The tool is newly offered only once a search loads it (Q1): a caller that listed it
+    /// no longer sees it until it searches.
+    LoadingDeferred,
+    /// The tool is no longer deferred: offered from the start.
+    LoadingNoLongerDeferred,
     /// The name a publisher sends the tool under changed (an `McpServer`'s naming, M2).
     PublishedNameChanged,
     /// What a publisher sends changed, with the declaration or on its own (a driver's
@@ -142,7 +147,7 @@ impl ChangeKind {
             K::AdditionalPropertiesOpened | K::AlternativeAdded => Compatible,
             K::ApprovalNoLongerRequired | K::PolicyRemoved | K::OutputSchemaAdded => Compatible,
             K::Documentation | K::DefaultChanged | K::Definitions | K::HintChanged => Compatible,
-            K::ExecutionChanged | K::Published => Compatible,
+            K::ExecutionChanged | K::Published | K::LoadingNoLongerDeferred => Compatible,
             K::ToolRemoved | K::ToolRenamed { .. } | K::FieldNewlyRequired | K::FieldRemoved => {
                 Breaking
             }
@@ -151,7 +156,7 @@ impl ChangeKind {
             }
             K::AdditionalPropertiesClosed | K::AlternativeRemoved => Breaking,
             K::ApprovalNewlyRequired | K::PolicyAdded | K::OutputSchemaRemoved => Breaking,
-            K::PublishedNameChanged | K::Other => Breaking,
+            K::PublishedNameChanged | K::LoadingDeferred | K::Other => Breaking,
         };
         if *part == Part::Output && self.reads_both_ways() {
             return match for_input {
@@ -217,6 +222,8 @@ impl fmt::Display for ChangeKind {
             K::Definitions => f.write_str("definitions changed"),
             K::HintChanged => f.write_str("hint changed"),
             K::ExecutionChanged => f.write_str("execution changed"),
+            K::LoadingDeferred => f.write_str("loading deferred to a search"),
+            K::LoadingNoLongerDeferred => f.write_str("loading no longer deferred"),
             K::PublishedNameChanged => f.write_str("published name changed"),
             K::Published => f.write_str("published form changed"),
             K::Other => f.write_str("changed"),

@@ -3,7 +3,8 @@
 //!
 //! A tool's entry holds what it declares (name, title, description, the input schema the
 //! parser enforces, the output schema, the hints, whether calls wait for approval, whether
-//! it has an availability policy, whether it is deferred or sequential, its retry budget)
+//! it has an availability policy, whether it is deferred or sequential, its retry budget,
+//! whether it is offered only once a search loads it: `deferred_loading`, Q1)
 //! and, under `published`, the tool exactly as each publisher sends it, rendered by the
 //! publisher's own code: Chat Completions in strict mode where the schema allows it and with
 //! strict mode off, Responses in strict mode, Anthropic's Messages API with and without strict
@@ -19,7 +20,8 @@
 //! [`Surface::diff`] lists the changes from one surface to another, each at its JSON pointer
 //! with what was and what is, and classified ([`Compatibility`]): a tool removed or renamed,
 //! a field newly required, a type or bound narrowed, an enum value removed,
-//! `additionalProperties` newly false or approval newly required is breaking; a tool or an
+//! `additionalProperties` newly false, approval newly required or loading newly deferred is
+//! breaking; a tool or an
 //! optional field added, a description changed, a bound widened or an enum value added is
 //! compatible. [`assert_snapshot`] holds a surface against a committed file in a test.
 //!

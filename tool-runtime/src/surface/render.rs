@@ -145,12 +145,20 @@ impl Publishers {
                 tool: tool.name().to_owned(),
                 publisher,
             })?;
-            let value: Value =
+            let mut value: Value =
                 serde_json::from_str(rendered).map_err(|source| SurfaceError::Rendering {
                     tool: tool.name().to_owned(),
                     publisher,
                     source,
                 })?;
+            // Q1: a driver with a tool search of its provider's sends a deferred tool marked
+            // for that search to load (Anthropic's `defer_loading`).
+            if tool.is_deferred_loading()
+                && driver.native_tool_search()
+                && let Some(object) = value.as_object_mut()
+            {
+                object.insert("defer_loading".to_owned(), Value::Bool(true));
+            }
             out.insert(publisher.to_owned(), value);
         }
         Ok(out)
@@ -174,7 +182,7 @@ pub(super) fn mcp_entry(tool: &Tool, naming: &McpNaming) -> Result<Value, Surfac
 
 /// `tool`'s entry in the surface: what it declares (name, title, description, the neutral
 /// input schema the parser enforces, the output schema, hints, approval, policy, the
-/// sequential flag and retry budget) and, under `published`, what each publisher sends.
+/// sequential flag and retry budget, whether it is offered only once a search loads it) and, under `published`, what each publisher sends.
 /// `mcp` is its `tools/list` entry.
 pub(super) fn tool_entry(
     tool: &Tool,
@@ -198,6 +206,7 @@ pub(super) fn tool_entry(
         },
         "approval": tool.requires_approval(),
         "deferred": tool.is_deferred(),
+        "deferred_loading": tool.is_deferred_loading(),
         "availability_policy": tool.has_policy(),
         "sequential": tool.is_sequential(),
         "retries": tool.retries(),

@@ -1,7 +1,8 @@
 //! [`SearchIndex`]: a BM25 index over the names, titles and descriptions of an agent's
 //! deferred tools (Q1), built once when the agent is built and searched in the process. A
 //! search touches only the postings of the query's words, so its cost follows the query and
-//! the tools that share its words, not the size of the catalog (Q2).
+//! the tools that share its words, not the size of the catalog, and it holds a cursor per
+//! word and the best matches so far, nothing per tool (Q2).
 
 use std::collections::HashMap;
 
@@ -123,34 +124,43 @@ impl SearchIndex {
         allowed: impl Fn(usize) -> bool,
         limit: usize,
     ) -> Vec<&Doc> {
-        // One score per document, dense, and the documents touched: a word the whole catalog
-        // shares costs one add per tool, not a hash update; a rare word touches few.
-        let mut scores: Vec<f32> = Vec::new();
-        let mut touched: Vec<u32> = Vec::new();
+        // Document at a time: the query's postings (each in document order) are walked
+        // together, a document's score summed from the words it holds, in the query's order,
+        // and offered to the bounded list at once. What a search holds is a cursor per word
+        // of the query and the list: nothing grows with the catalog (Q2).
+        let mut lists: Vec<(f32, &[(u32, f32)])> = Vec::new();
         let mut seen: Vec<String> = Vec::new();
         for word in words(query).take(MAX_QUERY_WORDS) {
             if seen.contains(&word) {
                 continue;
             }
             if let Some((idf, postings)) = self.postings.get(word.as_str()) {
-                if scores.is_empty() {
-                    scores = vec![0.0; self.docs.len()];
-                }
-                for &(doc, weight) in postings {
-                    if let Some(score) = scores.get_mut(doc as usize) {
-                        if *score == 0.0 {
-                            touched.push(doc);
-                        }
-                        *score += idf * weight;
-                    }
-                }
+                lists.push((*idf, postings.as_slice()));
             }
             seen.push(word);
         }
         let mut best = Best::new(limit);
-        for doc in touched {
-            if let (Some(&score), Some(entry)) =
-                (scores.get(doc as usize), self.docs.get(doc as usize))
+        // The next document some word holds: the least at the lists' heads, found again in
+        // the pass that sums the current one.
+        let mut next = (lists.iter())
+            .filter_map(|(_, rest)| rest.first())
+            .map(|p| p.0)
+            .min();
+        while let Some(doc) = next {
+            let mut score = 0.0f32;
+            next = None;
+            for (idf, rest) in &mut lists {
+                if let Some((&(at, weight), after)) = rest.split_first()
+                    && at == doc
+                {
+                    score += *idf * weight;
+                    *rest = after;
+                }
+                if let Some(&(at, _)) = rest.first() {
+                    next = Some(next.map_or(at, |least: u32| least.min(at)));
+                }
+            }
+            if let Some(entry) = self.docs.get(doc as usize)
                 && best.admits(score, entry.tool)
                 && allowed(entry.tool)
             {
@@ -340,8 +350,9 @@ mod tests {
         // names', and score alike for their group's word.
         assert_eq!(at(index.search("g0", |_| true, 2)), vec![0, 4]);
         assert_eq!(at(index.search("g0", |t| t != 0, 1)), vec![4]);
-        // A tie met after the list is full still goes to the tool declared first: the search
-        // meets tool 40 (group 8) before tool 28 (group 5), whose words score alike.
+        // A tie met after the list is full still goes to the tool declared first: tools 40
+        // (group 8) and 28 (group 5) score alike, and the first declared wins whichever the
+        // search meets first.
         assert_eq!(at(index.search("g8 g5", |_| true, 1)), vec![28]);
     }
 }

@@ -37,15 +37,41 @@ pub(crate) struct Catalog {
     pub(crate) search_at: usize,
 }
 
+/// The name a search result gives a tool, from its declared name: an MCP server's published
+/// name (M2).
+pub(crate) type Rename = Arc<dyn Fn(&str) -> String + Send + Sync>;
+
 /// The per-run value the search tool reads from its call's context: which of the agent's
-/// tools the run's policies offer (A2), set once the run knows.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RunScope(Arc<OnceLock<Arc<[bool]>>>);
+/// tools the run's policies offer (A2), set once the run knows, and the names a result gives
+/// them (declared ones, unless an MCP server publishes others).
+#[derive(Clone, Default)]
+pub(crate) struct RunScope(Arc<OnceLock<Arc<[bool]>>>, Option<Rename>);
+
+impl std::fmt::Debug for RunScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("RunScope")
+            .field(&self.0)
+            .finish_non_exhaustive()
+    }
+}
 
 impl RunScope {
     /// Records which tools the run's policies offer (shared with the run's offer).
     pub(crate) fn offer(&self, available: &Arc<[bool]>) {
         let _already = self.0.set(Arc::clone(available));
+    }
+
+    /// The scope of one search an MCP server answers: the tools `available` to its caller,
+    /// named as `rename` publishes them.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn of_request(available: Arc<[bool]>, rename: Rename) -> Self {
+        Self(Arc::new(OnceLock::from(available)), Some(rename))
+    }
+
+    /// Which tools the scope offers, by position, once known.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn offered(&self) -> Option<Arc<[bool]>> {
+        self.0.get().cloned()
     }
 }
 
@@ -110,20 +136,23 @@ pub(crate) fn finish(index: Arc<OnceLock<SearchIndex>>, set: &ToolSet) -> Option
 pub(crate) fn found_by(records: &[CallRecord]) -> Vec<String> {
     let mut names = Vec::new();
     for record in records {
-        if &*record.name != SEARCH_TOOL || record.kind() != OutcomeKind::Success {
-            continue;
+        if &*record.name == SEARCH_TOOL && record.kind() == OutcomeKind::Success {
+            names.extend(found_in(record.text()));
         }
-        let Ok(result) = serde_json::from_str::<Value>(record.text()) else {
-            continue;
-        };
-        let tools = result.get("tools").and_then(Value::as_array);
-        names.extend(
-            (tools.into_iter().flatten())
-                .filter_map(|t| t.get("name").and_then(Value::as_str))
-                .map(str::to_owned),
-        );
     }
     names
+}
+
+/// The names a search's result text returned (none when it is not a search's result).
+pub(crate) fn found_in(text: &str) -> Vec<String> {
+    let Ok(result) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    let tools = result.get("tools").and_then(Value::as_array);
+    (tools.into_iter().flatten())
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The local search tool over `index`, which the agent fills once its tools are checked.
@@ -204,13 +233,18 @@ fn search(index: &OnceLock<SearchIndex>, ctx: &Context, args: &Value) -> Value {
         .unwrap_or(DEFAULT_LIMIT);
     let limit = usize::try_from(limit.min(MAX_LIMIT)).unwrap_or(1);
     // A call outside a run that set its scope offers nothing.
-    let offered = ctx.get::<RunScope>().and_then(|scope| scope.0.get());
+    let scope = ctx.get::<RunScope>();
+    let offered = scope.and_then(|scope| scope.0.get());
     let (Some(index), Some(offered)) = (index.get(), offered) else {
         return json!({"tools": []});
     };
     let allowed = |at: usize| offered.get(at).copied().unwrap_or(false);
+    let rename = scope.and_then(|scope| scope.1.as_ref());
     let found: Vec<Value> = (index.search(query, allowed, limit).into_iter())
-        .map(|doc| json!({"name": &*doc.name, "description": &*doc.description}))
+        .map(|doc| {
+            let name = rename.map_or_else(|| doc.name.to_string(), |rename| rename(&doc.name));
+            json!({"name": name, "description": &*doc.description})
+        })
         .collect();
     json!({"tools": found})
 }

@@ -24,6 +24,7 @@ use super::prompts::{IntoPrompt, McpPrompt};
 use super::request::{McpCall, McpRequest};
 use super::request_state::{self, RequestStates};
 use super::resources::{IntoResource, McpResource};
+use super::search::Deferred;
 use super::shared::{ContextFn, OutcomeFn, Shared};
 use super::tasks::{TaskSupport, Tasks};
 use crate::agent::{BuildError, BuildProblem};
@@ -93,6 +94,12 @@ impl McpServerBuilder {
 
     /// Adds a tool: a [`Tool`], or the handle `#[tool]` generates. Tools keep the order they
     /// are added in (the order of `tools/list` and of its policy checks).
+    ///
+    /// A tool declared `deferred_loading` (Q1) makes the server serve the search tool
+    /// ([`SEARCH_TOOL`](crate::SEARCH_TOOL)) beside the others and declare
+    /// `tools.listChanged`: the deferred tool is listed, and runs, only for a caller a search
+    /// of its own returned it to (its session; without sessions, the holder of the same
+    /// `Authorization`); to anyone else it is a name the server does not hold (A5).
     pub fn tool(mut self, tool: impl IntoTool) -> Self {
         self.set.tool(tool);
         self
@@ -304,9 +311,14 @@ impl McpServerBuilder {
     /// each published name that is not an MCP tool name, is taken twice or names no tool
     /// ([`McpServerBuilder::naming`], M2), and each task support given for a tool the server
     /// does not hold ([`BuildProblem::TaskSupportForUnknownTool`], M5).
-    pub fn build(self) -> Result<McpServer, BuildError> {
+    pub fn build(mut self) -> Result<McpServer, BuildError> {
         let mut problems = Vec::new();
+        // Q1: a server with deferred tools serves the search over them.
+        let index = crate::agent::catalog::prepare(&mut self.set);
         let (set, sound) = self.set.check(&mut problems);
+        let deferred = index
+            .and_then(|index| crate::agent::catalog::finish(index, &set))
+            .map(|catalog| Deferred::new(catalog, &self.naming));
         let mut listed = Vec::with_capacity(set.tools.len());
         for (tool, _) in set.tools.iter().zip(&sound).filter(|(_, sound)| **sound) {
             if tool.is_deferred() {
@@ -333,6 +345,12 @@ impl McpServerBuilder {
         let capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_tools();
+        // Q1: a search that loads tools changes the list its session sees.
+        let capabilities = if deferred.is_some() {
+            capabilities.enable_tool_list_changed()
+        } else {
+            capabilities
+        };
         // M5: the Tasks extension of 2026-07-28 is declared when some tool takes tasks.
         let mut capabilities = if tasks.enabled() {
             capabilities.enable_tasks().build()
@@ -356,6 +374,7 @@ impl McpServerBuilder {
                 set,
                 tasks: Arc::new(tasks),
                 catalog,
+                deferred,
             }),
         })
     }

@@ -58,16 +58,21 @@ impl ServerHandler for Handler {
         let parts = cx.extensions.get::<http::request::Parts>();
         let ctx = self.session.request_context(parts).await?;
         let mut listed = Vec::new();
+        let shared = &self.session.shared;
+        // Q1: a deferred tool is listed only once a search loaded it for this caller.
+        let loaded = (shared.deferred.as_ref())
+            .map(|deferred| (deferred, deferred.loaded(&self.session.task_owner(&cx))));
+        let unloaded = |at: usize| {
+            loaded
+                .as_ref()
+                .is_some_and(|(deferred, loaded)| deferred.is_deferred(at) && !loaded.contains(&at))
+        };
         // Declaration order, one policy at a time (A2). A tool left out is still guarded:
         // a call by its name goes through its policy again (A4, A5).
-        for (tool, entry) in self
-            .session
-            .shared
-            .set
-            .tools
-            .iter()
-            .zip(&self.session.shared.listed)
-        {
+        for (at, (tool, entry)) in shared.set.tools.iter().zip(&shared.listed).enumerate() {
+            if unloaded(at) {
+                continue;
+            }
             // Z3: a tool is offered only to a token that grants its scopes (or for step-up).
             if !crate::call::scopes::offers(tool, &ctx) {
                 continue;

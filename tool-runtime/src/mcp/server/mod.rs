@@ -22,6 +22,7 @@
 //! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
 //! - `logging`: a handler's log messages, sent as `notifications/message` (M8).
 //! - `protocol_error`: [`ProtocolError`], a handler's way to answer with a JSON-RPC error (M9).
+//! - `search`: deferred tools, served with the search that loads them (Q1).
 //! - `tasks`: long-running tools as MCP tasks ([`TaskSupport`], M5).
 //! - `resources`, `prompts`: what a server serves besides tools ([`McpResource`],
 //!   [`McpPrompt`], M7); `catalog`: them checked together, and what their requests share;
@@ -62,6 +63,7 @@ mod roots;
 mod rounds;
 mod sampling;
 mod seam;
+mod search;
 mod session;
 mod shared;
 mod spans;

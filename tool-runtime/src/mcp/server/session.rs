@@ -52,17 +52,30 @@ impl Session {
     /// stateful HTTP server, which makes a handler per session); without sessions, the
     /// holder of the request's `Authorization` (a digest of it), else anyone's.
     pub(crate) fn task_owner(&self, cx: &RequestContext<RoleServer>) -> String {
-        // 2026-07-28 has no sessions over HTTP: a handler may serve one request only.
-        let modern = cx
-            .protocol_version()
-            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-        if self.transport == McpTransport::Stdio || (self.sessions && !modern) {
+        let parts = cx.extensions.get::<http::request::Parts>();
+        self.owner(parts, cx.protocol_version().as_ref())
+    }
+
+    /// Whether what a request leaves (tasks, tools a search loaded) stays with a session
+    /// that lasts: stdio, or a stateful HTTP server before 2026-07-28, which has no sessions
+    /// over HTTP (a handler may serve one request only).
+    pub(crate) fn lasts(&self, protocol: Option<&ProtocolVersion>) -> bool {
+        let modern = protocol.is_some_and(|version| *version >= ProtocolVersion::V_2026_07_28);
+        self.transport == McpTransport::Stdio || (self.sessions && !modern)
+    }
+
+    /// Who owns what a request of `protocol` with the HTTP `parts` leaves (tasks, tools a
+    /// search loaded): the session that lasts, else the holder of its `Authorization`, else
+    /// anyone.
+    pub(crate) fn owner(
+        &self,
+        parts: Option<&http::request::Parts>,
+        protocol: Option<&ProtocolVersion>,
+    ) -> String {
+        if self.lasts(protocol) {
             return self.connection.to_string();
         }
-        let authorization = cx
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.headers.get(http::header::AUTHORIZATION));
+        let authorization = parts.and_then(|parts| parts.headers.get(http::header::AUTHORIZATION));
         match authorization {
             Some(value) => {
                 use sha2::Digest;

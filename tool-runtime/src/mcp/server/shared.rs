@@ -14,6 +14,7 @@ use crate::agent::toolset::ToolSet;
 use super::catalog::Catalog;
 use super::request::{McpCall, McpRequest};
 use super::request_state::RequestStates;
+use super::search::Deferred;
 use super::tasks::Tasks;
 
 /// Builds the [`Context`] of one request from what its transport authenticated.
@@ -44,6 +45,8 @@ pub(crate) struct Shared {
     pub(crate) tasks: Arc<Tasks>,
     /// The resources, resource templates and prompts, and the subscriptions (M7).
     pub(crate) catalog: Catalog,
+    /// The deferred tools and what searches loaded of them, when the server has some (Q1).
+    pub(crate) deferred: Option<Deferred>,
 }
 
 impl Shared {

@@ -170,7 +170,7 @@ impl Session {
         ctx: &Context,
     ) -> Result<Option<(Option<Duration>, tasks::Flavor)>, ErrorData> {
         let tasks = &self.shared.tasks;
-        let tool = self.tool(&request.name);
+        let tool = self.tool_for(&request.name, &self.task_owner(cx));
         let version = cx.protocol_version();
         if version
             .as_ref()
@@ -201,9 +201,12 @@ impl Session {
         })
     }
 
-    /// The tool the server publishes as `name`.
-    fn tool(&self, name: &str) -> Option<&Tool> {
-        (self.shared.by_name.get(name)).map(|&i| &self.shared.set.tools[i])
+    /// Who owns what a call leaves (the tools a search loaded, Q1).
+    fn owner_of(&self, answering: &Answering<'_>) -> String {
+        match answering.caller {
+            Caller::Service(cx) => self.task_owner(cx),
+            Caller::Direct(seen) => self.owner(seen.parts, seen.protocol_version.as_ref()),
+        }
     }
 
     /// Answers one call on `ctx` (the request's context): the MCP side of the call (progress,
@@ -222,10 +225,13 @@ impl Session {
             None => b"{}".to_vec(),
         };
         spans::record_arguments(span, &bytes, self.shared.set.record_tool_content);
-        let tool = self.tool(&request.name);
+        let owner = self.owner_of(answering);
+        let tool = self.tool_for(&request.name, &owner);
         // The handler's context names the tool as it was declared (M2).
         let declared = tool.map_or(request.name.as_ref(), Tool::name);
-        let call_ctx = ctx.for_call(answering.id.clone(), declared);
+        let call_ctx = (self.search_scope(tool, ctx))
+            .await
+            .for_call(answering.id.clone(), declared);
         let (call_ctx, progress, log) = self.relays(call_ctx, &request, cx);
         // M3: the handler's questions go to the client, when it can answer them: during the
         // call, or (2026-07-28) in the answer, round by round.
@@ -277,6 +283,7 @@ impl Session {
         progress.finish().await;
         log.finish().await;
         self.observe(&request.name, declared, &outcome, answering);
+        self.load_found(&call_ctx, &outcome, &owner, cx).await;
         // M9: a handler that ended its call with a protocol error is answered with that error.
         if let Some(error) = protocol_error::of_outcome(&outcome) {
             return Err(error);

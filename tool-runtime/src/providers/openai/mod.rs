@@ -9,6 +9,7 @@
 //! | model | [`DEFAULT_MODEL`] (`gpt-5-mini`); none for a compatible server |
 //! | strict mode | [`StrictMode::Auto`]; [`StrictMode::Off`] for a compatible server |
 //! | `tool_choice`, `parallel_tool_calls` | not sent (the provider's default: `auto`, parallel calls on) |
+//! | deferred tools (Q1) | the agent's local search tool; Responses' own `tool_search` with [`OpenAiBuilder::tool_search`] |
 //!
 //! A compatible server ([`OpenAiChat::compatible`], [`OpenAiResponses::compatible`]) needs
 //! no API key, needs a model name, has strict mode off, and gets a named
@@ -73,6 +74,12 @@ macro_rules! api_driver {
             $(#[$answers])*
             fn native_answers(&self) -> bool {
                 !self.driver.options.compatible
+            }
+
+            /// Responses' own tool search when asked for
+            /// ([`OpenAiBuilder::tool_search`], Q1).
+            fn native_tool_search(&self) -> bool {
+                self.driver.options.tool_search
             }
 
             fn model_name(&self) -> &str {
@@ -158,6 +165,8 @@ struct Options {
     max_output_tokens: Option<u32>,
     include_usage: bool,
     store: Option<bool>,
+    /// Whether deferred tools go to the provider's own tool search (Responses, Q1).
+    tool_search: bool,
 }
 
 impl<A> OpenAiBuilder<A> {
@@ -177,6 +186,7 @@ impl<A> OpenAiBuilder<A> {
                 max_output_tokens: None,
                 include_usage: true,
                 store: Some(false),
+                tool_search: false,
             },
             api: PhantomData,
         }
@@ -348,19 +358,31 @@ impl Driver {
             }
             _ => None,
         };
-        Ok(specs
+        let mut tools: Vec<String> = specs
             .iter()
             .filter(|spec| only.is_none_or(|name| spec.name() == name))
-            .map(|spec| match spec.wire(wire.format) {
-                Some(rendered) => rendered.to_owned(),
-                None => (wire.render)(
-                    spec.name(),
-                    spec.description(),
-                    spec.parameters(),
-                    spec.is_strict(),
-                ),
+            .map(|spec| {
+                let rendered = match spec.wire(wire.format) {
+                    Some(rendered) => rendered.to_owned(),
+                    None => (wire.render)(
+                        spec.name(),
+                        spec.description(),
+                        spec.parameters(),
+                        spec.is_strict(),
+                    ),
+                };
+                if spec.defers_loading() {
+                    deferred(&rendered)
+                } else {
+                    rendered
+                }
             })
-            .collect())
+            .collect();
+        // Q1: deferred functions go beside the tool search that loads them.
+        if specs.iter().any(ToolSpec::defers_loading) {
+            tools.push(TOOL_SEARCH.to_owned());
+        }
+        Ok(tools)
     }
 
     /// The body of a request with the tools of `specs`: the API's own `fields` (the
@@ -438,6 +460,18 @@ fn responses_choice(choice: &ToolChoice) -> Value {
     match choice {
         ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
         other => chat_choice(other),
+    }
+}
+
+/// Responses' own tool search, executed by the provider (Q1).
+const TOOL_SEARCH: &str = r#"{"type":"tool_search"}"#;
+
+/// The function `rendered` (a JSON object) marked `"defer_loading": true`: sent for the
+/// provider's tool search to load (Q1).
+fn deferred(rendered: &str) -> String {
+    match rendered.strip_suffix('}') {
+        Some(open) => format!("{open},\"defer_loading\":true}}"),
+        None => rendered.to_owned(),
     }
 }
 

@@ -95,6 +95,17 @@ impl OpenAiBuilder<OpenAiResponses> {
         self.options.store = Some(store);
         self
     }
+
+    /// Sends a run's deferred tools (Q1) to Responses' own tool search (default: `false`,
+    /// the agent's local search tool instead): each deferred function marked
+    /// `"defer_loading": true` beside a `{"type": "tool_search"}` tool, which the provider
+    /// runs; the functions its `tool_search_output` items return are loaded, those the run
+    /// offers only, and sent plainly from then on. Only the provider's newer models take
+    /// the tool search: turn it on for those.
+    pub fn tool_search(mut self, on: bool) -> Self {
+        self.options.tool_search = on;
+        self
+    }
 }
 
 api_driver! {
@@ -247,6 +258,41 @@ impl ResponsesEvents {
         }
     }
 
+    /// `response.output_item.done`: a function call's end (with whatever of its arguments
+    /// was not streamed), or the tools the provider's own tool search loaded (Q1).
+    fn item_done(&mut self, data: &Value, out: &mut Vec<ModelEvent>) {
+        let item = data.get("item").unwrap_or(&Value::Null);
+        if item.get("type").and_then(Value::as_str) == Some("tool_search_output") {
+            out.push(ModelEvent::ToolsLoaded {
+                names: loaded_tools(item.get("tools")),
+            });
+            return;
+        }
+        if let Some(index) = self.locate(data).filter(|i| self.arguments.contains_key(i)) {
+            self.complete(index, item.get("arguments").and_then(Value::as_str), out);
+            if self.ended.insert(index) {
+                out.push(ModelEvent::ToolCallEnd { index });
+            }
+        }
+    }
+
+    /// `response.completed` or `response.incomplete`: the response's id and model, its
+    /// usage, and why it stopped.
+    fn completed(&self, response: &Value, out: &mut Vec<ModelEvent>) {
+        out.push(super::chat::response(response));
+        out.extend(usage(response));
+        let reason = response
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str);
+        out.push(ModelEvent::Finish(match reason {
+            Some("max_output_tokens") => FinishReason::Length,
+            Some("content_filter") => FinishReason::ContentFilter,
+            Some(other) => FinishReason::Other(other.to_owned()),
+            None if self.arguments.is_empty() => FinishReason::Stop,
+            None => FinishReason::ToolCalls,
+        }));
+    }
+
     fn error(&self, error: &Value, status: Option<u16>) -> ModelError {
         let text = |k: &str| error.get(k).and_then(Value::as_str).map(str::to_owned);
         let mut api = ApiError::new(
@@ -258,6 +304,29 @@ impl ResponsesEvents {
         api.request_id = self.request_id.clone();
         ModelError::Api(api)
     }
+}
+
+/// The names of the functions in a `tool_search_output` item's `tools`, and of the functions
+/// of a namespace there (the driver sends none, but a search may group what it returns).
+fn loaded_tools(tools: Option<&Value>) -> Vec<String> {
+    fn listed(tools: Option<&Value>) -> impl Iterator<Item = &Value> {
+        tools.and_then(Value::as_array).into_iter().flatten()
+    }
+    let kind = |tool: &Value| tool.get("type").and_then(Value::as_str).map(str::to_owned);
+    let mut functions = Vec::new();
+    for tool in listed(tools) {
+        match kind(tool).as_deref() {
+            Some("function") => functions.push(tool),
+            Some("namespace") => functions.extend(
+                listed(tool.get("tools")).filter(|t| kind(t).as_deref() == Some("function")),
+            ),
+            _ => {}
+        }
+    }
+    (functions.into_iter())
+        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect()
 }
 
 fn index_of(event: &Value) -> Option<usize> {
@@ -301,6 +370,7 @@ impl EventMapper for ResponsesEvents {
                     self.start(&data, item, out);
                 }
             }
+
             "response.function_call_arguments.delta" => {
                 let Some(delta) = text("delta").filter(|d| !d.is_empty()) else {
                     return Ok(Flow::Continue);
@@ -332,32 +402,9 @@ impl EventMapper for ResponsesEvents {
                     self.complete(index, text("arguments"), out);
                 }
             }
-            "response.output_item.done" => {
-                let item = data.get("item").unwrap_or(&Value::Null);
-                if let Some(index) = self
-                    .locate(&data)
-                    .filter(|i| self.arguments.contains_key(i))
-                {
-                    self.complete(index, item.get("arguments").and_then(Value::as_str), out);
-                    if self.ended.insert(index) {
-                        out.push(ModelEvent::ToolCallEnd { index });
-                    }
-                }
-            }
+            "response.output_item.done" => self.item_done(&data, out),
             "response.completed" | "response.incomplete" => {
-                let response = data.get("response").unwrap_or(&Value::Null);
-                out.push(super::chat::response(response));
-                out.extend(usage(response));
-                let reason = response
-                    .pointer("/incomplete_details/reason")
-                    .and_then(Value::as_str);
-                out.push(ModelEvent::Finish(match reason {
-                    Some("max_output_tokens") => FinishReason::Length,
-                    Some("content_filter") => FinishReason::ContentFilter,
-                    Some(other) => FinishReason::Other(other.to_owned()),
-                    None if self.arguments.is_empty() => FinishReason::Stop,
-                    None => FinishReason::ToolCalls,
-                }));
+                self.completed(data.get("response").unwrap_or(&Value::Null), out);
                 return Ok(Flow::Done);
             }
             "response.failed" => {
@@ -377,5 +424,29 @@ impl EventMapper for ResponsesEvents {
 
     fn set_request_id(&mut self, request_id: Option<String>) {
         self.request_id = request_id;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn q1_a_tool_search_output_of_any_shape_loads_only_the_functions_it_names() {
+        let tools = json!([
+            {"type": "function", "name": "get-weather"},
+            {"type": "namespace", "name": "crm", "tools": [
+                {"type": "function", "name": "find-customer"},
+                {"type": "namespace", "name": "deeper", "tools": [{"type": "function", "name": "x"}]},
+                {"type": "function", "name": 7},
+            ]},
+            {"type": "web_search", "name": "hosted"},
+            {"name": "no-type"},
+            "not an object",
+            {"type": "namespace", "tools": "not a list"},
+        ]);
+        assert_eq!(loaded_tools(Some(&tools)), ["get-weather", "find-customer"]);
+        assert!(loaded_tools(Some(&json!({"tools": 1}))).is_empty());
+        assert!(loaded_tools(None).is_empty());
     }
 }

@@ -307,6 +307,16 @@ impl Changes {
                     };
                     self.push(Part::Tool, at, old, new, kind);
                 }
+                "deferred_loading" => {
+                    // A document written before the field existed held no deferred tool.
+                    let on = |value: Option<&Value>| value == Some(&Value::Bool(true));
+                    let kind = match (on(old), on(new)) {
+                        (false, true) => ChangeKind::LoadingDeferred,
+                        (true, false) => ChangeKind::LoadingNoLongerDeferred,
+                        _ => continue,
+                    };
+                    self.push(Part::Tool, at, old, new, kind);
+                }
                 "sequential" | "retries" | "deferred" => {
                     self.push(Part::Tool, at, old, new, ChangeKind::ExecutionChanged);
                 }
