@@ -5,6 +5,7 @@
 //! `tool-durable` is tested against a real server there, with its worker killed mid-child.
 mod support {
     pub mod compose;
+    pub mod journal;
 }
 
 use std::pin::Pin;
@@ -12,34 +13,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context as TaskContext, Poll};
 
-use serde_json::Value;
 use support::compose::{ASKED, Ledger, agents, plain_transfer, scripts};
-use tool_runtime::journal::{Journal, JournalError, MemoryJournal, Step, StepKind};
+use support::journal::Dies;
+use tool_runtime::journal::{Journal, MemoryJournal, StepKind};
 use tool_runtime::model::{ModelError, ModelEvent, ModelRequest, ModelStream};
 use tool_runtime::{
-    Agent, BoxFuture, Context, ConversationModel, Decision, Decisions, ErrorKind, Model,
-    PendingKind, RunOutput, RunRequest,
+    Agent, Context, ConversationModel, Decision, Decisions, ErrorKind, Model, PendingKind,
+    RunOutput, RunRequest,
 };
-
-/// A journal whose process dies before its step `cut` (from 0) is recorded.
-struct Dies {
-    inner: MemoryJournal,
-    cut: usize,
-}
-
-impl Journal for Dies {
-    fn run_id(&self) -> &str {
-        self.inner.run_id()
-    }
-
-    fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Value, JournalError>> {
-        if self.inner.steps().len() >= self.cut {
-            let name = step.kind().to_string();
-            return Box::pin(async move { Err(JournalError::new(name, "the process died")) });
-        }
-        self.inner.step(step)
-    }
-}
 
 fn names(journal: &MemoryJournal) -> Vec<String> {
     journal.steps().iter().map(|(k, _)| k.to_string()).collect()

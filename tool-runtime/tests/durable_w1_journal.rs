@@ -6,6 +6,7 @@
 mod support {
     pub mod agent;
     pub mod approvals;
+    pub mod journal;
 }
 
 use std::sync::{Arc, Mutex};
@@ -13,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use support::agent::Args;
 use support::approvals::{CONTEXT_SECRET, Fixture, admin};
+use support::journal::Dies;
 use tool_runtime::RunRequest;
 use tool_runtime::journal::{Journal, JournalError, MemoryJournal, Step, StepKind};
 use tool_runtime::{
@@ -29,27 +31,6 @@ fn script() -> Vec<ScriptedTurn> {
         ScriptedTurn::new().call("c3", "leaky", "{}").usage(20, 5),
         ScriptedTurn::reply("all done").usage(30, 5),
     ]
-}
-
-/// A journal whose process dies before its step `cut` (from 0) is recorded: the step does
-/// not run, and the run ends.
-struct Dies {
-    inner: MemoryJournal,
-    cut: usize,
-}
-
-impl Journal for Dies {
-    fn run_id(&self) -> &str {
-        self.inner.run_id()
-    }
-
-    fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Value, JournalError>> {
-        if self.inner.steps().len() >= self.cut {
-            let name = step.kind().to_string();
-            return Box::pin(async move { Err(JournalError::new(name, "the process died")) });
-        }
-        self.inner.step(step)
-    }
 }
 
 fn requests_in(journal: &MemoryJournal) -> usize {

@@ -8,12 +8,14 @@
 //! Raw JSON-RPC over a pipe, as a client sees it.
 #![cfg(feature = "mcp")]
 
+#[path = "support/raw_pipe.rs"]
+mod raw_pipe;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
+use raw_pipe::{Raw as RawPipe, meta_2026};
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tool_runtime::elicit::Elicited;
 use tool_runtime::mcp::McpServer;
 use tool_runtime::{Context, Schema, Tool, ToolError};
@@ -56,59 +58,24 @@ fn server() -> (McpServer, Arc<AtomicUsize>) {
 }
 
 /// A client speaking newline-delimited JSON-RPC over a pipe, on 2026-07-28.
-struct Raw {
-    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
-    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    next_id: i64,
-}
+struct Raw(RawPipe);
 
 impl Raw {
     fn open(server: McpServer) -> Self {
-        let (client_io, server_io) = tokio::io::duplex(1 << 22);
-        let (server_read, server_write) = tokio::io::split(server_io);
-        tokio::spawn(async move { server.serve_io(server_read, server_write).await });
-        let (client_read, writer) = tokio::io::split(client_io);
-        Self {
-            lines: BufReader::new(client_read).lines(),
-            writer,
-            next_id: 1,
-        }
+        Self(RawPipe::unopened(server))
     }
 
     /// Calls `greet` with `extra` params (`inputResponses`, `requestState`); the answer.
     async fn call(&mut self, extra: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
         let mut params = json!({
             "name": "greet",
             "arguments": {},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": {"name": "m3", "version": "0"},
-                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-            },
+            "_meta": meta_2026("m3", json!({"elicitation": {}})),
         });
         for (key, value) in extra.as_object().into_iter().flatten() {
             params[key] = value.clone();
         }
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
-        let mut bytes = serde_json::to_vec(&request).expect("JSON");
-        bytes.push(b'\n');
-        (self.writer.write_all(&bytes).await).expect("the pipe is open");
-        let read = async {
-            loop {
-                let line = (self.lines.next_line().await)
-                    .expect("the pipe is open")
-                    .expect("the server answers before it closes");
-                let message: Value = serde_json::from_str(&line).expect("JSON");
-                if message.get("method").is_none() && message["id"] == json!(id) {
-                    return message;
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(10), read)
-            .await
-            .expect("an answer within 10 s")
+        self.0.answer("tools/call", params).await
     }
 }
 

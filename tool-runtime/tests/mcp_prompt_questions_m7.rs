@@ -9,10 +9,11 @@
 //! (`ElicitError::Unsupported`). Raw JSON-RPC over a pipe.
 #![cfg(feature = "mcp")]
 
-use std::time::Duration;
+#[path = "support/raw_pipe.rs"]
+mod raw_pipe;
 
+use raw_pipe::{Raw as RawPipe, meta_2026};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tool_runtime::elicit::{ElicitError, Elicited};
 use tool_runtime::mcp::{McpServer, Message, prompt};
 use tool_runtime::{Context, Schema, ToolError};
@@ -59,61 +60,25 @@ fn server() -> McpServer {
 }
 
 /// A client speaking newline-delimited JSON-RPC over a pipe, without a session.
-struct Raw {
-    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
-    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    next_id: i64,
-}
+struct Raw(RawPipe);
 
 impl Raw {
     fn open(server: McpServer) -> Self {
-        let (client_io, server_io) = tokio::io::duplex(1 << 22);
-        let (server_read, server_write) = tokio::io::split(server_io);
-        tokio::spawn(async move { server.serve_io(server_read, server_write).await });
-        let (client_read, writer) = tokio::io::split(client_io);
-        Self {
-            lines: BufReader::new(client_read).lines(),
-            writer,
-            next_id: 1,
-        }
+        Self(RawPipe::unopened(server))
     }
 
     /// `prompts/get` of `name` for `service` on 2026-07-28, by a client that declared
     /// `capabilities`, with `extra` params; the answer.
     async fn get(&mut self, name: &str, service: &str, capabilities: Value, extra: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
         let mut params = json!({
             "name": name,
             "arguments": {"service": service},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": {"name": "m7", "version": "0"},
-                "io.modelcontextprotocol/clientCapabilities": capabilities,
-            },
+            "_meta": meta_2026("m7", capabilities),
         });
         for (key, value) in extra.as_object().into_iter().flatten() {
             params[key] = value.clone();
         }
-        let request =
-            json!({"jsonrpc": "2.0", "id": id, "method": "prompts/get", "params": params});
-        let mut bytes = serde_json::to_vec(&request).expect("JSON");
-        bytes.push(b'\n');
-        (self.writer.write_all(&bytes).await).expect("the pipe is open");
-        let read = async {
-            loop {
-                let line = (self.lines.next_line().await)
-                    .expect("the pipe is open")
-                    .expect("the server answers before it closes");
-                let message: Value = serde_json::from_str(&line).expect("JSON");
-                if message.get("method").is_none() && message["id"] == json!(id) {
-                    return message;
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(10), read)
-            .await
-            .expect("an answer within 10 s")
+        self.0.answer("prompts/get", params).await
     }
 
     /// Gets `plan` for `service` on 2026-07-28 and returns the state of the question it asks.

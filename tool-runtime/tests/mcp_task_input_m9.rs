@@ -7,10 +7,13 @@
 //! declared no elicitation is not asked. Raw JSON-RPC over a pipe, as a client sees it.
 #![cfg(feature = "mcp")]
 
+#[path = "support/raw_pipe.rs"]
+mod raw_pipe;
+
 use std::time::Duration;
 
+use raw_pipe::{Raw as RawPipe, meta_2026};
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tool_runtime::elicit::{ElicitError, Elicited};
 use tool_runtime::mcp::{McpServer, TaskSupport};
 use tool_runtime::{Context, Schema, Tool, ToolError};
@@ -53,56 +56,25 @@ fn server() -> McpServer {
 /// A client speaking newline-delimited JSON-RPC over a pipe, on 2026-07-28 with the Tasks
 /// extension.
 struct Raw {
-    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
-    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    next_id: i64,
+    pipe: RawPipe,
     capabilities: Value,
 }
 
 impl Raw {
     fn open(server: McpServer, elicitation: bool) -> Self {
-        let (client_io, server_io) = tokio::io::duplex(1 << 22);
-        let (server_read, server_write) = tokio::io::split(server_io);
-        tokio::spawn(async move { server.serve_io(server_read, server_write).await });
-        let (client_read, writer) = tokio::io::split(client_io);
         let mut capabilities = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
         if elicitation {
             capabilities["elicitation"] = json!({});
         }
         Self {
-            lines: BufReader::new(client_read).lines(),
-            writer,
-            next_id: 1,
+            pipe: RawPipe::unopened(server),
             capabilities,
         }
     }
 
     async fn request(&mut self, method: &str, mut params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "m9", "version": "0"},
-            "io.modelcontextprotocol/clientCapabilities": self.capabilities,
-        });
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let mut bytes = serde_json::to_vec(&request).expect("JSON");
-        bytes.push(b'\n');
-        (self.writer.write_all(&bytes).await).expect("the pipe is open");
-        let read = async {
-            loop {
-                let line = (self.lines.next_line().await)
-                    .expect("the pipe is open")
-                    .expect("the server answers before it closes");
-                let message: Value = serde_json::from_str(&line).expect("JSON");
-                if message.get("method").is_none() && message["id"] == json!(id) {
-                    return message;
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(10), read)
-            .await
-            .expect("an answer within 10 s")
+        params["_meta"] = meta_2026("m9", self.capabilities.clone());
+        self.pipe.answer(method, params).await
     }
 
     /// Calls `ask-twice`; the task's id.

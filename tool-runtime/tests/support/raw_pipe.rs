@@ -1,5 +1,6 @@
 //! A client speaking raw newline-delimited JSON-RPC to an `McpServer` over an in-process pipe,
 //! as a client sees the server: each answer, and the notifications sent before it.
+#![allow(dead_code)]
 
 use std::time::Duration;
 
@@ -14,18 +15,34 @@ pub(crate) struct Raw {
     next_id: i64,
 }
 
+/// The `_meta` a client of protocol 2026-07-28 sends with each request: its version, its name
+/// and its `capabilities`, since no handshake declared them.
+pub(crate) fn meta_2026(client: &str, capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    })
+}
+
 impl Raw {
-    /// Serves `server` on a new pipe, and initializes a session on `version`.
-    pub(crate) async fn open(server: McpServer, version: &str) -> Self {
-        let (client_io, server_io) = tokio::io::duplex(1 << 20);
+    /// Serves `server` on a new pipe, with no handshake: as a client of 2026-07-28 speaks,
+    /// each request carrying its version and capabilities ([`meta_2026`]).
+    pub(crate) fn unopened(server: McpServer) -> Self {
+        let (client_io, server_io) = tokio::io::duplex(1 << 22);
         let (server_read, server_write) = tokio::io::split(server_io);
         tokio::spawn(async move { server.serve_io(server_read, server_write).await });
         let (client_read, writer) = tokio::io::split(client_io);
-        let mut raw = Self {
+        Self {
             lines: BufReader::new(client_read).lines(),
             writer,
             next_id: 1,
-        };
+        }
+    }
+
+    /// Serves `server` on a new pipe, and initializes a session on `version`.
+    pub(crate) async fn open(server: McpServer, version: &str) -> Self {
+        let mut raw = Self::unopened(server);
         let (init, _) = raw
             .request(
                 "initialize",
@@ -49,7 +66,13 @@ impl Raw {
         (self.writer.write_all(&bytes).await).expect("the pipe is open");
     }
 
-    /// Sends a request; its answer, and the notifications sent before it.
+    /// Sends a request; its answer only.
+    pub(crate) async fn answer(&mut self, method: &str, params: Value) -> Value {
+        self.request(method, params).await.0
+    }
+
+    /// Sends a request; its answer, and the notifications sent before it (a request the
+    /// server sends meanwhile is neither).
     pub(crate) async fn request(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
         let id = self.next_id;
         self.next_id += 1;
@@ -61,7 +84,7 @@ impl Raw {
                 let message = self.next().await;
                 if message.get("id").is_none() {
                     notified.push(message);
-                } else if message["id"] == json!(id) {
+                } else if message.get("method").is_none() && message["id"] == json!(id) {
                     return (message, notified);
                 }
             }

@@ -13,14 +13,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use rmcp::RoleServer;
-use rmcp::service::RequestContext;
-use tool_core::{Context, Outcome, OutcomeKind, Tool};
+use tool_core::{Context, Tool};
 
 use crate::agent::catalog::{self, Catalog, RunScope};
 
 use super::naming::McpNaming;
-use super::session::Session;
 
 /// How long the tools a search loaded stay loaded after their owner last used them.
 pub(crate) const KEPT_FOR: Duration = Duration::from_secs(60 * 60);
@@ -59,6 +56,17 @@ impl Deferred {
         at == self.catalog.search_at
     }
 
+    /// The scope of a search on `call_ctx`: the deferred tools among `tools` that the call's
+    /// policies and scopes offer (A2, Z3), each checked on the request's context as
+    /// `tools/list` checks it. A policy that fails offers its tool not.
+    pub(crate) async fn scope(&self, tools: &[Tool], call_ctx: &Context) -> RunScope {
+        let mut offered = vec![false; tools.len()];
+        for &at in &self.catalog.deferred_at {
+            offered[at] = offers(&tools[at], call_ctx).await;
+        }
+        RunScope::of_request(offered.into(), Arc::clone(&self.rename))
+    }
+
     /// Whether the tool at `at` is deferred.
     pub(crate) fn is_deferred(&self, at: usize) -> bool {
         self.catalog.is_deferred(at)
@@ -88,7 +96,7 @@ impl Deferred {
 
     /// Loads for `owner` each tool at `found` that is deferred and `offered` to it. Returns
     /// whether anything was added.
-    fn load(&self, owner: &str, found: &[usize], offered: &[bool]) -> bool {
+    pub(crate) fn load(&self, owner: &str, found: &[usize], offered: &[bool]) -> bool {
         let loadable = |at: &&usize| {
             self.catalog.is_deferred(**at) && offered.get(**at).copied().unwrap_or(false)
         };
@@ -125,73 +133,6 @@ fn forget_one(loads: &mut HashMap<String, Loaded>, now: Instant) {
         .map(|(owner, _)| owner.clone());
     if let Some(oldest) = oldest {
         loads.remove(&oldest);
-    }
-}
-
-impl Session {
-    /// The tool the server publishes as `name`, if `owner` may call it: a deferred tool no
-    /// search of the owner's loaded is not (Q1, A5).
-    pub(crate) fn tool_for(&self, name: &str, owner: &str) -> Option<&Tool> {
-        let at = *self.shared.by_name.get(name)?;
-        let deferred = self.shared.deferred.as_ref();
-        if deferred.is_some_and(|deferred| !deferred.loaded_for(owner, at)) {
-            return None;
-        }
-        self.shared.set.tools.get(at)
-    }
-
-    /// `call_ctx`, holding the scope of a search when `tool` is the search tool: the
-    /// deferred tools the call's policies and scopes offer (A2, Z3), each checked on the
-    /// request's context as `tools/list` checks it. A policy that fails offers its tool not.
-    pub(crate) async fn search_scope(&self, tool: Option<&Tool>, call_ctx: Context) -> Context {
-        let Some(deferred) = &self.shared.deferred else {
-            return call_ctx;
-        };
-        let tools = &self.shared.set.tools;
-        let at = tool.and_then(|tool| self.shared.set.by_name.get(tool.name()));
-        if !at.is_some_and(|&at| deferred.is_search(at)) {
-            return call_ctx;
-        }
-        let mut offered = vec![false; tools.len()];
-        for &at in &deferred.catalog.deferred_at {
-            offered[at] = offers(&tools[at], &call_ctx).await;
-        }
-        let scope = RunScope::of_request(offered.into(), Arc::clone(&deferred.rename));
-        call_ctx.with(scope)
-    }
-
-    /// After a successful search of `owner`'s on `call_ctx` (its scope), loads the tools it
-    /// returned; tells the client its tool list changed when something was loaded and the
-    /// session lasts (protocols before 2026-07-28, whose clients read the notification).
-    pub(crate) async fn load_found(
-        &self,
-        call_ctx: &Context,
-        outcome: &Outcome,
-        owner: &str,
-        cx: Option<&RequestContext<RoleServer>>,
-    ) {
-        let (Some(deferred), Some(scope)) = (&self.shared.deferred, call_ctx.get::<RunScope>())
-        else {
-            return;
-        };
-        let Some(offered) = scope.offered() else {
-            return;
-        };
-        if outcome.kind() != OutcomeKind::Success {
-            return;
-        }
-        let found: Vec<usize> = (catalog::found_in(outcome.text()).iter())
-            .filter_map(|name| self.shared.by_name.get(name.as_str()).copied())
-            .collect();
-        if !deferred.load(owner, &found, &offered) {
-            return;
-        }
-        if let Some(cx) = cx
-            && self.lasts(cx.protocol_version().as_ref())
-            && let Err(error) = cx.peer.notify_tool_list_changed().await
-        {
-            tracing::debug!(%error, "the tool list's change could not be told to the client");
-        }
     }
 }
 

@@ -1,13 +1,16 @@
 //! [`Session`]: what serving one stdio session, or the requests of one HTTP session, holds
 //! (the server's [`Shared`], the transport, whether requests can be sent during a call), and
-//! what it works out of a request: its context, and who owns the tasks it makes (M5).
+//! what it works out of a request: its context, and who owns the tasks it makes (M5) and the
+//! tools its searches load (Q1, whose catalog is `search`'s).
 
 use std::sync::Arc;
 
 use rmcp::model::ProtocolVersion;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
-use tool_core::Context;
+use tool_core::{Context, Outcome, OutcomeKind, Tool};
+
+use crate::agent::catalog::{self, RunScope};
 
 use super::request::{McpRequest, McpTransport};
 use super::shared::Shared;
@@ -120,4 +123,69 @@ fn http_context(parts: Option<&http::request::Parts>) -> Result<Context, ErrorDa
             tracing::error!("an MCP request over HTTP reached the handler without a context");
             ErrorData::internal_error("the request has no context", None)
         })
+}
+
+// ─── Deferred tools and their search (Q1) ───
+
+impl Session {
+    /// The tool the server publishes as `name`, if `owner` may call it: a deferred tool no
+    /// search of the owner's loaded is not (Q1, A5).
+    pub(crate) fn tool_for(&self, name: &str, owner: &str) -> Option<&Tool> {
+        let at = *self.shared.by_name.get(name)?;
+        let deferred = self.shared.deferred.as_ref();
+        if deferred.is_some_and(|deferred| !deferred.loaded_for(owner, at)) {
+            return None;
+        }
+        self.shared.set.tools.get(at)
+    }
+
+    /// `call_ctx`, holding the scope of a search when `tool` is the search tool: the
+    /// deferred tools the call's policies and scopes offer (A2, Z3), each checked on the
+    /// request's context as `tools/list` checks it. A policy that fails offers its tool not.
+    pub(crate) async fn search_scope(&self, tool: Option<&Tool>, call_ctx: Context) -> Context {
+        let Some(deferred) = &self.shared.deferred else {
+            return call_ctx;
+        };
+        let tools = &self.shared.set.tools;
+        let at = tool.and_then(|tool| self.shared.set.by_name.get(tool.name()));
+        if !at.is_some_and(|&at| deferred.is_search(at)) {
+            return call_ctx;
+        }
+        let scope = deferred.scope(tools, &call_ctx).await;
+        call_ctx.with(scope)
+    }
+
+    /// After a successful search of `owner`'s on `call_ctx` (its scope), loads the tools it
+    /// returned; tells the client its tool list changed when something was loaded and the
+    /// session lasts (protocols before 2026-07-28, whose clients read the notification).
+    pub(crate) async fn load_found(
+        &self,
+        call_ctx: &Context,
+        outcome: &Outcome,
+        owner: &str,
+        cx: Option<&RequestContext<RoleServer>>,
+    ) {
+        let (Some(deferred), Some(scope)) = (&self.shared.deferred, call_ctx.get::<RunScope>())
+        else {
+            return;
+        };
+        let Some(offered) = scope.offered() else {
+            return;
+        };
+        if outcome.kind() != OutcomeKind::Success {
+            return;
+        }
+        let found: Vec<usize> = (catalog::found_in(outcome.text()).iter())
+            .filter_map(|name| self.shared.by_name.get(name.as_str()).copied())
+            .collect();
+        if !deferred.load(owner, &found, &offered) {
+            return;
+        }
+        if let Some(cx) = cx
+            && self.lasts(cx.protocol_version().as_ref())
+            && let Err(error) = cx.peer.notify_tool_list_changed().await
+        {
+            tracing::debug!(%error, "the tool list's change could not be told to the client");
+        }
+    }
 }
