@@ -5,10 +5,11 @@
 
 mod support {
     pub mod agent;
+    pub mod catalog;
 }
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
+use support::catalog::deferred;
 
 use serde_json::Value;
 use support::agent::{Args, echo, mentions};
@@ -18,22 +19,6 @@ use tool_runtime::{
     Agent, Approval, BoxFuture, Context, Decisions, OutcomeKind, PausedRun, RunRequest,
     ScriptedModel, ScriptedTurn, Tool,
 };
-
-/// A deferred tool named `name`, described by `description`, counting its runs; hidden from
-/// every run when `offered` is false.
-fn deferred(name: &str, description: &str, offered: bool) -> (Tool, Arc<AtomicUsize>) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&runs);
-    let tool = Tool::builder(name, description)
-        .deferred_loading()
-        .handler(move |_ctx: Context, args: Args| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            async move { Ok::<_, std::convert::Infallible>(args) }
-        })
-        .available_fn(move |_ctx: &Context| Ok::<_, std::convert::Infallible>(offered))
-        .build();
-    (tool, runs)
-}
 
 fn search(id: &str, query: &str) -> ScriptedTurn {
     ScriptedTurn::new().call(id, "search-tools", format!(r#"{{"query": "{query}"}}"#))

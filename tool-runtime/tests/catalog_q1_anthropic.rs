@@ -6,11 +6,12 @@
 #![cfg(feature = "anthropic")]
 
 mod support {
+    pub mod catalog;
     pub mod provider;
 }
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
+use support::catalog::deferred;
 
 use serde_json::{Value, json};
 use support::provider::{Reply, Server, anthropic_answer};
@@ -28,21 +29,6 @@ fn claude(server: &Server) -> Anthropic {
         .retry(RetryPolicy::none())
         .build()
         .expect("a valid configuration")
-}
-
-/// A deferred tool counting its runs, offered when `offered`.
-fn deferred(name: &str, offered: bool) -> (Tool, Arc<AtomicUsize>) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&runs);
-    let tool = Tool::builder(name, format!("The {name} tool."))
-        .deferred_loading()
-        .handler(move |_ctx: Context, _args: Args| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            async { Ok::<_, std::convert::Infallible>("ran") }
-        })
-        .available_fn(move |_ctx: &Context| Ok::<_, std::convert::Infallible>(offered))
-        .build();
-    (tool, runs)
 }
 
 /// A Messages stream: the API's tool search referencing `found`, then `tool_use` blocks
@@ -98,8 +84,8 @@ async fn q1_anthropic_requests_carry_defer_loading_and_the_tool_search_tool() {
         Reply::sse(anthropic_answer("sunny")),
     ])
     .await;
-    let (weather, runs) = deferred("get-weather", true);
-    let (hidden, hidden_runs) = deferred("weather-admin", false);
+    let (weather, runs) = deferred("get-weather", "The get-weather tool.", true);
+    let (hidden, hidden_runs) = deferred("weather-admin", "The weather-admin tool.", false);
     let clock = Tool::builder("clock", "Tells the time.")
         .handler(|_ctx: Context, _args: Args| async { Ok::<_, std::convert::Infallible>("noon") })
         .build();

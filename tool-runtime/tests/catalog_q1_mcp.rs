@@ -7,6 +7,7 @@
 #![cfg(feature = "mcp")]
 
 mod support {
+    pub mod catalog;
     pub mod raw_http;
 }
 #[path = "support/raw_pipe.rs"]
@@ -14,6 +15,7 @@ mod raw_pipe;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use support::catalog::deferred;
 
 use raw_pipe::Raw;
 use serde_json::{Value, json};
@@ -22,21 +24,6 @@ use tool_runtime::mcp::{HttpOptions, McpNaming, McpServer};
 use tool_runtime::{Context, Tool};
 
 type Args = std::collections::BTreeMap<String, Value>;
-
-/// A deferred tool counting its runs; offered to no caller when `offered` is false.
-fn deferred(name: &str, description: &str, offered: bool) -> (Tool, Arc<AtomicUsize>) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&runs);
-    let tool = Tool::builder(name, description)
-        .deferred_loading()
-        .handler(move |_ctx: Context, args: Args| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            async move { Ok::<_, std::convert::Infallible>(args) }
-        })
-        .available_fn(move |_ctx: &Context| Ok::<_, std::convert::Infallible>(offered))
-        .build();
-    (tool, runs)
-}
 
 /// A tool advertised from the start.
 fn clock() -> Tool {

@@ -7,11 +7,12 @@
 #![cfg(feature = "openai")]
 
 mod support {
+    pub mod catalog;
     pub mod provider;
 }
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
+use support::catalog::deferred;
 
 use serde_json::{Value, json};
 use support::provider::{Reply, Server, responses_answer};
@@ -30,21 +31,6 @@ fn responses(server: &Server, tool_search: bool) -> OpenAiResponses {
         .tool_search(tool_search)
         .build()
         .expect("a valid configuration")
-}
-
-/// A deferred tool counting its runs, offered when `offered`.
-fn deferred(name: &str, offered: bool) -> (Tool, Arc<AtomicUsize>) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&runs);
-    let tool = Tool::builder(name, format!("The {name} tool."))
-        .deferred_loading()
-        .handler(move |_ctx: Context, _args: Args| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            async { Ok::<_, std::convert::Infallible>("ran") }
-        })
-        .available_fn(move |_ctx: &Context| Ok::<_, std::convert::Infallible>(offered))
-        .build();
-    (tool, runs)
 }
 
 /// A function tool as the provider's search returns it.
@@ -119,8 +105,8 @@ async fn q1_openai_responses_defers_functions_to_its_tool_search_and_loads_what_
         Reply::sse(responses_answer("sunny")),
     ])
     .await;
-    let (weather, runs) = deferred("get-weather", true);
-    let (hidden, hidden_runs) = deferred("weather-admin", false);
+    let (weather, runs) = deferred("get-weather", "The get-weather tool.", true);
+    let (hidden, hidden_runs) = deferred("weather-admin", "The weather-admin tool.", false);
     let agent = Agent::builder(responses(&server, true))
         .tool(clock())
         .tool(weather)
@@ -160,7 +146,7 @@ async fn q1_openai_responses_defers_functions_to_its_tool_search_and_loads_what_
 #[tokio::test]
 async fn q1_openai_responses_without_its_tool_search_gets_the_local_search_tool() {
     let server = Server::start([Reply::sse(responses_answer("ok"))]).await;
-    let (weather, _) = deferred("get-weather", true);
+    let (weather, _) = deferred("get-weather", "The get-weather tool.", true);
     let agent = Agent::builder(responses(&server, false))
         .tool(clock())
         .tool(weather)
