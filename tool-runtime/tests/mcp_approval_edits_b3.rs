@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use support::raw_http::RawConnection;
+use tool_runtime::elicit::Elicited;
 use tool_runtime::mcp::{HttpOptions, HttpServer, McpServer};
 use tool_runtime::{Context, NOT_APPROVED, Schema, Tool};
 
@@ -35,6 +36,13 @@ struct Transfer {
     urgent: bool,
     /// Labels for the ledger: a list, which a form cannot carry.
     tags: Vec<String>,
+}
+
+/// A memo for the ledger.
+#[derive(Schema, Debug)]
+struct Memo {
+    /// The memo.
+    memo: String,
 }
 
 /// A server whose `transfer` always needs approval; what its handler got.
@@ -61,8 +69,30 @@ fn server(edits: bool) -> (McpServer, Arc<Mutex<Vec<String>>>) {
             async move { Ok::<_, std::io::Error>(format!("paid {} cents to {}", t.cents, t.to)) }
         })
         .build();
+    let ledger = Arc::clone(&paid);
+    let noted = Tool::builder(
+        "transfer-noted",
+        "Pays an account, with a memo the user gives.",
+    )
+    .require_approval()
+    .handler(move |ctx: Context, t: Transfer| {
+        let ledger = Arc::clone(&ledger);
+        async move {
+            // Without a memo nothing is paid (a question that ends the call's round is
+            // answered as cancelled here).
+            let memo = match ctx.elicit_named::<Memo>("memo", "A memo?").await {
+                Ok(Elicited::Accepted(memo)) => memo.memo,
+                _ => return Err(std::io::Error::other("no memo, no payment")),
+            };
+            let line = format!("{}:{}:{memo}", t.to, t.cents);
+            ledger.lock().expect("not poisoned").push(line);
+            Ok::<_, std::io::Error>(format!("paid {} cents to {} ({memo})", t.cents, t.to))
+        }
+    })
+    .build();
     let server = McpServer::builder()
         .tool(transfer)
+        .tool(noted)
         .state_key(b"b3 test key: thirty-two bytes or more of secret".as_slice())
         .approval_edits(edits)
         .build()
@@ -86,8 +116,18 @@ fn asked() -> Value {
 /// A `tools/call` of `transfer` with `arguments`; `retry`: the state brought back and the
 /// user's answer (`action`, `content`).
 async fn call(served: &Served, arguments: &Value, retry: Option<(&str, Value)>) -> Value {
+    call_tool(served, "transfer", arguments, retry).await
+}
+
+/// A `tools/call` of `tool`, as [`call`] makes one.
+async fn call_tool(
+    served: &Served,
+    tool: &str,
+    arguments: &Value,
+    retry: Option<(&str, Value)>,
+) -> Value {
     let mut params = json!({
-        "name": "transfer",
+        "name": tool,
         "arguments": arguments,
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -97,7 +137,11 @@ async fn call(served: &Served, arguments: &Value, retry: Option<(&str, Value)>) 
     });
     if let Some((state, answer)) = retry {
         params["requestState"] = json!(state);
-        params["inputResponses"] = json!({ "tool-runtime/approval": answer });
+        params["inputResponses"] = if state.starts_with("tre.") {
+            answer
+        } else {
+            json!({ "tool-runtime/approval": answer })
+        };
     }
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     let mut connection = RawConnection::open(served.http.local_addr()).await;
@@ -105,7 +149,7 @@ async fn call(served: &Served, arguments: &Value, retry: Option<(&str, Value)>) 
         ("Accept", "application/json, text/event-stream"),
         ("MCP-Protocol-Version", "2026-07-28"),
         ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "transfer"),
+        ("Mcp-Name", tool),
     ];
     let response = connection.post(&headers, &body).await;
     assert_eq!(response.status, 200, "{response:?}");
@@ -237,4 +281,32 @@ async fn b3_the_official_python_client_edits_during_the_call_and_by_calling_agai
         );
         let _ = tokio::time::timeout(std::time::Duration::from_secs(10), run.serving).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b3_h10_edited_arguments_stay_the_calls_through_a_later_question_round() {
+    let served = serve(true).await;
+    let asked = asked();
+    // The approval question, answered with an edit.
+    let first = call_tool(&served, "transfer-noted", &asked, None).await;
+    let state = first["requestState"].as_str().expect("a state").to_owned();
+    let answer = accept(json!({"cents": 500}));
+    let second = call_tool(&served, "transfer-noted", &asked, Some((&state, answer))).await;
+    // The handler, approved with the edit, asks its memo in a round of its own.
+    assert_eq!(second["resultType"], "input_required", "{second}");
+    assert!(second["inputRequests"]["memo"].is_object(), "{second}");
+    assert!(
+        served.paid().is_empty(),
+        "nothing paid before the memo: {:?} {second}",
+        served.paid()
+    );
+    let round = second["requestState"].as_str().expect("a state").to_owned();
+    let memo = json!({"memo": {"action": "accept", "content": {"memo": "q4 close"}}});
+    let third = call_tool(&served, "transfer-noted", &asked, Some((&round, memo))).await;
+    // The retry carries the model's arguments; the call runs with the user's edit.
+    assert_eq!(
+        third["content"][0]["text"], "paid 500 cents to acme (q4 close)",
+        "{third}"
+    );
+    assert_eq!(served.paid(), ["acme:500:q4 close"]);
 }

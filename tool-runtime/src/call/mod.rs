@@ -90,8 +90,9 @@ pub(crate) trait Seam: Sync {
     }
 
     /// What the call ends with after a question ended it (`approved`: whether it ran
-    /// approved): the question, or an outcome when it cannot be carried.
-    fn held(&self, approved: bool) -> Entered<Self::Held>;
+    /// approved; `args`: the arguments it ran with, an approval's edits when it had some,
+    /// B3): the question, or an outcome when it cannot be carried.
+    fn held(&self, approved: bool, args: &[u8]) -> Entered<Self::Held>;
 }
 
 /// The answer to an approval question.
@@ -128,7 +129,7 @@ impl Seam for Pausing {
         std::future::ready(Approval::Pause)
     }
 
-    fn held(&self, _approved: bool) -> Entered<Self::Held> {
+    fn held(&self, _approved: bool, _args: &[u8]) -> Entered<Self::Held> {
         Entered::Outcome(Outcome::failure(tool_core::Error::new(
             tool_core::ErrorKind::Handler,
             "no question ends a call here",
@@ -262,7 +263,7 @@ async fn watched<S: Seam>(request: &CallRequest<'_>, seam: &S, approved: bool) -
         () = asked => {
             request.ctx.cancellation().cancel();
             let _ = call.await;
-            seam.held(approved)
+            seam.held(approved, request.args)
         }
         () = cancelled => {
             let (tool, via) = (request.tool.name(), request.facts.via);

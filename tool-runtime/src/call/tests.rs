@@ -88,7 +88,7 @@ impl Seam for Answering {
 
     async fn asked(&self) {}
 
-    fn held(&self, _approved: bool) -> Entered<&'static str> {
+    fn held(&self, _approved: bool, _args: &[u8]) -> Entered<&'static str> {
         Entered::Held("the question")
     }
 }

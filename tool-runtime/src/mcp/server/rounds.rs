@@ -42,6 +42,9 @@ const MAX_QUESTIONS: usize = 16;
 pub(crate) struct Rounds {
     /// Whether the call was approved (H6) before its handler asked.
     pub(crate) approved: bool,
+    /// The arguments the approval edited (B3), which the call runs with from then on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    edited: Option<String>,
     /// Each question asked, as a digest of its kind, name and content.
     questions: Vec<String>,
     /// The name the handler gave each question, if it named it (M10).
@@ -200,6 +203,11 @@ impl RoundElicitor {
         lock(&self.rounds).approved
     }
 
+    /// The arguments an earlier round's approval edited (B3), which the call runs with.
+    pub(crate) fn edited(&self) -> Option<Vec<u8>> {
+        lock(&self.rounds).edited.clone().map(String::into_bytes)
+    }
+
     /// Waits until the handler asks a question no round answered.
     pub(crate) async fn question(&self) {
         loop {
@@ -218,6 +226,7 @@ impl RoundElicitor {
         tool: &str,
         args: &[u8],
         approved: bool,
+        edited: Option<&[u8]>,
     ) -> Result<InputRequiredResult, Refusal> {
         let asked = std::mem::take(&mut *lock(&self.new_questions));
         if asked.is_empty() {
@@ -225,6 +234,12 @@ impl RoundElicitor {
         }
         let mut rounds = lock(&self.rounds).clone();
         rounds.approved = approved;
+        rounds.edited = match edited {
+            Some(edited) => {
+                Some(String::from_utf8(edited.to_vec()).map_err(|_| Refusal::Malformed)?)
+            }
+            None => None,
+        };
         let json = serde_json::to_vec(&rounds).map_err(|_| Refusal::Malformed)?;
         let bound = [BOUND_AS, &json].concat();
         let seal = states.seal(&Binding {
@@ -454,7 +469,7 @@ mod tests {
         });
         assert!(matches!(asked, Ok(None)), "a new question");
         let input = round
-            .input_required(states, tool, args, false)
+            .input_required(states, tool, args, false, None)
             .expect("sealed");
         input.request_state.expect("a state")
     }
@@ -510,6 +525,7 @@ mod tests {
         let digest = digest("elicitation", None, &["Who?", &schema.to_string()]);
         let rounds = Rounds {
             approved: false,
+            edited: None,
             keys: Vec::new(),
             questions: vec![digest],
             answers: vec![json!({"action": "accept", "content": {"name": "Ada"}})],
@@ -566,7 +582,7 @@ mod tests {
         assert_eq!(sampled, Err(SampleError::Cancelled));
         assert_eq!(roots, Err(RootsError::Cancelled));
         let input = round
-            .input_required(&states, "ask", b"{}", false)
+            .input_required(&states, "ask", b"{}", false, None)
             .expect("sealed");
         let requests = input.input_requests.clone().expect("requests");
         let methods: Vec<Value> = ["user_name", "greeting", "client_roots"]
@@ -633,6 +649,7 @@ mod tests {
         let text = serde_json::to_string(&params).expect("json");
         let rounds = Rounds {
             approved: false,
+            edited: None,
             keys: vec![None],
             questions: vec![digest("sampling", None, &[&text])],
             answers: vec![json!({"role": "assistant", "content": {"type": "text"}})],

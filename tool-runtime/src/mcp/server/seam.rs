@@ -72,11 +72,15 @@ impl Seam for McpSeam<'_> {
         }
     }
 
-    fn held(&self, approved: bool) -> Entered<InputRequiredResult> {
+    fn held(&self, approved: bool, args: &[u8]) -> Entered<InputRequiredResult> {
         let Some(round) = self.round else {
             return Entered::Outcome(unsealed());
         };
-        match round.input_required(self.states, self.tool.name(), self.args, approved) {
+        // B3: arguments an approval edited stay the call's in every later round, sealed with
+        // the rounds; the retry's own arguments bind the state as the client sends them.
+        let edited = (approved && args != self.args).then_some(args);
+        let (states, tool) = (self.states, self.tool.name());
+        match round.input_required(states, tool, self.args, approved, edited) {
             Ok(input) => Entered::Held(input),
             Err(refusal) => {
                 tracing::error!(reason = %refusal, "a handler's question could not be sealed");

@@ -218,12 +218,7 @@ impl Session {
         answering: &Answering<'_>,
     ) -> Result<CallToolResponse, ErrorData> {
         let (span, cx) = (&answering.span, answering.caller.service());
-        // The arguments as the bytes the pipeline parses, serialized from the request's map
-        // (no copy of it): `{}` when there are none.
-        let bytes = match &request.arguments {
-            Some(arguments) => serde_json::to_vec(arguments).unwrap_or_default(),
-            None => b"{}".to_vec(),
-        };
+        let bytes = argument_bytes(&request);
         spans::record_arguments(span, &bytes, self.shared.set.record_tool_content);
         let owner = self.owner_of(answering);
         let tool = self.tool_for(&request.name, &owner);
@@ -264,10 +259,12 @@ impl Session {
                     round: round.as_deref(),
                     asking: answering.asking,
                 };
+                // B3: an earlier round's approval that edited the arguments runs them.
+                let edited = round.as_deref().and_then(RoundElicitor::edited);
                 let entering = CallRequest {
                     tool,
                     ctx: &call_ctx,
-                    args: &bytes,
+                    args: edited.as_deref().unwrap_or(&bytes),
                     hooks: &self.shared.set.hooks,
                     limits: &self.shared.set.limits,
                     approved: round.as_deref().is_some_and(RoundElicitor::approved),
@@ -401,5 +398,14 @@ impl Session {
                 ))
             }
         }
+    }
+}
+
+/// A call's arguments as the bytes the pipeline parses, serialized from the request's map (no
+/// copy of it): `{}` when there are none.
+fn argument_bytes(request: &CallToolRequestParams) -> Vec<u8> {
+    match &request.arguments {
+        Some(arguments) => serde_json::to_vec(arguments).unwrap_or_default(),
+        None => b"{}".to_vec(),
     }
 }

@@ -116,7 +116,7 @@ impl Asking<'_> {
             done = getting => Ok(Got::Done(done)),
             () = self.round.question() => {
                 self.asked.cancel();
-                let sealed = self.round.input_required(self.states, &self.bound, &self.args, false);
+                let sealed = self.round.input_required(self.states, &self.bound, &self.args, false, None);
                 sealed.map(Got::Asked).map_err(|refusal| {
                     tracing::error!(reason = %refusal, "a prompt's question could not be sealed");
                     ErrorData::internal_error("the prompt's question could not be asked", None)
