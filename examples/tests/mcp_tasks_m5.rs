@@ -87,6 +87,8 @@ fn m5_the_official_typescript_client_runs_a_tool_as_a_task() {
             "slow_compute": "optional",
             "failing_job": "required",
             "protocol_error_job": "optional",
+            "confirm_delete": "optional",
+            "multi_input": "optional",
         }),
         "{seen}"
     );
