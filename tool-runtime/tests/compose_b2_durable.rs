@@ -8,6 +8,7 @@ mod support {
     pub mod journal;
 }
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -246,4 +247,85 @@ async fn b2_w1_a_process_killed_mid_child_after_its_effect_pays_once_in_all() {
         second.entries()
     );
     assert_eq!(journal.steps(), whole.steps());
+}
+
+/// A model that waits `delay` before each answer of `inner`'s.
+struct Slow {
+    inner: ConversationModel,
+    delay: std::time::Duration,
+}
+
+impl Model for Slow {
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        let delay = self.delay;
+        let inner = self.inner.stream(request);
+        Box::pin(async_stream_of(delay, inner))
+    }
+}
+
+/// `inner`'s events, after `delay`.
+fn async_stream_of<'a>(
+    delay: std::time::Duration,
+    inner: ModelStream<'a>,
+) -> impl futures_core::Stream<Item = Result<ModelEvent, ModelError>> + Send + 'a {
+    struct Delayed<'a> {
+        sleep: Pin<Box<tokio::time::Sleep>>,
+        inner: ModelStream<'a>,
+    }
+    impl futures_core::Stream for Delayed<'_> {
+        type Item = Result<ModelEvent, ModelError>;
+        fn poll_next(
+            mut self: Pin<&mut Self>,
+            cx: &mut TaskContext<'_>,
+        ) -> Poll<Option<Self::Item>> {
+            if self.sleep.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            self.inner.as_mut().poll_next(cx)
+        }
+    }
+    Delayed {
+        sleep: Box::pin(tokio::time::sleep(delay)),
+        inner,
+    }
+}
+
+#[tokio::test]
+async fn b2_w1_a_durable_sub_agents_run_is_bounded_by_its_limits_not_the_tools_timeout() {
+    let ledger = Ledger::new();
+    let [top, middle, _] = scripts(ASKED);
+    let [_, _, payer] = scripts(ASKED);
+    let slow = Slow {
+        inner: payer,
+        delay: std::time::Duration::from_millis(30),
+    };
+    let payer = Agent::builder(slow)
+        .tool(plain_transfer(&ledger))
+        .build()
+        .expect("builds");
+    let manager = Agent::builder(middle)
+        .agent_tool(payer.as_tool("payer", "Pays accounts."))
+        .tool_timeout("payer", std::time::Duration::from_millis(10))
+        .build()
+        .expect("builds");
+    let top = Agent::builder(top)
+        .agent_tool(manager.as_tool("manager", "Manages payments."))
+        .build()
+        .expect("builds");
+    let journal = MemoryJournal::new("run-b2-timeout");
+    let output = top
+        .execute(
+            &Context::new(),
+            RunRequest::new("Settle acme").journal(&journal),
+        )
+        .await
+        .expect("the run ends");
+    // The payer's 60 ms outlast its tool's 10 ms timeout: a clock the journal does not hold
+    // decides nothing in a durable run, so the payment went through and replays the same.
+    assert_eq!(output.text, "all settled");
+    assert_eq!(ledger.entries(), ["transfer:acme:90000"]);
+    let again = straight(&journal.replay(), &Ledger::new())
+        .await
+        .expect("replays");
+    assert_eq!(again.transcript, output.transcript);
 }

@@ -130,6 +130,9 @@ async fn take(
     }
     let (port, mut asks) = steps::port(journal.run_id(), call);
     one.ctx = one.ctx.clone().with(ParentSteps(Some(port)));
+    // Its limits bound a sub-agent's run here, not the tool's timeout: a clock is no step of
+    // the journal, so a replay could not decide a timeout again (and would go on past it).
+    one.tool = one.tool.map(|(tool, _)| (tool, None));
     let description = one.tool.map(|(tool, _)| tool.description());
     let span = spans::call(call, description, content);
     let outcome = {

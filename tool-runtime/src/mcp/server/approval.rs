@@ -149,22 +149,7 @@ pub(super) async fn ask(question: Question<'_>, pending: &Outcome) -> Asked {
         return Asked::Unsupported;
     };
     if modern {
-        let state = match states.seal(&binding) {
-            Ok(state) => state,
-            Err(refusal) => {
-                tracing::error!(
-                    tool = tool.name(),
-                    reason = %refusal,
-                    "an approval question could not be sealed; the call does not run"
-                );
-                return Asked::NotApproved;
-            }
-        };
-        let requests = BTreeMap::from([(
-            APPROVAL_INPUT.to_owned(),
-            InputRequest::Elicitation(ElicitRequest::new(params)),
-        )]);
-        return Asked::InputRequired(InputRequiredResult::new(Some(requests), Some(state)));
+        return in_answer(params, &binding, states);
     }
     tokio::select! {
         answer = cx.peer.create_elicitation(params) => match answer {
@@ -180,6 +165,27 @@ pub(super) async fn ask(question: Question<'_>, pending: &Outcome) -> Asked {
         },
         () = cx.ct.cancelled() => Asked::Cancelled,
     }
+}
+
+/// The question `params` as an `input_required` answer (2026-07-28), its state sealed for
+/// `binding` (H10); a question that cannot be sealed is not asked, and the call does not run.
+fn in_answer(params: ElicitRequestParams, binding: &Binding<'_>, states: &RequestStates) -> Asked {
+    let state = match states.seal(binding) {
+        Ok(state) => state,
+        Err(refusal) => {
+            tracing::error!(
+                tool = binding.tool,
+                reason = %refusal,
+                "an approval question could not be sealed; the call does not run"
+            );
+            return Asked::NotApproved;
+        }
+    };
+    let requests = BTreeMap::from([(
+        APPROVAL_INPUT.to_owned(),
+        InputRequest::Elicitation(ElicitRequest::new(params)),
+    )]);
+    Asked::InputRequired(InputRequiredResult::new(Some(requests), Some(state)))
 }
 
 /// Whether `request` says it answers a question: it brings a `requestState` back, or an
