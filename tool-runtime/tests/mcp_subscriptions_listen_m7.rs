@@ -86,8 +86,20 @@ fn listen(id: i64, notifications: Value) -> Value {
 impl Stream {
     /// Opens a stream with the request id `id`, asking for `notifications`; its HTTP status.
     async fn open(http: &HttpServer, id: i64, notifications: Value) -> (u16, Self) {
+        Self::open_as(http, id, notifications, None).await
+    }
+
+    /// [`Stream::open`], with the `Authorization` header `authorization` when given.
+    async fn open_as(
+        http: &HttpServer,
+        id: i64,
+        notifications: Value,
+        authorization: Option<&str>,
+    ) -> (u16, Self) {
         let mut connection = RawConnection::open(http.local_addr()).await;
-        let head = (connection.post_stream(&HEADERS, &listen(id, notifications))).await;
+        let mut headers = HEADERS.to_vec();
+        headers.extend(authorization.map(|value| ("Authorization", value)));
+        let head = (connection.post_stream(&headers, &listen(id, notifications))).await;
         let stream = Self {
             connection,
             pending: String::new(),
@@ -230,5 +242,42 @@ async fn m7_hostile_listen_filters_are_bounded_or_refused_clearly() {
     until_listening(&server, 0).await;
     let (_, mut still) = Stream::open(&http, 11, json!({"promptsListChanged": true})).await;
     still.acknowledged().await;
+    http.shutdown().await.expect("shuts down");
+}
+
+/// M7: one caller (the holder of one authorization) keeps at most 64 streams open at once,
+/// so that it cannot take every stream the server keeps; another caller still opens one.
+#[tokio::test]
+async fn m7_one_caller_cannot_take_every_listen_stream() {
+    let (server, http) = serve().await;
+    let asked = json!({"promptsListChanged": true});
+    let mut open = Vec::new();
+    for id in 0..64 {
+        let (_, mut stream) = Stream::open_as(&http, id, asked.clone(), Some("Bearer one")).await;
+        stream.acknowledged().await;
+        open.push(stream);
+    }
+    until_listening(&server, 64).await;
+    let (_, mut refused) = Stream::open_as(&http, 64, asked.clone(), Some("Bearer one")).await;
+    let mut answer = None;
+    while let Some(message) = refused.next(Duration::from_secs(5)).await {
+        if message.get("error").is_some() {
+            answer = Some(message);
+            break;
+        }
+    }
+    let answer = answer.expect("the 65th stream of one caller is refused");
+    assert_eq!(answer["id"], 64, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("too many subscription streams")),
+        "{answer}"
+    );
+    until_listening(&server, 64).await;
+    let (_, mut other) = Stream::open_as(&http, 65, asked, Some("Bearer two")).await;
+    other.acknowledged().await;
+    until_listening(&server, 65).await;
+    drop(open);
     http.shutdown().await.expect("shuts down");
 }

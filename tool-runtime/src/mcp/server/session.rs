@@ -15,6 +15,10 @@ use crate::agent::catalog::{self, RunScope};
 use super::request::{McpRequest, McpTransport};
 use super::shared::Shared;
 
+/// The owner of what requests without a lasting session or an `Authorization` leave: every
+/// such caller alike.
+pub(crate) const ANYONE: &str = "anyone";
+
 /// The [`Context`] the HTTP layer built for a request, carried in the request's extensions.
 #[derive(Clone)]
 pub(crate) struct Authenticated(pub(crate) Context);
@@ -85,7 +89,7 @@ impl Session {
                 let digest = sha2::Sha256::digest(value.as_bytes());
                 format!("authorization-{}", base16ct::lower::encode_string(&digest))
             }
-            None => "anyone".to_owned(),
+            None => ANYONE.to_owned(),
         }
     }
 

@@ -14,12 +14,15 @@ use rmcp::model::SubscriptionFilter;
 use rmcp::service::SubscriptionContext;
 
 use crate::mcp::server::resources::serve::MAX_URI_LEN;
-use crate::mcp::server::resources::subscriptions::{ListenerKey, MAX_PER_SESSION, Subscriptions};
-use crate::mcp::server::session::Session;
+use crate::mcp::server::resources::subscriptions::{
+    ListenerKey, MAX_PER_SESSION, MAX_URI_BYTES, Subscriptions,
+};
+use crate::mcp::server::session::{ANYONE, Session};
 
 /// What the server agrees to send of what a stream `requested`: the list changes of its
 /// resources and prompts (its tools never change), and updates of at most
-/// [`MAX_PER_SESSION`] resources, each URI at most [`MAX_URI_LEN`] bytes, duplicates once.
+/// [`MAX_PER_SESSION`] resources, each URI at most [`MAX_URI_LEN`] bytes and [`MAX_URI_BYTES`]
+/// in all, duplicates once.
 ///
 /// A URI is acknowledged whether or not it names a resource the caller may read: saying
 /// which do would tell of a resource hidden from the caller (A5); only those it may read are
@@ -31,13 +34,16 @@ pub(crate) fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
     accepted.resource_subscriptions = (requested.resource_subscriptions.as_ref())
         .map(|uris| {
             let mut kept: Vec<String> = Vec::new();
+            let mut bytes = 0;
             for uri in uris {
-                if kept.len() == MAX_PER_SESSION {
+                if uri.is_empty() || uri.len() > MAX_URI_LEN || kept.contains(uri) {
+                    continue;
+                }
+                if kept.len() == MAX_PER_SESSION || bytes + uri.len() > MAX_URI_BYTES {
                     break;
                 }
-                if !uri.is_empty() && uri.len() <= MAX_URI_LEN && !kept.contains(uri) {
-                    kept.push(uri.clone());
-                }
+                bytes += uri.len();
+                kept.push(uri.clone());
             }
             kept
         })
@@ -78,13 +84,16 @@ pub(crate) async fn serve(
             readable.push(uri);
         }
     }
+    // An anonymous caller's streams are bound by the server's limit only: all are one owner.
+    let owner = Some(session.task_owner(cx)).filter(|owner| owner != ANYONE);
     let Some(key) = catalog
         .subscriptions
-        .open(subscription.sink().clone(), readable)
+        .open(owner, subscription.sink().clone(), readable)
     else {
-        tracing::warn!("a subscriptions/listen stream was refused: the server holds too many");
+        tracing::warn!("a subscriptions/listen stream was refused: too many are open");
         return Err(ErrorData::internal_error(
-            "the server holds too many subscription streams to open another",
+            "too many subscription streams are open, the caller's or the server's, to open \
+             another",
             None,
         ));
     };

@@ -11,9 +11,12 @@
 //! server knows at most [`MAX_SESSIONS`] sessions and as many streams; a session whose
 //! transport closed is forgotten at the next notification, a stream when it ends.
 
+use std::future::Future;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
+use futures_util::future::join_all;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::{SubscriptionSendError, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer};
@@ -23,6 +26,11 @@ pub(crate) const MAX_PER_SESSION: usize = 256;
 
 /// The most sessions a server keeps for notifications.
 pub(crate) const MAX_SESSIONS: usize = 10_000;
+/// The most `subscriptions/listen` streams one owner (a session, or the holder of one
+/// authorization) keeps open at once: one caller cannot take every stream the server keeps.
+pub(crate) const MAX_STREAMS_PER_OWNER: usize = 64;
+/// The most bytes of resource URIs one stream's filter keeps.
+pub(crate) const MAX_URI_BYTES: usize = 64 * 1024;
 
 /// Which list changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +49,9 @@ struct Watcher {
 /// One open `subscriptions/listen` stream (2026-07-28).
 struct Listener {
     key: u64,
+    /// Who opened it: the session, or the holder of the request's authorization; `None` for
+    /// an anonymous caller, whom only the server's bound limits.
+    owner: Option<String>,
     /// rmcp's sink of the stream: it sends only what the stream's filter accepted.
     sink: SubscriptionSink,
     /// The resources whose updates the stream gets: those of its filter the caller could
@@ -77,19 +88,31 @@ impl Subscriptions {
         f(&mut listeners)
     }
 
-    /// Opens a `subscriptions/listen` stream that sends through `sink`, with updates of
-    /// `uris` (at most [`MAX_PER_SESSION`] kept); `None` when the server already holds
-    /// [`MAX_SESSIONS`] streams.
+    /// Opens a `subscriptions/listen` stream of `owner`'s that sends through `sink`, with
+    /// updates of `uris` (at most [`MAX_PER_SESSION`] kept); `None` when the server already
+    /// holds [`MAX_SESSIONS`] streams, or a known `owner` [`MAX_STREAMS_PER_OWNER`].
     pub(crate) fn open(
         &self,
+        owner: Option<String>,
         sink: SubscriptionSink,
         mut uris: Vec<String>,
     ) -> Option<ListenerKey> {
         uris.truncate(MAX_PER_SESSION);
         let key = self.next_key.fetch_add(1, Ordering::Relaxed);
         self.with_listeners(|listeners| {
-            (listeners.len() < MAX_SESSIONS).then(|| {
-                listeners.push(Listener { key, sink, uris });
+            let owned = (owner.as_ref()).map_or(0, |owner| {
+                listeners
+                    .iter()
+                    .filter(|l| l.owner.as_ref() == Some(owner))
+                    .count()
+            });
+            (listeners.len() < MAX_SESSIONS && owned < MAX_STREAMS_PER_OWNER).then(|| {
+                listeners.push(Listener {
+                    key,
+                    owner,
+                    sink,
+                    uris,
+                });
                 ListenerKey(key)
             })
         })
@@ -188,17 +211,14 @@ impl Subscriptions {
                 .map(|w| w.peer.clone())
                 .collect()
         });
-        let mut sent = 0;
-        for peer in peers {
+        let to_sessions = peers.into_iter().map(|peer| async move {
             let param = ResourceUpdatedNotificationParam::new(uri);
-            if peer.notify_resource_updated(param).await.is_ok() {
-                sent += 1;
-            }
-        }
-        for sink in self.sinks(|l| l.uris.iter().any(|held| held == uri)) {
-            sent += usize::from(delivered(sink.notify_resource_updated(uri).await));
-        }
-        sent
+            peer.notify_resource_updated(param).await.is_ok()
+        });
+        let streams = self.sinks(|l| l.uris.iter().any(|held| held == uri));
+        let to_streams = (streams.into_iter())
+            .map(|sink| async move { delivered(sink.notify_resource_updated(uri).await) });
+        all_within(to_sessions).await + all_within(to_streams).await
     }
 
     /// Sends the list-changed notification of `changed` to every session known and every
@@ -208,14 +228,13 @@ impl Subscriptions {
             watchers.retain(|w| !w.peer.is_transport_closed());
             watchers.iter().map(|w| w.peer.clone()).collect()
         });
-        let mut sent = 0;
-        for peer in peers {
+        let to_sessions = peers.into_iter().map(|peer| async move {
             let result = match changed {
                 Changed::Resources => peer.notify_resource_list_changed().await,
                 Changed::Prompts => peer.notify_prompt_list_changed().await,
             };
-            sent += usize::from(result.is_ok());
-        }
+            result.is_ok()
+        });
         let asked = |l: &Listener| {
             let accepted = l.sink.accepted();
             match changed {
@@ -223,15 +242,31 @@ impl Subscriptions {
                 Changed::Prompts => accepted.prompts_list_changed == Some(true),
             }
         };
-        for sink in self.sinks(asked) {
+        let to_streams = self.sinks(asked).into_iter().map(|sink| async move {
             let result = match changed {
                 Changed::Resources => sink.notify_resource_list_changed().await,
                 Changed::Prompts => sink.notify_prompt_list_changed().await,
             };
-            sent += usize::from(delivered(result));
-        }
-        sent
+            delivered(result)
+        });
+        all_within(to_sessions).await + all_within(to_streams).await
     }
+}
+
+/// How long one notification may wait on its client: a client that stops reading its stream
+/// or session delays nobody else's notifications longer than this.
+const SEND_WITHIN: Duration = Duration::from_secs(5);
+
+/// Runs `sends` at once, each given up after [`SEND_WITHIN`]; how many went out.
+async fn all_within<F: Future<Output = bool>>(sends: impl IntoIterator<Item = F>) -> usize {
+    let timed = sends.into_iter().map(|send| async move {
+        tokio::time::timeout(SEND_WITHIN, send)
+            .await
+            .unwrap_or(false)
+    });
+    (join_all(timed).await.into_iter())
+        .filter(|sent| *sent)
+        .count()
 }
 
 /// Whether a stream's notification went out; a stream that ended meanwhile is no failure
