@@ -46,9 +46,20 @@ fn server() -> McpServer {
             Ok::<_, ToolError>(format!("{} and {}", said(first), said(second)))
         })
         .build();
+    // `impatient` waits 50 ms for its answer, then works on without it for a while.
+    let impatient = Tool::builder("impatient", "Asks a name, but not for long.")
+        .handler(|ctx: Context, _args: NoArguments| async move {
+            let asked = ctx.elicit_named::<Named>("name", "A name, quickly?");
+            let got = tokio::time::timeout(Duration::from_millis(50), asked).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            Ok::<_, ToolError>(if got.is_ok() { "answered" } else { "gave up" })
+        })
+        .build();
     McpServer::builder()
         .tool(ask_twice)
+        .tool(impatient)
         .task_support("ask-twice", TaskSupport::Required)
+        .task_support("impatient", TaskSupport::Required)
         .build()
         .expect("built")
 }
@@ -183,4 +194,23 @@ async fn m9_a_task_of_a_client_that_cannot_answer_is_not_asked() {
         done["result"]["content"][0]["text"], "nobody to ask and nobody to ask",
         "{done}"
     );
+}
+
+/// M9: a question its handler gave up on (under a timeout of its own) is no longer shown, and
+/// the task works again, rather than waiting on input nobody waits for.
+#[tokio::test]
+async fn m9_a_question_its_handler_gave_up_on_is_no_longer_shown() {
+    let mut raw = Raw::open(server(), true);
+    let answer = raw
+        .request("tools/call", json!({"name": "impatient", "arguments": {}}))
+        .await;
+    let task = answer["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {answer}"))
+        .to_owned();
+    raw.until(&task, "input_required", 1).await;
+    let working = raw.until(&task, "working", 0).await;
+    assert!(working.get("inputRequests").is_none(), "{working}");
+    let done = raw.until(&task, "completed", 0).await;
+    assert_eq!(done["result"]["content"][0]["text"], "gave up", "{done}");
 }

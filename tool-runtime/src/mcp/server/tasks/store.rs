@@ -85,6 +85,24 @@ struct State {
     keys: Vec<String>,
 }
 
+impl State {
+    /// Forgets the questions whose handler no longer waits for an answer (it gave up on them,
+    /// say under a timeout of its own): `tasks/get` shows them no longer, and a task left
+    /// with none works again.
+    fn forget_abandoned(&mut self) {
+        let before = self.pending.len();
+        self.pending.retain(|question| !question.answer.is_closed());
+        if self.pending.len() < before
+            && self.pending.is_empty()
+            && self.status == Status::InputRequired
+        {
+            self.status = Status::Working;
+            self.message = None;
+            self.updated = Utc::now();
+        }
+    }
+}
+
 /// A question a task waits on: what `tasks/get` shows under its key, and where its answer
 /// goes.
 struct Pending {
@@ -103,10 +121,14 @@ pub(crate) enum NotAsked {
 }
 
 impl Task {
+    /// The task's state, without the questions whose handler stopped waiting for them.
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state
+        let mut state = self
+            .state
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.forget_abandoned();
+        state
     }
 
     /// The task as `tasks/get`, `tasks/list` and the `CreateTaskResult` show it.
