@@ -3,95 +3,16 @@
 
 #![cfg(all(feature = "openai", feature = "anthropic"))]
 
+mod support {
+    pub mod dialect_shapes;
+    pub mod provider;
+}
+
 use serde_json::{Value, json};
+use support::dialect_shapes::{Drawing, Empty, L1, L2, Loose, Node, Tagged, tool};
 use tool_runtime::providers::anthropic::Anthropic;
 use tool_runtime::providers::openai::{OpenAiChat, StrictMode};
-use tool_runtime::{Context, Model, Schema, Tool};
-
-/// A node of a tree.
-#[derive(Schema)]
-struct Node {
-    /// The node's name.
-    name: String,
-    /// Its children.
-    children: Vec<Node>,
-    /// The next sibling.
-    next: Option<Box<Node>>,
-}
-
-/// A drawing instruction.
-#[derive(Schema)]
-#[schema(tag = "kind", rename_all = "snake_case")]
-enum Shape {
-    /// A circle.
-    Circle {
-        /// Its radius.
-        #[schema(min = 0.0, example = 2.0)]
-        radius: f64,
-    },
-    Square {
-        side: f64,
-        #[schema(default)]
-        rounded: bool,
-    },
-}
-
-/// Shapes to draw, and anything else.
-#[derive(Schema)]
-struct Drawing {
-    shapes: Vec<Shape>,
-    /// Where to publish it.
-    #[schema(format = "uri")]
-    url: Option<String>,
-}
-
-/// Lists whose items are constrained (`items(...)`).
-#[derive(Schema)]
-struct Tagged {
-    /// Tags.
-    #[schema(max_items = 4, items(pattern = "^[a-z]+$", max_len = 8))]
-    tags: Vec<String>,
-    /// Scores.
-    #[schema(items(range = 1..=5))]
-    scores: Option<Vec<u8>>,
-}
-
-/// Free-form input.
-#[derive(Schema)]
-struct Loose {
-    /// Anything at all.
-    extra: serde_json::Value,
-}
-
-/// Nothing at all.
-#[derive(Schema)]
-struct Empty {}
-
-macro_rules! nest {
-    ($name:ident, $inner:ty) => {
-        #[derive(Schema)]
-        struct $name {
-            inner: $inner,
-        }
-    };
-}
-nest!(L11, u8);
-nest!(L10, L11);
-nest!(L9, L10);
-nest!(L8, L9);
-nest!(L7, L8);
-nest!(L6, L7);
-nest!(L5, L6);
-nest!(L4, L5);
-nest!(L3, L4);
-nest!(L2, L3);
-nest!(L1, L2);
-
-fn tool<I: Schema + Send + 'static>(name: &str) -> Tool {
-    Tool::builder(name, "A test tool.")
-        .handler(|_ctx: Context, _input: I| async move { Ok::<_, std::convert::Infallible>("ok") })
-        .build()
-}
+use tool_runtime::{Model, Tool};
 
 fn openai(mode: StrictMode) -> OpenAiChat {
     OpenAiChat::builder()

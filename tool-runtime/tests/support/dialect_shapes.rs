@@ -72,7 +72,7 @@ pub struct Empty {}
 macro_rules! nest {
     ($name:ident, $inner:ty) => {
         #[derive(Schema)]
-        struct $name {
+        pub struct $name {
             inner: $inner,
         }
     };
