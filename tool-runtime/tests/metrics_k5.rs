@@ -1,7 +1,9 @@
 //! K5: metrics per the OpenTelemetry GenAI and MCP conventions, recorded through the
 //! OpenTelemetry API: `gen_ai.client.token.usage` and `gen_ai.client.operation.duration` for
 //! each model request, `mcp.client.operation.duration` and `mcp.server.operation.duration` for
-//! each `tools/call`, with their required attributes and the conventions' bucket boundaries.
+//! each `tools/call`, with their required attributes and the conventions' bucket boundaries;
+//! `mcp.server.operation.duration` for each `resources/read` and `prompts/get` too (M7), a
+//! refusal's JSON-RPC code as its `error.type`.
 #![cfg(all(feature = "mcp", feature = "opentelemetry"))]
 
 mod support {
@@ -12,8 +14,8 @@ use opentelemetry::KeyValue;
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, HistogramDataPoint, MetricData};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 use support::mcp::{Principal, served};
-use tool_runtime::mcp::McpServer;
-use tool_runtime::{Agent, Context, ScriptedModel, ScriptedTurn};
+use tool_runtime::mcp::{Contents, McpPrompt, McpResource, McpServer, Message};
+use tool_runtime::{Agent, Context, ScriptedModel, ScriptedTurn, ToolError};
 
 /// One histogram's data points, as `(unit, bounds, attributes, count, sum)`.
 type Points = Vec<(String, Vec<f64>, Vec<(String, String)>, u64, f64)>;
@@ -160,4 +162,50 @@ async fn k5_model_requests_and_mcp_calls_record_the_conventions_histograms() {
     }
     let server = histogram(&exporter, "mcp.server.operation.duration");
     assert!(has(&server[0].2, "network.transport", "pipe"));
+
+    // M7: a resource read, an unknown URI refused, a prompt got; each request timed.
+    let catalog = McpServer::builder()
+        .resource(
+            McpResource::builder("docs://guide", "guide")
+                .read(|_ctx: Context| async { Ok::<_, ToolError>(Contents::text("# Windows")) })
+                .build(),
+        )
+        .prompt(
+            McpPrompt::builder("plan", "Plan a window.")
+                .get(|_ctx: Context| async { Ok::<_, ToolError>(vec![Message::user("Plan.")]) })
+                .build(),
+        )
+        .build()
+        .expect("the catalog is declared right");
+    let remote = support::mcp::connect_in_process(catalog).await;
+    remote.read_resource("docs://guide").await.expect("read");
+    remote
+        .read_resource("docs://nowhere")
+        .await
+        .expect_err("unknown");
+    let no_arguments: [(&str, &str); 0] = [];
+    remote.get_prompt("plan", no_arguments).await.expect("got");
+    provider.force_flush().expect("flushed");
+    let served = histogram(&exporter, "mcp.server.operation.duration");
+    let of = |method: &str| -> Vec<_> {
+        (served.iter())
+            .filter(|(_, _, attributes, _, _)| has(attributes, "mcp.method.name", method))
+            .map(|(_, _, attributes, count, _)| (attributes.clone(), *count))
+            .collect()
+    };
+    let reads = of("resources/read");
+    assert_eq!(reads.len(), 2, "one point a result: {reads:?}");
+    assert!(
+        reads
+            .iter()
+            .any(|(a, n)| *n == 1 && has(a, "error.type", "-32602"))
+    );
+    assert!(
+        reads
+            .iter()
+            .any(|(a, n)| *n == 1 && !a.iter().any(|(k, _)| k == "error.type"))
+    );
+    let gets = of("prompts/get");
+    assert_eq!(gets.len(), 1, "{gets:?}");
+    assert_eq!(gets[0].1, 1);
 }

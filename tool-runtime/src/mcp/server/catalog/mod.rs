@@ -25,6 +25,7 @@ use tool_core::{BoxError, Context, Policy, ToolError};
 use super::prompts::McpPrompt;
 use super::resources::McpResource;
 use super::resources::subscriptions::Subscriptions;
+use crate::telemetry::metrics::{self, McpRecord, Side};
 pub(crate) use problem::{CatalogProblem, Failure};
 
 /// A server's resources and prompts, and the subscriptions to its resources.
@@ -150,6 +151,32 @@ pub(crate) fn policy_failed(error: &BoxError, what: &str) -> ErrorData {
         "an availability policy failed while serving an MCP {what}; the request is refused"
     );
     ErrorData::internal_error(format!("the {what} is unavailable"), None)
+}
+
+/// Ends a catalog request (`resources/read`, `prompts/get`) of `method`, started at `started`
+/// in `span`: a refusal's JSON-RPC code as the span's `error.type` and
+/// `rpc.response.status_code` (K2), and `mcp.server.operation.duration` (K5).
+pub(crate) fn finished<T>(
+    span: &tracing::Span,
+    method: &'static str,
+    protocol_version: Option<String>,
+    started: std::time::Instant,
+    answer: &Result<T, ErrorData>,
+) {
+    let error_type = answer.as_ref().err().map(|error| error.code.0.to_string());
+    if let Some(code) = &error_type {
+        span.record("error.type", code.as_str());
+        span.record("rpc.response.status_code", code.as_str());
+    }
+    metrics::record_mcp(&McpRecord {
+        side: Side::Server,
+        method,
+        tool: None,
+        protocol_version,
+        transport: None,
+        error_type,
+        elapsed: started.elapsed(),
+    });
 }
 
 #[cfg(test)]

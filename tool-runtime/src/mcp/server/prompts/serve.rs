@@ -14,8 +14,9 @@ use tracing::Instrument as _;
 
 use super::McpPrompt;
 use super::ask::{Asking, Got};
-use crate::mcp::server::catalog::{Catalog, answer_failure, contained, offered, policy_failed};
-use crate::telemetry::metrics::{self, McpRecord, Side};
+use crate::mcp::server::catalog::{
+    Catalog, answer_failure, contained, finished, offered, policy_failed,
+};
 
 /// The longest prompt name looked up, in bytes (longer ones are no prompt's).
 const MAX_NAME_LEN: usize = 128;
@@ -61,20 +62,7 @@ pub(crate) async fn get(
     let answer = get_prompt(prompt, request, ctx, asking)
         .instrument(span.clone())
         .await;
-    let error_type = answer.as_ref().err().map(|error| error.code.0.to_string());
-    if let Some(code) = &error_type {
-        span.record("error.type", code.as_str());
-        span.record("rpc.response.status_code", code.as_str());
-    }
-    metrics::record_mcp(&McpRecord {
-        side: Side::Server,
-        method: "prompts/get",
-        tool: None,
-        protocol_version,
-        transport: None,
-        error_type,
-        elapsed: started.elapsed(),
-    });
+    finished(&span, "prompts/get", protocol_version, started, &answer);
     answer
 }
 

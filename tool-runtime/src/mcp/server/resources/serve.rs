@@ -15,8 +15,9 @@ use tool_core::Context;
 use tracing::Instrument as _;
 
 use super::McpResource;
-use crate::mcp::server::catalog::{Catalog, answer_failure, contained, offered, policy_failed};
-use crate::telemetry::metrics::{self, McpRecord, Side};
+use crate::mcp::server::catalog::{
+    Catalog, answer_failure, contained, finished, offered, policy_failed,
+};
 
 /// The longest URI read, in bytes.
 pub(crate) const MAX_URI_LEN: usize = 8 * 1024;
@@ -87,20 +88,7 @@ pub(crate) async fn read(
     let answer = read_uri(catalog, &request.uri, ctx)
         .instrument(span.clone())
         .await;
-    let error_type = answer.as_ref().err().map(|error| error.code.0.to_string());
-    if let Some(code) = &error_type {
-        span.record("error.type", code.as_str());
-        span.record("rpc.response.status_code", code.as_str());
-    }
-    metrics::record_mcp(&McpRecord {
-        side: Side::Server,
-        method: "resources/read",
-        tool: None,
-        protocol_version,
-        transport: None,
-        error_type,
-        elapsed: started.elapsed(),
-    });
+    finished(&span, "resources/read", protocol_version, started, &answer);
     answer
 }
 
