@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 
 use super::sig::Param;
 use super::{CatalogFn, Kind};
-use crate::expand::Tokens;
+use crate::expand::{Tokens, policy};
 
 fn hidden(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
@@ -149,37 +149,6 @@ fn handler(read: &CatalogFn, private: &Tokens) -> TokenStream {
             .#plain(|#ctx: #private::Context| async move { #call })
         },
     }
-}
-
-/// The availability policy `available = path`, sync or async, as `#[tool]` takes it.
-fn policy(private: &Tokens, path: &syn::Path) -> (TokenStream, TokenStream) {
-    let policy = hidden("__CatalogPolicy");
-    let out = hidden("out");
-    let tag = hidden("tag");
-    let span = path.span();
-    let ctx_at = Ident::new("ctx", Span::mixed_site().located_at(span));
-    let call = quote_spanned!(span=> #private::call_policy(#path, #ctx_at));
-    let finish = quote_spanned!(span=> #private::policy_result(#tag.into_future(#out).await));
-    let items = quote! {
-        struct #policy;
-
-        #[automatically_derived]
-        impl #private::Policy for #policy {
-            fn check<'a>(
-                &'a self,
-                #ctx_at: &'a #private::Context,
-            ) -> #private::BoxFuture<'a, ::core::result::Result<bool, #private::BoxError>> {
-                ::std::boxed::Box::pin(async move {
-                    #[allow(unused_imports)]
-                    use #private::{ViaFuture as _, ViaReady as _};
-                    let #out = #call;
-                    let #tag = (&#private::Probe(&#out)).tag();
-                    #finish
-                })
-            }
-        }
-    };
-    (items, quote!(.available(#policy)))
 }
 
 /// The errors, the fn as written, and a handle whose impl never runs (the crate does not

@@ -11,6 +11,8 @@
 mod schema;
 mod tool;
 
+pub(crate) use tool::policy;
+
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{DeriveInput, Ident, ItemFn};

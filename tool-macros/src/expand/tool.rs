@@ -354,9 +354,9 @@ fn success_type(ty: &Type) -> &Type {
     ty
 }
 
-/// The availability policy `available = path` (A1): a `Policy` that calls it, sync or async,
-/// spanned at the path; and the builder call that installs it.
-fn policy(private: &Tokens, path: &syn::Path) -> (TokenStream, TokenStream) {
+/// The availability policy `available = path` (A1) of a tool, resource or prompt: a `Policy`
+/// that calls it, sync or async, spanned at the path; and the builder call that installs it.
+pub(crate) fn policy(private: &Tokens, path: &syn::Path) -> (TokenStream, TokenStream) {
     let policy = hidden("__ToolPolicy");
     let out = hidden("out");
     let tag = hidden("tag");
