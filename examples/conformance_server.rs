@@ -71,7 +71,7 @@ use std::time::Duration;
 use fixtures::{
     confirm_delete, custom_header, failing_job, greet, input_required_confirm,
     input_required_elicitation, input_required_multi_round, multi_input, protocol_error_job,
-    slow_compute,
+    slow_compute, tool_with_task,
 };
 
 use serde::Serialize;
@@ -149,6 +149,7 @@ pub fn mcp_names() -> Vec<(&'static str, &'static str)> {
         ("protocol-error-job", "protocol_error_job"),
         ("confirm-delete", "confirm_delete"),
         ("multi-input", "multi_input"),
+        ("test-tool-with-task", "test_tool_with_task"),
         // M8: sampling and roots.
         ("test-sampling", "test_sampling"),
         (
@@ -571,6 +572,7 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
         .tool(protocol_error_job())
         .tool(confirm_delete())
         .tool(multi_input())
+        .tool(tool_with_task())
         .tool(sampling::sampling())
         .tool(sampling::input_required_sampling())
         .tool(sampling::input_required_roots())
@@ -584,6 +586,8 @@ pub fn builder() -> Result<McpServerBuilder, BoxError> {
         .task_support("protocol-error-job", TaskSupport::Optional)
         .task_support("confirm-delete", TaskSupport::Optional)
         .task_support("multi-input", TaskSupport::Optional)
+        .task_support("test-tool-with-task", TaskSupport::Required)
+        .questions_before_task("test-tool-with-task")
         // M2: the suite calls the tools by snake_case names.
         .naming(McpNaming::map(mcp_names())))
 }

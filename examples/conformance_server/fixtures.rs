@@ -233,3 +233,25 @@ pub(super) fn multi_input() -> Tool {
         })
         .build()
 }
+
+/// `test-tool-with-task` (M9, a question before the task): asks the user's name in the call's own
+/// answer (`user_name`), then goes on as a task, whose result greets them.
+pub(super) fn tool_with_task() -> Tool {
+    Tool::builder(
+        "test-tool-with-task",
+        "Asks the user's name, then greets them from a task.",
+    )
+    .handler(|ctx: Context, _args: NoArguments| async move {
+        let asked = ctx.elicit_named::<UserName>("user_name", "What is your name?");
+        let name = match asked.await {
+            Ok(Elicited::Accepted(user)) => user.name,
+            Ok(_) => "whoever you are".to_owned(),
+            Err(error) => return Err(ToolError::new(format!("the question failed: {error}"))),
+        };
+        // The question is answered: the rest is the long part, and runs as a task.
+        ctx.continue_as_task();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        Ok(format!("Hello, {name}, from a task!"))
+    })
+    .build()
+}

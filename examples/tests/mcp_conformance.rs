@@ -71,16 +71,7 @@ const SERVER_NOT_YET: &[(&str, &str, &str)] = &[
          next to a sealed round, and without a state asks again (input_required), as a server \
          SHOULD when what it needs is missing (tests/mcp_input_responses_m3.rs)",
     ),
-    // M9: tasks that wait for input.
-    (
-        "tasks-mrtr-composition",
-        EXTENSION,
-        "M9 a question asked before a call becomes a task (input_required, then \
-         CreateTaskResult) is not built, nor its fixture test_tool_with_task. It needs an API: \
-         its handler asks first thing, as confirm_delete's does in tasks-mrtr-input, where the \
-         question must wait in the task (tasks/update); only the tool's declaration can tell \
-         the server which way a question goes",
-    ),
+    // The Tasks extension.
     (
         "tasks-status-notifications",
         EXTENSION,
@@ -151,6 +142,7 @@ const SCENARIO_TOOLS: &[(&str, &str)] = &[
     ("tasks-lifecycle", "protocol_error_job"),
     ("tasks-mrtr-input", "confirm_delete"),
     ("tasks-mrtr-input", "multi_input"),
+    ("tasks-mrtr-composition", "test_tool_with_task"),
     ("tools-call-sampling", "test_sampling"),
     (
         "input-required-result-basic-sampling",

@@ -42,6 +42,9 @@ pub struct Context {
     pub(crate) sampler: Option<Arc<dyn crate::sampling::Sampler>>,
     /// Where a call's roots come from (M8), when someone has them.
     pub(crate) roots: Option<Arc<dyn crate::roots::RootsSource>>,
+    /// Told when the call's handler says its work may go on as a task (M9), when a
+    /// transport can make it one.
+    pub(crate) task_start: Option<crate::task::TaskStart>,
 }
 
 /// The call a context belongs to.
@@ -215,6 +218,7 @@ impl Context {
             log: self.log.clone(),
             sampler: self.sampler.clone(),
             roots: self.roots.clone(),
+            task_start: self.task_start.clone(),
         }
     }
 
@@ -247,6 +251,8 @@ impl Context {
             log: None,
             sampler: self.sampler.clone(),
             roots: self.roots.clone(),
+            // A call made inside this one is not this call: it cannot make this call a task.
+            task_start: None,
         }
     }
 
@@ -502,6 +508,7 @@ impl fmt::Debug for Context {
             .field("elicitor", &self.elicitor.is_some())
             .field("sampler", &self.sampler.is_some())
             .field("roots", &self.roots.is_some())
+            .field("task_start", &self.task_start.is_some())
             .finish()
     }
 }

@@ -46,6 +46,7 @@ pub mod progress;
 pub mod roots;
 pub mod sampling;
 pub mod schema;
+pub mod task;
 mod tool;
 
 #[doc(hidden)]

@@ -165,6 +165,15 @@ pub enum BuildProblem {
         /// The declared name given.
         declared: String,
     },
+    /// A tool is declared to ask its questions before its task, but it runs as no task (M9).
+    #[error(
+        "`{declared}` is declared to ask its questions before its task, but it runs as no \
+         task: give it a task support (`task_support`, `Optional` or `Required`) as well"
+    )]
+    QuestionsBeforeTaskWithoutTasks {
+        /// The declared name given.
+        declared: String,
+    },
 }
 
 /// Why a run ended without a final answer: a failure, or a pause.

@@ -1,14 +1,17 @@
 //! A remote tool that runs only as a task (M5, protocol 2025-11-25): the call made as a task,
-//! its result awaited with `tasks/result`, a cancelled call's task cancelled.
+//! its result awaited with `tasks/result`, a cancelled call's task cancelled. A task of the
+//! Tasks extension (2026-07-28) is awaited by polling `tasks/get`, its questions answered as a
+//! call's are (M3) and sent with `tasks/update` (M9).
 //!
 //! The SDK has another protocol's tasks, so these requests go as the methods they are, their
 //! answers read as JSON.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolResult, CancelTaskParams, ClientRequest, CustomRequest, GetTaskParams, ProtocolVersion,
-    ServerResult, TaskPayload,
+    CallToolResult, CancelTaskParams, ClientRequest, CustomRequest, GetTaskParams, InputRequests,
+    InputRequiredResult, ProtocolVersion, ServerResult, TaskPayload, UpdateTaskParams,
 };
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
@@ -115,7 +118,7 @@ impl Connection {
     pub(super) async fn await_extension_task(
         &self,
         ctx: &Context,
-        tool: &str,
+        (tool, args): (&str, &Value),
         created: &rmcp::model::Task,
     ) -> Result<CallToolResult, BoxError> {
         let interval = Duration::from_millis(
@@ -125,6 +128,7 @@ impl Connection {
                 .clamp(MIN_POLL_MS, MAX_POLL_MS),
         );
         let id = created.task_id.clone();
+        let mut answered = HashSet::new();
         loop {
             tokio::select! {
                 biased;
@@ -162,10 +166,34 @@ impl Connection {
                     return Err(protocol_error(tool, error));
                 }
                 TaskPayload::Cancelled => return Err(cancelled(tool)),
+                // M9: the task's questions, answered as a call's are, with `tasks/update`.
+                TaskPayload::InputRequired { input_requests } => {
+                    let asked = (input_requests.into_iter())
+                        .filter(|(key, _)| !answered.contains(key))
+                        .collect::<InputRequests>();
+                    if answered.len() + asked.len() > MAX_TASK_QUESTIONS {
+                        return Err(RemoteCallError::Unsupported {
+                            tool: tool.to_owned(),
+                            what: "a task that asks more questions than a call may take",
+                        }
+                        .into());
+                    }
+                    answered.extend(asked.keys().cloned());
+                    let input = InputRequiredResult::new(Some(asked), None);
+                    let responses = self.answering.answers(ctx, tool, args, &input).await?;
+                    let update = self.peer.update_task(UpdateTaskParams::new(&id, responses));
+                    match update.await {
+                        Ok(()) => {}
+                        Err(ServiceError::McpError(error)) => {
+                            return Err(protocol_error(tool, error));
+                        }
+                        Err(other) => return Err(transport_error(tool, other)),
+                    }
+                }
                 _ => {
                     return Err(RemoteCallError::Unsupported {
                         tool: tool.to_owned(),
-                        what: "a task that waits for input",
+                        what: "a task in a state this client does not know",
                     }
                     .into());
                 }
@@ -173,6 +201,10 @@ impl Connection {
         }
     }
 }
+
+/// At most this many questions are answered in one task: a server that asks forever is
+/// refused.
+const MAX_TASK_QUESTIONS: usize = 64;
 
 /// The poll interval of a task, bounded whatever the server suggests.
 const MIN_POLL_MS: u64 = 50;

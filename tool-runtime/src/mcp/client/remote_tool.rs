@@ -41,7 +41,7 @@ pub(crate) struct Connection {
     /// The server's process, killed when the connection is dropped.
     child: Option<tokio::process::Child>,
     /// Who answers the server's questions during calls (M3).
-    answering: Answering,
+    pub(super) answering: Answering,
 }
 
 impl fmt::Debug for Connection {
@@ -225,7 +225,7 @@ impl Connection {
                 }
                 // M5: a task of the Tasks extension (2026-07-28), awaited.
                 Ok(CallToolResponse::Task(created)) => {
-                    return (self.await_extension_task(ctx, tool, &created.task).await)
+                    return (self.await_extension_task(ctx, (tool, &args), &created.task).await)
                         .map_err(Plain::Failed);
                 }
                 Ok(_) => return Err(unsupported("a result of an unknown kind")),

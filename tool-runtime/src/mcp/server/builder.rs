@@ -1,7 +1,7 @@
 //! [`McpServerBuilder`]: a server's tools, context function and identity, checked all at once
 //! by [`McpServerBuilder::build`] before anything is served.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::collections::hash_map::Entry;
 use std::fmt;
 use std::future::Future;
@@ -43,6 +43,8 @@ pub struct McpServerBuilder {
     approval_edits: bool,
     naming: McpNaming,
     task_support: Vec<(String, TaskSupport)>,
+    /// The tools (by declared name) whose calls become tasks after their questions (M9).
+    questions_before_task: Vec<String>,
     /// The resources and templates, in the order added (M7).
     resources: Vec<McpResource>,
     /// The prompts, in the order added (M7).
@@ -74,6 +76,7 @@ impl McpServerBuilder {
             approval_edits: false,
             naming: McpNaming::Declared,
             task_support: Vec::new(),
+            questions_before_task: Vec::new(),
             resources: Vec::new(),
             prompts: Vec::new(),
             tool_icons: Vec::new(),
@@ -299,6 +302,22 @@ impl McpServerBuilder {
         self
     }
 
+    /// Lets the calls of the tool declared `name`, which runs as a task
+    /// ([`McpServerBuilder::task_support`]), ask their first questions before they become a
+    /// task (M9, the Tasks extension of 2026-07-28): such a call runs as a call, its
+    /// handler's questions asked in the call's own answer (`input_required`, round by round,
+    /// as for any call); when the handler calls [`tool_core::Context::continue_as_task`], the
+    /// client is answered with the task, and the handler goes on inside it (what it asks from
+    /// then on waits in the task, `tasks/update`). A handler that ends before it says so is
+    /// answered as a plain call. Without this, such a call is a task from its start, and
+    /// every question waits in it.
+    ///
+    /// A client on 2025-11-25 that asks for a task (`task`) gets one from the start as before.
+    pub fn questions_before_task(mut self, name: impl Into<String>) -> Self {
+        self.questions_before_task.push(name.into());
+        self
+    }
+
     /// Builds the server, checking every tool before anything is served.
     ///
     /// # Errors
@@ -310,7 +329,9 @@ impl McpServerBuilder {
     /// empty [`McpServerBuilder::state_key`] ([`BuildProblem::EmptyStateKey`], H10), and
     /// each published name that is not an MCP tool name, is taken twice or names no tool
     /// ([`McpServerBuilder::naming`], M2), and each task support given for a tool the server
-    /// does not hold ([`BuildProblem::TaskSupportForUnknownTool`], M5).
+    /// does not hold ([`BuildProblem::TaskSupportForUnknownTool`], M5), and each tool
+    /// declared to ask before its task that runs as no task
+    /// ([`BuildProblem::QuestionsBeforeTaskWithoutTasks`], M9).
     pub fn build(mut self) -> Result<McpServer, BuildError> {
         let mut problems = Vec::new();
         // Q1: a server with deferred tools serves the search over them.
@@ -331,7 +352,8 @@ impl McpServerBuilder {
             }
         }
         let by_name = published_names(&set.tools, &self.naming, &mut problems);
-        let tasks = task_supports(&set.tools, &self.naming, self.task_support, &mut problems);
+        let supports = (self.task_support, self.questions_before_task);
+        let tasks = task_supports(&set.tools, &self.naming, supports, &mut problems);
         add_icons(&set.tools, &mut listed, self.tool_icons, &mut problems);
         let mut catalog_problems = Vec::new();
         let catalog = Catalog::check(self.resources, self.prompts, &mut catalog_problems);
@@ -433,7 +455,7 @@ fn add_icons(
 fn task_supports(
     tools: &[Tool],
     naming: &McpNaming,
-    supports: Vec<(String, TaskSupport)>,
+    (supports, before_task): (Vec<(String, TaskSupport)>, Vec<String>),
     problems: &mut Vec<BuildProblem>,
 ) -> Tasks {
     let mut by_published = HashMap::new();
@@ -444,7 +466,17 @@ fn task_supports(
             problems.push(BuildProblem::TaskSupportForUnknownTool { declared });
         }
     }
-    Tasks::new(by_published)
+    let mut later = HashSet::new();
+    for declared in before_task {
+        let published = naming.published(&declared).into_owned();
+        match by_published.get(&published) {
+            Some(TaskSupport::Optional | TaskSupport::Required) => {
+                later.insert(published);
+            }
+            _ => problems.push(BuildProblem::QuestionsBeforeTaskWithoutTasks { declared }),
+        }
+    }
+    Tasks::new(by_published, later)
 }
 
 /// Each tool's index by the name it is published under (M2), with a problem for each name

@@ -63,6 +63,8 @@ struct Answering<'a> {
     task: bool,
     /// Where a task's handler asks its user (M9, the Tasks extension): through the task.
     task_questions: Option<Arc<dyn tool_core::elicit::Elicitor>>,
+    /// A call that becomes a task when its handler says so (M9), its questions before.
+    later: Option<&'a Arc<tasks::Later>>,
 }
 
 impl Session {
@@ -100,6 +102,11 @@ impl Session {
                 let routed = (self.task_route(&request, cx, &ctx).await)
                     .inspect_err(|error| spans::record_refused(&span, error))?;
                 if let Some((ttl, flavor)) = routed {
+                    let later = flavor == tasks::Flavor::Extension
+                        && self.shared.tasks.begins_later(&request.name);
+                    if later {
+                        return self.call_then_task(request, cx, ctx, span, cancelled).await;
+                    }
                     return self.start_task(request, cx, ctx, span, ttl, flavor);
                 }
             }
@@ -113,6 +120,7 @@ impl Session {
                 protocol: seen.protocol_version.as_ref(),
                 task: false,
                 task_questions: None,
+                later: None,
             };
             self.answer(request, ctx, &answering).await
         })
@@ -154,10 +162,45 @@ impl Session {
                     protocol: protocol.as_ref(),
                     task: true,
                     task_questions,
+                    later: None,
                 };
                 session.answer(request, ctx, &answering).await
             },
         )
+    }
+
+    /// Runs a call that becomes a task when its handler says so (M9), its questions asked
+    /// in its answer until then: the answer is the task, or the call's own answer when it
+    /// ends first (`input_required` among them). It runs in a task of the runtime from its
+    /// start, so that it can go on after its request is answered.
+    async fn call_then_task(
+        &self,
+        request: CallToolRequestParams,
+        cx: &RequestContext<RoleServer>,
+        ctx: Context,
+        span: tracing::Span,
+        cancelled: &CancellationToken,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let can_ask = questions::declared(cx).elicitation;
+        let (later, replied) = tasks::Later::new(&self.shared.tasks, self.task_owner(cx), can_ask);
+        let (session, cx, running) = (self.clone(), cx.clone(), Arc::clone(&later));
+        tokio::spawn(async move {
+            let protocol = cx.protocol_version();
+            let answering = Answering {
+                caller: Caller::Service(&cx),
+                id: cx.id.to_string(),
+                span,
+                cancelled: running.cancelled(),
+                asking: &|_| {},
+                protocol: protocol.as_ref(),
+                task: true,
+                task_questions: None,
+                later: Some(&running),
+            };
+            let answered = session.answer(request, ctx, &answering).await;
+            running.finish(answered);
+        });
+        later.reply(replied, cancelled).await
     }
 
     /// Whether a call runs as a task (M5), and of which protocol: on 2026-07-28 the server
@@ -243,6 +286,10 @@ impl Session {
             (None, Some(elicitor), _) => call_ctx.with_elicitor(Arc::clone(elicitor)),
             (None, None, Some(cx)) => questions::during_call(call_ctx, cx, self.sessions),
             (None, None, None) => call_ctx,
+        };
+        let call_ctx = match answering.later {
+            Some(later) => later.context(call_ctx, round.as_ref()),
+            None => call_ctx,
         };
         let outcome = match tool {
             // A5: a name the server does not hold gets the same answer as a hidden tool.

@@ -154,16 +154,7 @@ where
     C: FnOnce(Running) -> F,
     F: Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'static,
 {
-    let task = tasks.store.create(owner, ttl).map_err(|full| {
-        let whose = match full {
-            Full::Owner => "this client holds",
-            Full::Server => "the server holds",
-        };
-        ErrorData::internal_error(
-            format!("{whose} as many tasks as it may: wait for one to end, or cancel one"),
-            None,
-        )
-    })?;
+    let task = tasks.store.create(owner, ttl).map_err(refused)?;
     let created = match flavor {
         Flavor::Augmented => task.to_json(),
         Flavor::Extension => Value::Null,
@@ -185,10 +176,22 @@ where
     Ok(CallToolResponse::Complete(result))
 }
 
+/// The refusal of a task the store has no room for.
+pub(super) fn refused(full: Full) -> ErrorData {
+    let whose = match full {
+        Full::Owner => "this client holds",
+        Full::Server => "the server holds",
+    };
+    ErrorData::internal_error(
+        format!("{whose} as many tasks as it may: wait for one to end, or cancel one"),
+        None,
+    )
+}
+
 /// How a task ends, given its call's answer. A 2025-11-25 result names its task in `_meta`
 /// (`related-task`, as `tasks/result` must); the Tasks extension's `tasks/get` inlines the
 /// result beside the task's id, where that key is forbidden (M9).
-fn ended(
+pub(super) fn ended(
     answered: Result<CallToolResponse, ErrorData>,
     task_id: &str,
     flavor: Flavor,

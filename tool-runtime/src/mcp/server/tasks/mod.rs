@@ -12,18 +12,21 @@
 //! - `methods`: the `tasks/*` requests.
 //! - `call`: a task-augmented `tools/call`, and the refusals of a call made the wrong way.
 //! - `input`: a task's handler asking its user (M9: `input_required`, `tasks/update`).
+//! - `later`: a call that becomes a task after its questions (M9).
 //!
 //! The 2025-11-25 messages rmcp's types do not carry are rewritten on their way in and out
 //! by `compat::tasks`, the one seam that edits JSON-RPC bytes.
 
 mod call;
 mod input;
+mod later;
 mod methods;
 mod store;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub(crate) use call::{Flavor, Route, as_extension_task, extension_required, route, start};
+pub(crate) use later::Later;
 pub(crate) use methods::answer as answer_method;
 pub(crate) use methods::{cancel, get, update};
 
@@ -66,18 +69,26 @@ impl TaskSupport {
 #[derive(Default)]
 pub(crate) struct Tasks {
     support: HashMap<String, TaskSupport>,
+    /// The tools (by published name) whose calls become tasks after their questions (M9).
+    later: HashSet<String>,
     store: store::Store,
 }
 
 impl Tasks {
-    /// Tasks for the tools `support` names (by published name) that allow them.
-    pub(crate) fn new(support: HashMap<String, TaskSupport>) -> Self {
-        let support = support
+    /// Tasks for the tools `support` names (by published name) that allow them, those named
+    /// in `later` becoming tasks only after their questions.
+    pub(crate) fn new(support: HashMap<String, TaskSupport>, later: HashSet<String>) -> Self {
+        let support: HashMap<_, _> = support
             .into_iter()
             .filter(|(_, s)| *s != TaskSupport::Forbidden)
             .collect();
+        let later = later
+            .into_iter()
+            .filter(|name| support.contains_key(name))
+            .collect();
         Self {
             support,
+            later,
             store: store::Store::default(),
         }
     }
@@ -86,6 +97,12 @@ impl Tasks {
     /// declared or served.
     pub(crate) fn enabled(&self) -> bool {
         !self.support.is_empty()
+    }
+
+    /// Whether a call of the tool published as `name` becomes a task only when its handler
+    /// says so, its questions asked before (M9, the Tasks extension).
+    pub(crate) fn begins_later(&self, name: &str) -> bool {
+        self.later.contains(name)
     }
 
     /// The task support of the tool published as `name`.

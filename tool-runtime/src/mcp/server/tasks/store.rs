@@ -314,6 +314,17 @@ impl Store {
     /// A new working task of `owner`, kept `ttl` (bounded) after it ends. Tasks whose time is
     /// up are let go first.
     pub(crate) fn create(&self, owner: &str, ttl: Option<Duration>) -> Result<Arc<Task>, Full> {
+        self.create_cancelled_by(owner, ttl, CancellationToken::new())
+    }
+
+    /// As [`Store::create`], for a call already running: `tasks/cancel` cancels `cancel`, the
+    /// call's own token (M9, a task that begins after its questions).
+    pub(crate) fn create_cancelled_by(
+        &self,
+        owner: &str,
+        ttl: Option<Duration>,
+        cancel: CancellationToken,
+    ) -> Result<Arc<Task>, Full> {
         let now = Utc::now();
         let mut tasks = self.tasks();
         tasks.retain(|_, task| !task.expired(now));
@@ -328,7 +339,7 @@ impl Store {
             owner: owner.to_owned(),
             created: now,
             ttl: ttl.map_or(DEFAULT_TTL, |ttl| ttl.min(MAX_TTL)),
-            cancel: CancellationToken::new(),
+            cancel,
             state: Mutex::new(State {
                 status: Status::Working,
                 pending: Vec::new(),

@@ -1,0 +1,246 @@
+//! A call that becomes a task after its questions (M9, the Tasks extension of 2026-07-28): a
+//! tool declared with [`McpServerBuilder::questions_before_task`](crate::mcp::McpServerBuilder::questions_before_task)
+//! runs as a call first. Its handler's questions are asked in the call's own answer
+//! (`input_required`, the rounds of M3); when the handler says its work may go on as a task
+//! ([`tool_core::Context::continue_as_task`]), the client is answered with the task
+//! (`resultType: "task"`, no `requestState`), and the handler goes on inside it: what it asks
+//! from then on waits in the task (`tasks/update`), and its end is the task's. A handler that
+//! ends first is answered as a plain call.
+//!
+//! The call runs in a task of the runtime from its start, so nothing of it moves when it
+//! becomes a task: until then its request's cancellation cancels it, and `tasks/cancel` after.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResponse, CreateTaskResult};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tool_core::elicit::{ElicitFuture, Elicitor};
+use tool_core::roots::{RootsError, RootsFuture, RootsSource};
+use tool_core::sampling::{SampleError, SampleFuture, Sampler, SamplingRequest};
+use tool_core::{CancellationToken, Context};
+
+use super::Tasks;
+use super::call::{Flavor, ended};
+use super::input::TaskElicitor;
+use super::store::Task;
+use crate::mcp::server::rounds::RoundElicitor;
+
+/// What the call's request is answered with.
+type Reply = Result<CallToolResponse, ErrorData>;
+
+/// A call that may become a task when its handler says so.
+pub(crate) struct Later {
+    tasks: Arc<Tasks>,
+    owner: String,
+    /// The call's own token: its request's cancellation cancels it until the task begins,
+    /// `tasks/cancel` after.
+    cancel: CancellationToken,
+    /// Whether the client declared elicitation: the task's questions are asked only then.
+    can_ask: bool,
+    phase: Mutex<Phase>,
+}
+
+/// Where the call is.
+#[derive(Default)]
+struct Phase {
+    /// Where the call's answer goes while it is still a call.
+    reply: Option<oneshot::Sender<Reply>>,
+    /// The task, once the call became one, and what its handler asks through from then on.
+    task: Option<(Arc<Task>, Arc<dyn Elicitor>)>,
+}
+
+impl Later {
+    /// A call of `owner`'s that may become one of `tasks`, and where its request's answer
+    /// comes from ([`Later::reply`]).
+    pub(crate) fn new(
+        tasks: &Arc<Tasks>,
+        owner: String,
+        can_ask: bool,
+    ) -> (Arc<Self>, oneshot::Receiver<Reply>) {
+        let (reply, replied) = oneshot::channel();
+        let later = Arc::new(Self {
+            tasks: Arc::clone(tasks),
+            owner,
+            cancel: CancellationToken::new(),
+            can_ask,
+            phase: Mutex::new(Phase {
+                reply: Some(reply),
+                task: None,
+            }),
+        });
+        (later, replied)
+    }
+
+    /// What cancels the call.
+    pub(crate) fn cancelled(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    fn phase(&self) -> MutexGuard<'_, Phase> {
+        self.phase
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Makes the call a task and answers its request with it, unless it is one already, its
+    /// request is gone or cancelled, or the store has no room (then it stays a call, answered
+    /// when it ends: its work is not cut short).
+    fn begin(&self) {
+        let mut phase = self.phase();
+        if phase.task.is_some() || self.cancel.is_cancelled() {
+            return;
+        }
+        let Some(reply) = phase.reply.take_if(|reply| !reply.is_closed()) else {
+            return;
+        };
+        let store = &self.tasks.store;
+        match store.create_cancelled_by(&self.owner, None, self.cancel.clone()) {
+            Ok(task) => {
+                let handle = task.handle();
+                let asks = TaskElicitor::new(Arc::clone(&task), self.can_ask);
+                phase.task = Some((task, asks));
+                let _ = reply.send(Ok(CallToolResponse::Task(CreateTaskResult::new(handle))));
+            }
+            Err(full) => {
+                tracing::warn!(
+                    reason = %super::call::refused(full).message,
+                    "a call that would go on as a task stays a call"
+                );
+                phase.reply = Some(reply);
+            }
+        }
+    }
+
+    /// The call's answer: its request's while it is a call, its task's end after.
+    pub(crate) fn finish(&self, answered: Reply) {
+        let mut phase = self.phase();
+        if let Some((task, _)) = &phase.task {
+            let (status, message, answer) = ended(answered, &task.id, Flavor::Extension);
+            task.finish(status, message, answer);
+        } else if let Some(reply) = phase.reply.take() {
+            let _ = reply.send(answered);
+        }
+    }
+
+    /// The answer to the call's request: the task once it begins, else the call's own answer
+    /// (`input_required`, its result, a protocol error). The request's cancellation cancels
+    /// the call until then, and so does dropping this future.
+    pub(crate) async fn reply(
+        &self,
+        replied: oneshot::Receiver<Reply>,
+        cancelled: &CancellationToken,
+    ) -> Reply {
+        let unanswered = Unanswered(self);
+        let mut replied = replied;
+        let answer = tokio::select! {
+            answer = &mut replied => answer,
+            () = cancelled.cancelled() => {
+                self.cancel.cancel();
+                replied.await
+            }
+        };
+        drop(unanswered);
+        answer.unwrap_or_else(|_| {
+            Err(ErrorData::internal_error(
+                "the call ended without an answer",
+                None,
+            ))
+        })
+    }
+
+    /// `call_ctx` told when its handler says the call goes on as a task; its questions asked
+    /// in `round` (the call's input rounds) until then, in the task after. Sampling and roots
+    /// are not asked of a task's client.
+    pub(crate) fn context(
+        self: &Arc<Self>,
+        call_ctx: Context,
+        round: Option<&Arc<RoundElicitor>>,
+    ) -> Context {
+        // A run that a question ended (M3) is cancelled and winds down: what it says then
+        // makes no task, for its answer is that question.
+        let (later, run) = (Arc::clone(self), call_ctx.cancellation().clone());
+        let call_ctx = call_ctx.with_task_start(Arc::new(move || {
+            if !run.is_cancelled() {
+                later.begin();
+            }
+        }));
+        let Some(round) = round else {
+            return call_ctx;
+        };
+        let questions = Arc::new(Questions {
+            later: Arc::clone(self),
+            round: Arc::clone(round),
+        });
+        call_ctx
+            .with_elicitor(Arc::clone(&questions) as Arc<dyn Elicitor>)
+            .with_sampler(Arc::clone(&questions) as Arc<dyn Sampler>)
+            .with_roots_source(questions as Arc<dyn RootsSource>)
+    }
+
+    /// What the handler asks through once the call is a task.
+    fn task_questions(&self) -> Option<Arc<dyn Elicitor>> {
+        self.phase().task.as_ref().map(|(_, asks)| Arc::clone(asks))
+    }
+}
+
+/// Cancels the call when its request is no longer awaited and it is not a task.
+struct Unanswered<'a>(&'a Later);
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        if self.0.phase().task.is_none() {
+            self.0.cancel.cancel();
+        }
+    }
+}
+
+/// A call's questions: in its input rounds until it becomes a task, in the task after.
+struct Questions {
+    later: Arc<Later>,
+    round: Arc<RoundElicitor>,
+}
+
+impl Elicitor for Questions {
+    fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a> {
+        match self.later.task_questions() {
+            Some(task) => Box::pin(async move { task.elicit(message, schema).await }),
+            None => self.round.elicit(message, schema),
+        }
+    }
+
+    fn elicit_named<'a>(
+        &'a self,
+        key: &'a str,
+        message: &'a str,
+        schema: &'a Value,
+    ) -> ElicitFuture<'a> {
+        match self.later.task_questions() {
+            Some(task) => Box::pin(async move { task.elicit_named(key, message, schema).await }),
+            None => self.round.elicit_named(key, message, schema),
+        }
+    }
+}
+
+impl Sampler for Questions {
+    fn sample<'a>(
+        &'a self,
+        key: Option<&'a str>,
+        request: &'a SamplingRequest,
+    ) -> SampleFuture<'a> {
+        if self.later.task_questions().is_some() {
+            return Box::pin(async { Err(SampleError::Unsupported) });
+        }
+        self.round.sample(key, request)
+    }
+}
+
+impl RootsSource for Questions {
+    fn roots<'a>(&'a self, key: Option<&'a str>) -> RootsFuture<'a> {
+        if self.later.task_questions().is_some() {
+            return Box::pin(async { Err(RootsError::Unsupported) });
+        }
+        self.round.roots(key)
+    }
+}
