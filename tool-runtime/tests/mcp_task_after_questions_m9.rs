@@ -266,8 +266,7 @@ fn m9_asking_before_a_task_needs_a_task_support() {
         .questions_before_task("plain")
         .questions_before_task("absent")
         .build()
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     let problems: Vec<_> = refused.problems().iter().collect();
     assert_eq!(problems.len(), 2, "{refused}");
     assert!(
