@@ -73,6 +73,13 @@ impl Session {
         self.transport == McpTransport::Stdio || (self.sessions && !is_modern(protocol))
     }
 
+    /// Whether notifications can reach this session later, unasked: one that lasts, on a
+    /// protocol before 2026-07-28. On 2026-07-28 a client hears of changes only on the
+    /// `subscriptions/listen` streams it opens, of only what it asked for there.
+    pub(crate) fn told_unasked(&self, protocol: Option<&ProtocolVersion>) -> bool {
+        self.lasts(protocol) && !is_modern(protocol)
+    }
+
     /// Who owns what a request of `protocol` with the HTTP `parts` leaves (tasks, tools a
     /// search loaded): the session that lasts, else the holder of its `Authorization`, else
     /// anyone. An HTTP session is named as [`http_owner`] names it, so that the HTTP layer,
@@ -188,8 +195,10 @@ impl Session {
     }
 
     /// After a successful search of `owner`'s on `call_ctx` (its scope), loads the tools it
-    /// returned; tells the client its tool list changed when something was loaded and the
-    /// session lasts (protocols before 2026-07-28, whose clients read the notification).
+    /// returned. When something was loaded, tells the owner its tool list changed: its
+    /// session, when it lasts on a protocol before 2026-07-28 (whose clients read the
+    /// notification unasked), and on 2026-07-28 the `subscriptions/listen` streams it opened
+    /// asking for tool list changes (M7); no other caller's list changed.
     pub(crate) async fn load_found(
         &self,
         call_ctx: &Context,
@@ -214,10 +223,15 @@ impl Session {
             return;
         }
         if let Some(cx) = cx
-            && self.lasts(cx.protocol_version().as_ref())
+            && self.told_unasked(cx.protocol_version().as_ref())
             && let Err(error) = cx.peer.notify_tool_list_changed().await
         {
             tracing::debug!(%error, "the tool list's change could not be told to the client");
         }
+        // A stream is kept against its owner as `listen` keeps it: anonymous callers as none.
+        let streams = Some(owner).filter(|owner| *owner != ANYONE);
+        (self.shared.catalog.subscriptions)
+            .tools_changed(streams)
+            .await;
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! On 2026-07-28 the same notifications go to each open `subscriptions/listen` stream
 //! (SEP-2575) whose acknowledged filter asked for them, through rmcp's [`SubscriptionSink`],
-//! which keeps to that filter and tags each with the stream's subscription id.
+//! which keeps to that filter and tags each with the stream's subscription id; so does a tool
+//! list change, to the streams of the one owner whose search loaded a tool (Q1).
 //!
 //! Bounded: a session or a stream holds at most [`MAX_PER_SESSION`] subscriptions and the
 //! server knows at most [`MAX_SESSIONS`] sessions and as many streams; a session whose
@@ -250,6 +251,19 @@ impl Subscriptions {
             delivered(result)
         });
         all_within(to_sessions).await + all_within(to_streams).await
+    }
+
+    /// Sends `notifications/tools/list_changed` to each stream of `owner`'s that asked for it
+    /// (`None`: the anonymous callers', who share what their searches load): a search of the
+    /// owner's loaded a deferred tool, which changed that owner's list and no one else's
+    /// (Q1). How many were sent.
+    pub(crate) async fn tools_changed(&self, owner: Option<&str>) -> usize {
+        let asked = |l: &Listener| {
+            l.owner.as_deref() == owner && l.sink.accepted().tools_list_changed == Some(true)
+        };
+        let sends = (self.sinks(asked).into_iter())
+            .map(|sink| async move { delivered(sink.notify_tool_list_changed().await) });
+        all_within(sends).await
     }
 }
 
