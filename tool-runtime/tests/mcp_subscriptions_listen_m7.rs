@@ -7,7 +7,9 @@
 //! read (A5: a hidden resource is acknowledged as any URI, and never notified), and nothing of
 //! tools on a server whose tool list never changes; where a search loads a deferred tool (Q1),
 //! the streams of that search's owner, and no other's, hear that their tool list changed.
-//! Closing the stream forgets it. Hostile filters (thousands of URIs, huge ones, a filter that
+//! A stream's caller is checked again at each resource update, on the context it opened the
+//! stream with: a permission revoked after it opened stops its updates. Closing the stream
+//! forgets it. Hostile filters (thousands of URIs, huge ones, a filter that
 //! is not an object) get a bounded acknowledgement or a clear `-32602`, never a panic.
 #![cfg(feature = "mcp")]
 
@@ -17,12 +19,16 @@ mod support {
 }
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::catalog::deferred;
 use support::raw_http::RawConnection;
-use tool_runtime::mcp::{HttpOptions, HttpServer, McpPrompt, McpResource, McpServer, Message};
+use tool_runtime::mcp::{
+    HttpOptions, HttpServer, McpPrompt, McpRequest, McpResource, McpServer, Message,
+};
 use tool_runtime::{Context, ToolError};
 
 /// The `_meta` key of a stream's subscription id.
@@ -342,5 +348,61 @@ async fn m7_q1_a_search_that_loads_a_tool_tells_its_owners_listen_streams_only()
     let again = search(&http, "Bearer alice").await;
     assert_eq!(again["isError"], false, "{again}");
     assert!(alice.next(QUIET).await.is_none(), "nothing new was loaded");
+    http.shutdown().await.expect("shuts down");
+}
+
+/// Who made a request: its `Authorization` header, as the context function puts it.
+struct Caller(String);
+
+/// M7, A4 on 2026-07-28: each update is checked again for each stream's caller, on the
+/// context the stream was opened with: once the policy no longer lets Alice read the
+/// resource (a flag flipped after her stream opened), her stream hears no more of it, while
+/// Bob's, still allowed, does.
+#[tokio::test]
+async fn m7_a_permission_revoked_after_a_stream_opened_stops_its_updates() {
+    let revoked = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&revoked);
+    let allowed = move |ctx: &Context| {
+        let caller = ctx.get::<Caller>().map_or("", |caller| caller.0.as_str());
+        Ok::<_, ToolError>(caller == "Bearer bob" || !flag.load(Ordering::SeqCst))
+    };
+    let server = McpServer::builder()
+        .context(|request: McpRequest| {
+            let caller = request.header("authorization").unwrap_or("").to_owned();
+            async move { Ok::<_, ToolError>(Context::new().with(Caller(caller))) }
+        })
+        .resource(
+            McpResource::builder("docs://plan", "plan")
+                .available_fn(allowed)
+                .read(|_ctx: Context| async { Ok::<_, ToolError>("# Plan") })
+                .build(),
+        )
+        .build()
+        .expect("the server builds");
+    let http = (server.clone())
+        .bind_http("127.0.0.1:0", HttpOptions::new())
+        .await
+        .expect("binds");
+    let asked = json!({"resourceSubscriptions": ["docs://plan"]});
+    let (_, mut alice) = Stream::open_as(&http, 61, asked.clone(), Some("Bearer alice")).await;
+    alice.acknowledged().await;
+    let (_, mut bob) = Stream::open_as(&http, 62, asked, Some("Bearer bob")).await;
+    bob.acknowledged().await;
+    until_listening(&server, 2).await;
+    assert_eq!(server.resource_updated("docs://plan").await, 2);
+    for stream in [&mut alice, &mut bob] {
+        let heard = stream.next(Duration::from_secs(5)).await.expect("heard");
+        assert_eq!(heard["params"]["uri"], "docs://plan", "{heard}");
+    }
+
+    revoked.store(true, Ordering::SeqCst);
+    assert_eq!(
+        server.resource_updated("docs://plan").await,
+        1,
+        "Bob's only"
+    );
+    let heard = bob.next(Duration::from_secs(5)).await.expect("heard");
+    assert_eq!(heard["params"]["_meta"][SUBSCRIPTION_ID], 62, "{heard}");
+    assert!(alice.next(QUIET).await.is_none(), "revoked after it opened");
     http.shutdown().await.expect("shuts down");
 }

@@ -57,7 +57,8 @@ pub(crate) fn accepted(requested: &SubscriptionFilter, tools_change: bool) -> Su
 
 /// Serves one acknowledged stream until the client closes it (or cancels its request): its
 /// resource updates are those of the acknowledged URIs that name a resource the caller may
-/// read now, its list changes those it asked for.
+/// read now, and still may when the update comes (checked then, on this request's context);
+/// its list changes those it asked for.
 ///
 /// # Errors
 ///
@@ -92,7 +93,7 @@ pub(crate) async fn serve(
     let owner = Some(session.task_owner(cx)).filter(|owner| owner != ANYONE);
     let Some(key) = catalog
         .subscriptions
-        .open(owner, subscription.sink().clone(), readable)
+        .open(owner, subscription.sink().clone(), readable, ctx)
     else {
         tracing::warn!("a subscriptions/listen stream was refused: too many are open");
         return Err(ErrorData::internal_error(

@@ -8,19 +8,28 @@
 //! which keeps to that filter and tags each with the stream's subscription id; so does a tool
 //! list change, to the streams of the one owner whose search loaded a tool (Q1).
 //!
+//! A stream keeps the context it was opened with: each update of a resource is sent to it
+//! only if that context may still read the resource, its policy and scopes checked again then
+//! (a permission revoked after the stream opened stops its updates, A4). One update costs one
+//! check per stream subscribed to its resource, each within the time a send is given.
+//!
 //! Bounded: a session or a stream holds at most [`MAX_PER_SESSION`] subscriptions and the
 //! server knows at most [`MAX_SESSIONS`] sessions and as many streams; a session whose
 //! transport closed is forgotten at the next notification, a stream when it ends.
 
 use std::future::Future;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::join_all;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::{SubscriptionSendError, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer};
+use tool_core::Context;
+
+use super::McpResource;
+use crate::mcp::server::catalog::offered;
 
 /// The most subscriptions one session may hold.
 pub(crate) const MAX_PER_SESSION: usize = 256;
@@ -56,8 +65,10 @@ struct Listener {
     /// rmcp's sink of the stream: it sends only what the stream's filter accepted.
     sink: SubscriptionSink,
     /// The resources whose updates the stream gets: those of its filter the caller could
-    /// read when it opened.
+    /// read when it opened, and can read still when an update comes.
     uris: Vec<String>,
+    /// The context the stream was opened with, on which each update is checked again.
+    ctx: Arc<Context>,
 }
 
 /// The key of an open stream, to forget it when it ends.
@@ -90,14 +101,17 @@ impl Subscriptions {
     }
 
     /// Opens a `subscriptions/listen` stream of `owner`'s that sends through `sink`, with
-    /// updates of `uris` (at most [`MAX_PER_SESSION`] kept); `None` when the server already
-    /// holds [`MAX_SESSIONS`] streams, or a known `owner` [`MAX_STREAMS_PER_OWNER`].
+    /// updates of `uris` (at most [`MAX_PER_SESSION`] kept) that `ctx` may read when they
+    /// come; `None` when the server already holds [`MAX_SESSIONS`] streams, or a known
+    /// `owner` [`MAX_STREAMS_PER_OWNER`].
     pub(crate) fn open(
         &self,
         owner: Option<String>,
         sink: SubscriptionSink,
         mut uris: Vec<String>,
+        ctx: Context,
     ) -> Option<ListenerKey> {
+        let ctx = Arc::new(ctx);
         uris.truncate(MAX_PER_SESSION);
         let key = self.next_key.fetch_add(1, Ordering::Relaxed);
         self.with_listeners(|listeners| {
@@ -113,6 +127,7 @@ impl Subscriptions {
                     owner,
                     sink,
                     uris,
+                    ctx,
                 });
                 ListenerKey(key)
             })
@@ -202,9 +217,10 @@ impl Subscriptions {
         sessions + self.sinks(|l| l.uris.iter().any(|held| held == uri)).len()
     }
 
-    /// Sends `notifications/resources/updated` for `uri` to each session and stream
-    /// subscribed to it; how many were sent.
-    pub(crate) async fn updated(&self, uri: &str) -> usize {
+    /// Sends `notifications/resources/updated` for `uri` (served by `resource`) to each
+    /// session and stream subscribed to it, a stream only if the context it was opened with
+    /// may read `resource` now; how many were sent.
+    pub(crate) async fn updated(&self, uri: &str, resource: Option<&McpResource>) -> usize {
         let peers: Vec<Peer<RoleServer>> = self.with(|watchers| {
             watchers.retain(|w| !w.peer.is_transport_closed());
             (watchers.iter())
@@ -216,9 +232,16 @@ impl Subscriptions {
             let param = ResourceUpdatedNotificationParam::new(uri);
             peer.notify_resource_updated(param).await.is_ok()
         });
-        let streams = self.sinks(|l| l.uris.iter().any(|held| held == uri));
-        let to_streams = (streams.into_iter())
-            .map(|sink| async move { delivered(sink.notify_resource_updated(uri).await) });
+        let streams = self.with_listeners(|listeners| {
+            (listeners.iter())
+                .filter(|l| l.uris.iter().any(|held| held == uri))
+                .map(|l| (l.sink.clone(), Arc::clone(&l.ctx)))
+                .collect::<Vec<_>>()
+        });
+        // A4: checked again for this update, within the time its send is given.
+        let to_streams = streams.into_iter().map(|(sink, ctx)| async move {
+            readable(resource, &ctx).await && delivered(sink.notify_resource_updated(uri).await)
+        });
         all_within(to_sessions).await + all_within(to_streams).await
     }
 
@@ -281,6 +304,25 @@ async fn all_within<F: Future<Output = bool>>(sends: impl IntoIterator<Item = F>
     (join_all(timed).await.into_iter())
         .filter(|sent| *sent)
         .count()
+}
+
+/// Whether the caller behind `ctx` may read `resource` now: its scopes and its policy (A4); a
+/// policy that fails lets nothing through, and is logged.
+async fn readable(resource: Option<&McpResource>, ctx: &Context) -> bool {
+    let Some(resource) = resource else {
+        return false;
+    };
+    match offered(resource.policy(), resource.scopes(), ctx).await {
+        Ok(readable) => readable,
+        Err(error) => {
+            tracing::error!(
+                error = %error,
+                "an availability policy failed while a resource update was checked; the \
+                 update is not sent"
+            );
+            false
+        }
+    }
 }
 
 /// Whether a stream's notification went out; a stream that ended meanwhile is no failure
