@@ -10,11 +10,11 @@ use super::resources::subscriptions::Changed;
 impl McpServer {
     /// Tells each session subscribed to `uri` (`resources/subscribe`), and each
     /// `subscriptions/listen` stream that named it, that the resource changed
-    /// (`notifications/resources/updated`); returns how many were told. A stream is told only
-    /// if its caller may still read the resource: its policy and scopes are checked again, on
-    /// the context the stream was opened with. Sessions whose transport closed are forgotten;
-    /// a session that ends with its request (stateless HTTP, protocol 2026-07-28) is never
-    /// told.
+    /// (`notifications/resources/updated`); returns how many were told. Each is told only if
+    /// its caller may still read the resource: its policy and scopes are checked again, on the
+    /// context the stream was opened, or the subscription made, with. Sessions whose
+    /// transport closed are forgotten; a session that ends with its request (stateless HTTP,
+    /// protocol 2026-07-28) is never told.
     ///
     /// # Cancel safety
     ///

@@ -71,7 +71,7 @@ pub(crate) async fn read_resource(
 }
 
 /// `resources/subscribe`: only to a resource the caller could read now (A5: another URI is
-/// not found).
+/// not found); its updates are checked again on this request's context when they come.
 pub(crate) async fn subscribe(
     session: &Session,
     uri: &str,
@@ -100,7 +100,7 @@ pub(crate) async fn subscribe(
         tracing::debug!("a subscription was acknowledged on a session that cannot be notified");
         return Ok(());
     }
-    (catalog.subscriptions).subscribe(&session.task_owner(cx), &cx.peer, uri)
+    (catalog.subscriptions).subscribe(&session.task_owner(cx), &cx.peer, uri, ctx)
 }
 
 pub(crate) fn unsubscribe(session: &Session, uri: &str, cx: &RequestContext<RoleServer>) {

@@ -8,10 +8,11 @@
 //! which keeps to that filter and tags each with the stream's subscription id; so does a tool
 //! list change, to the streams of the one owner whose search loaded a tool (Q1).
 //!
-//! A stream keeps the context it was opened with: each update of a resource is sent to it
-//! only if that context may still read the resource, its policy and scopes checked again then
-//! (a permission revoked after the stream opened stops its updates, A4). One update costs one
-//! check per stream subscribed to its resource, each within the time a send is given.
+//! A stream keeps the context it was opened with, and a session's subscription the context of
+//! the request that made it: each update of a resource is sent only if that context may still
+//! read the resource, its policy and scopes checked again then (a permission revoked after the
+//! subscription stops its updates, A4). One update costs one check per session or stream
+//! subscribed to its resource, each within the time a send is given.
 //!
 //! Bounded: a session or a stream holds at most [`MAX_PER_SESSION`] subscriptions and the
 //! server knows at most [`MAX_SESSIONS`] sessions and as many streams; a session whose
@@ -53,7 +54,9 @@ pub(crate) enum Changed {
 struct Watcher {
     session: String,
     peer: Peer<RoleServer>,
-    uris: Vec<String>,
+    /// The resources it subscribed to, each with the context of the request that subscribed,
+    /// on which each update is checked again.
+    uris: Vec<(String, Arc<Context>)>,
 }
 
 /// One open `subscriptions/listen` stream (2026-07-28).
@@ -169,12 +172,14 @@ impl Subscriptions {
         });
     }
 
-    /// Subscribes `session` to `uri`.
+    /// Subscribes `session` to `uri`, its updates checked on `ctx` (the context of the request
+    /// that subscribed; a subscription made again keeps the latest).
     pub(crate) fn subscribe(
         &self,
         session: &str,
         peer: &Peer<RoleServer>,
         uri: &str,
+        ctx: Context,
     ) -> Result<(), ErrorData> {
         self.listen(session, peer);
         self.with(|watchers| {
@@ -184,7 +189,8 @@ impl Subscriptions {
                     None,
                 ));
             };
-            if watcher.uris.iter().any(|held| held == uri) {
+            if let Some((_, held)) = watcher.uris.iter_mut().find(|(held, _)| held == uri) {
+                *held = Arc::new(ctx);
                 return Ok(());
             }
             if watcher.uris.len() >= MAX_PER_SESSION {
@@ -193,7 +199,7 @@ impl Subscriptions {
                     None,
                 ));
             }
-            watcher.uris.push(uri.to_owned());
+            watcher.uris.push((uri.to_owned(), Arc::new(ctx)));
             Ok(())
         })
     }
@@ -202,7 +208,7 @@ impl Subscriptions {
     pub(crate) fn unsubscribe(&self, session: &str, uri: &str) {
         self.with(|watchers| {
             if let Some(watcher) = watchers.iter_mut().find(|w| w.session == session) {
-                watcher.uris.retain(|held| held != uri);
+                watcher.uris.retain(|(held, _)| held != uri);
             }
         });
     }
@@ -211,26 +217,29 @@ impl Subscriptions {
     pub(crate) fn subscribers(&self, uri: &str) -> usize {
         let sessions = self.with(|watchers| {
             (watchers.iter())
-                .filter(|w| w.uris.iter().any(|held| held == uri))
+                .filter(|w| w.uris.iter().any(|(held, _)| held == uri))
                 .count()
         });
         sessions + self.sinks(|l| l.uris.iter().any(|held| held == uri)).len()
     }
 
     /// Sends `notifications/resources/updated` for `uri` (served by `resource`) to each
-    /// session and stream subscribed to it, a stream only if the context it was opened with
-    /// may read `resource` now; how many were sent.
+    /// session and stream subscribed to it, each only if the context it subscribed with may
+    /// read `resource` now; how many were sent.
     pub(crate) async fn updated(&self, uri: &str, resource: Option<&McpResource>) -> usize {
-        let peers: Vec<Peer<RoleServer>> = self.with(|watchers| {
+        let peers = self.with(|watchers| {
             watchers.retain(|w| !w.peer.is_transport_closed());
             (watchers.iter())
-                .filter(|w| w.uris.iter().any(|held| held == uri))
-                .map(|w| w.peer.clone())
-                .collect()
+                .filter_map(|w| {
+                    let (_, ctx) = w.uris.iter().find(|(held, _)| held == uri)?;
+                    Some((w.peer.clone(), Arc::clone(ctx)))
+                })
+                .collect::<Vec<_>>()
         });
-        let to_sessions = peers.into_iter().map(|peer| async move {
+        // A4: checked again for this update, within the time its send is given.
+        let to_sessions = peers.into_iter().map(|(peer, ctx)| async move {
             let param = ResourceUpdatedNotificationParam::new(uri);
-            peer.notify_resource_updated(param).await.is_ok()
+            readable(resource, &ctx).await && peer.notify_resource_updated(param).await.is_ok()
         });
         let streams = self.with_listeners(|listeners| {
             (listeners.iter())
@@ -238,7 +247,6 @@ impl Subscriptions {
                 .map(|l| (l.sink.clone(), Arc::clone(&l.ctx)))
                 .collect::<Vec<_>>()
         });
-        // A4: checked again for this update, within the time its send is given.
         let to_streams = streams.into_iter().map(|(sink, ctx)| async move {
             readable(resource, &ctx).await && delivered(sink.notify_resource_updated(uri).await)
         });
