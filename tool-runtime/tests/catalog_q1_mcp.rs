@@ -3,7 +3,8 @@
 //! of the caller's loaded it. A client that guesses a deferred tool's name gets the answer an
 //! unknown name gets, and nothing runs (A5); a search never returns a tool the caller's
 //! policies hide (A2); what a search loaded is its owner's: its session's over stdio, its
-//! `Authorization`'s on a stateless HTTP server.
+//! `Authorization`'s on a stateless HTTP server. On 2026-07-28 the owner hears of the change
+//! only on the `subscriptions/listen` stream it opened for it (M7).
 #![cfg(feature = "mcp")]
 
 mod support {
@@ -17,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use support::catalog::deferred;
 
-use raw_pipe::Raw;
+use raw_pipe::{Raw, meta_2026};
 use serde_json::{Value, json};
 use support::raw_http::RawConnection;
 use tool_runtime::mcp::{HttpOptions, McpNaming, McpServer};
@@ -197,6 +198,33 @@ async fn q1_mcp_hostile_searches_are_refused_clearly_and_load_nothing() {
     }
     let (list, _) = raw.request("tools/list", json!({})).await;
     assert_eq!(names(&list), ["clock", "search-tools"]);
+}
+
+/// Q1, M7 on 2026-07-28 over stdio: the session hears that its tool list changed only on the
+/// `subscriptions/listen` stream it opened asking for it (tagged with the stream's id), not
+/// unasked as a session of an earlier protocol does.
+#[tokio::test]
+async fn q1_m7_on_2026_07_28_a_load_is_told_on_the_listen_stream_only() {
+    let (server, _, _) = server(McpNaming::Declared);
+    let mut raw = Raw::unopened(server);
+    let meta = meta_2026("q1", json!({}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 100, "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": true}, "_meta": meta}}),
+    )
+    .await;
+    let ack = raw.next().await;
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true}),
+        "{ack}"
+    );
+    let search = json!({"name": "search-tools", "arguments": {"query": "weather"}, "_meta": meta});
+    let (found, notified) = raw.request("tools/call", search).await;
+    assert_eq!(found["result"]["isError"], false, "{found}");
+    let on_stream = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 100}}});
+    assert_eq!(notified, [on_stream]);
 }
 
 /// POSTs `message` to a stateless server as the holder of `token`.

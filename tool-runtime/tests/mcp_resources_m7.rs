@@ -4,7 +4,8 @@
 //! in `data`, SEP-2164); a template's variables are parsed as its typed parameters (S2),
 //! their violations answered and the reader not run; a reader's failure is redacted (E2);
 //! hostile URIs (huge, malformed, badly escaped) are clear protocol errors; subscriptions
-//! bring `notifications/resources/updated`, lists bring list-changed notifications. Raw
+//! bring `notifications/resources/updated` while the caller may still read the resource (A4),
+//! lists bring list-changed notifications. Raw
 //! JSON-RPC over a pipe, as a client sees it.
 #![cfg(feature = "mcp")]
 
@@ -12,7 +13,7 @@
 mod raw_pipe;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use raw_pipe::Raw;
@@ -309,6 +310,38 @@ async fn m7_subscriptions_bring_resource_updates() {
         .await;
     assert_eq!(unsubscribed["result"], json!({}), "{unsubscribed}");
     assert_eq!(server.resource_updated("docs://guide").await, 0);
+    assert!(raw.next_within(Duration::from_millis(200)).await.is_none());
+}
+
+/// M7, A4: a session's subscription is checked again at each update, on the context of the
+/// request that subscribed: once the policy no longer lets the caller read the resource (a
+/// flag flipped after it subscribed), its updates stop.
+#[tokio::test]
+async fn m7_a_permission_revoked_after_a_subscription_stops_its_updates() {
+    let revoked = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&revoked);
+    let server = McpServer::builder()
+        .resource(
+            McpResource::builder("docs://plan", "plan")
+                .available_fn(move |_ctx: &Context| {
+                    Ok::<_, ToolError>(!flag.load(Ordering::SeqCst))
+                })
+                .read(|_ctx: Context| async { Ok::<_, ToolError>("# Plan") })
+                .build(),
+        )
+        .build()
+        .expect("the server builds");
+    let mut raw = Raw::open(server.clone(), "2025-11-25").await;
+    let (subscribed, _) = raw
+        .request("resources/subscribe", json!({"uri": "docs://plan"}))
+        .await;
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    assert_eq!(server.resource_updated("docs://plan").await, 1);
+    let heard = raw.next_within(Duration::from_secs(5)).await;
+    assert_eq!(heard.expect("heard")["params"]["uri"], "docs://plan");
+
+    revoked.store(true, Ordering::SeqCst);
+    assert_eq!(server.resource_updated("docs://plan").await, 0);
     assert!(raw.next_within(Duration::from_millis(200)).await.is_none());
 }
 

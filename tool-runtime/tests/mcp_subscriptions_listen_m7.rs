@@ -5,21 +5,30 @@
 //! listen request's id); it gets only what it asked for (a prompt-list change reaches a
 //! stream that asked for it and no other), resource updates only of resources the caller may
 //! read (A5: a hidden resource is acknowledged as any URI, and never notified), and nothing of
-//! tools, whose list never changes. Closing the stream forgets it. Hostile filters (thousands
-//! of URIs, huge ones, a filter that is not an object) get a bounded acknowledgement or a
-//! clear `-32602`, never a panic.
+//! tools on a server whose tool list never changes; where a search loads a deferred tool (Q1),
+//! the streams of that search's owner, and no other's, hear that their tool list changed.
+//! A stream's caller is checked again at each resource update, on the context it opened the
+//! stream with: a permission revoked after it opened stops its updates. Closing the stream
+//! forgets it. Hostile filters (thousands of URIs, huge ones, a filter that
+//! is not an object) get a bounded acknowledgement or a clear `-32602`, never a panic.
 #![cfg(feature = "mcp")]
 
 mod support {
+    pub mod catalog;
     pub mod raw_http;
 }
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use support::catalog::deferred;
 use support::raw_http::RawConnection;
-use tool_runtime::mcp::{HttpOptions, HttpServer, McpPrompt, McpResource, McpServer, Message};
+use tool_runtime::mcp::{
+    HttpOptions, HttpServer, McpPrompt, McpRequest, McpResource, McpServer, Message,
+};
 use tool_runtime::{Context, ToolError};
 
 /// The `_meta` key of a stream's subscription id.
@@ -134,9 +143,9 @@ async fn until_listening(server: &McpServer, streams: usize) {
     panic!("{} streams open, not {streams}", server.listening());
 }
 
-/// M7 on 2026-07-28: the acknowledgement comes first and names what was agreed (tools, whose
-/// list never changes, left out); each message carries the stream's id; a prompt-list change
-/// reaches the stream that asked for it, not the one that did not.
+/// M7 on 2026-07-28: the acknowledgement comes first and names what was agreed (tools left
+/// out: this server's tool list never changes); each message carries the stream's id; a
+/// prompt-list change reaches the stream that asked for it, not the one that did not.
 #[tokio::test]
 async fn m7_a_listen_stream_is_acknowledged_tagged_and_gets_only_what_it_asked() {
     let (server, http) = serve().await;
@@ -279,5 +288,121 @@ async fn m7_one_caller_cannot_take_every_listen_stream() {
     other.acknowledged().await;
     until_listening(&server, 65).await;
     drop(open);
+    http.shutdown().await.expect("shuts down");
+}
+
+/// A 2026-07-28 `tools/call` of the search tool, finding the weather tools, as the holder of
+/// `authorization`: its result.
+async fn search(http: &HttpServer, authorization: &str) -> Value {
+    let call = json!({
+        "jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {
+            "name": "search-tools",
+            "arguments": {"query": "weather"},
+            "_meta": listen(0, json!({}))["params"]["_meta"].clone(),
+        },
+    });
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "search-tools"),
+        ("Authorization", authorization),
+    ];
+    let mut connection = RawConnection::open(http.local_addr()).await;
+    let response = connection.post(&headers, &call).await;
+    let answer = response.messages().into_iter().next();
+    answer.unwrap_or_else(|| panic!("an answer: {response:?}"))["result"].clone()
+}
+
+/// M7, Q1 on 2026-07-28: where a search can load a deferred tool, a stream is acknowledged
+/// the tool list changes it asked for; a search that loads one tells the streams of its owner
+/// (the holder of its `Authorization`) that asked, tagged with each stream's id, and not
+/// another caller's stream, whose list did not change; a search that loads nothing new tells
+/// no one.
+#[tokio::test]
+async fn m7_q1_a_search_that_loads_a_tool_tells_its_owners_listen_streams_only() {
+    let (weather, _) = deferred("get-weather", "Finds the weather forecast.", true);
+    let server = McpServer::builder().tool(weather).build().expect("builds");
+    let http = (server.clone())
+        .bind_http("127.0.0.1:0", HttpOptions::new())
+        .await
+        .expect("binds");
+    let asked = json!({"toolsListChanged": true});
+    let (_, mut alice) = Stream::open_as(&http, 51, asked.clone(), Some("Bearer alice")).await;
+    let ack = alice.acknowledged().await;
+    assert_eq!(ack["params"]["notifications"], asked, "{ack}");
+    let (_, mut bob) = Stream::open_as(&http, 52, asked.clone(), Some("Bearer bob")).await;
+    bob.acknowledged().await;
+    until_listening(&server, 2).await;
+
+    let found = search(&http, "Bearer alice").await;
+    assert_eq!(found["isError"], false, "{found}");
+    let heard = alice.next(Duration::from_secs(5)).await.expect("heard");
+    assert_eq!(
+        heard["method"], "notifications/tools/list_changed",
+        "{heard}"
+    );
+    assert_eq!(heard["params"]["_meta"][SUBSCRIPTION_ID], 51, "{heard}");
+    assert!(bob.next(QUIET).await.is_none(), "another caller's list");
+
+    let again = search(&http, "Bearer alice").await;
+    assert_eq!(again["isError"], false, "{again}");
+    assert!(alice.next(QUIET).await.is_none(), "nothing new was loaded");
+    http.shutdown().await.expect("shuts down");
+}
+
+/// Who made a request: its `Authorization` header, as the context function puts it.
+struct Caller(String);
+
+/// M7, A4 on 2026-07-28: each update is checked again for each stream's caller, on the
+/// context the stream was opened with: once the policy no longer lets Alice read the
+/// resource (a flag flipped after her stream opened), her stream hears no more of it, while
+/// Bob's, still allowed, does.
+#[tokio::test]
+async fn m7_a_permission_revoked_after_a_stream_opened_stops_its_updates() {
+    let revoked = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&revoked);
+    let allowed = move |ctx: &Context| {
+        let caller = ctx.get::<Caller>().map_or("", |caller| caller.0.as_str());
+        Ok::<_, ToolError>(caller == "Bearer bob" || !flag.load(Ordering::SeqCst))
+    };
+    let server = McpServer::builder()
+        .context(|request: McpRequest| {
+            let caller = request.header("authorization").unwrap_or("").to_owned();
+            async move { Ok::<_, ToolError>(Context::new().with(Caller(caller))) }
+        })
+        .resource(
+            McpResource::builder("docs://plan", "plan")
+                .available_fn(allowed)
+                .read(|_ctx: Context| async { Ok::<_, ToolError>("# Plan") })
+                .build(),
+        )
+        .build()
+        .expect("the server builds");
+    let http = (server.clone())
+        .bind_http("127.0.0.1:0", HttpOptions::new())
+        .await
+        .expect("binds");
+    let asked = json!({"resourceSubscriptions": ["docs://plan"]});
+    let (_, mut alice) = Stream::open_as(&http, 61, asked.clone(), Some("Bearer alice")).await;
+    alice.acknowledged().await;
+    let (_, mut bob) = Stream::open_as(&http, 62, asked, Some("Bearer bob")).await;
+    bob.acknowledged().await;
+    until_listening(&server, 2).await;
+    assert_eq!(server.resource_updated("docs://plan").await, 2);
+    for stream in [&mut alice, &mut bob] {
+        let heard = stream.next(Duration::from_secs(5)).await.expect("heard");
+        assert_eq!(heard["params"]["uri"], "docs://plan", "{heard}");
+    }
+
+    revoked.store(true, Ordering::SeqCst);
+    assert_eq!(
+        server.resource_updated("docs://plan").await,
+        1,
+        "Bob's only"
+    );
+    let heard = bob.next(Duration::from_secs(5)).await.expect("heard");
+    assert_eq!(heard["params"]["_meta"][SUBSCRIPTION_ID], 62, "{heard}");
+    assert!(alice.next(QUIET).await.is_none(), "revoked after it opened");
     http.shutdown().await.expect("shuts down");
 }

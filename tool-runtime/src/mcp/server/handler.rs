@@ -149,12 +149,14 @@ impl ServerHandler for Handler {
         Ok(())
     }
 
-    /// What a `subscriptions/listen` stream (2026-07-28, M7) is acknowledged of what it asked.
+    /// What a `subscriptions/listen` stream (2026-07-28, M7) is acknowledged of what it asked:
+    /// tool list changes only where a search can load a deferred tool (Q1).
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(listen::accepted(requested))
+        let tools_change = self.session.shared.deferred.is_some();
+        Some(listen::accepted(requested, tools_change))
     }
 
     /// A `subscriptions/listen` stream, open until the client closes it (M7).

@@ -10,7 +10,9 @@ use super::resources::subscriptions::Changed;
 impl McpServer {
     /// Tells each session subscribed to `uri` (`resources/subscribe`), and each
     /// `subscriptions/listen` stream that named it, that the resource changed
-    /// (`notifications/resources/updated`); returns how many were told. Sessions whose
+    /// (`notifications/resources/updated`); returns how many were told. Each is told only if
+    /// its caller may still read the resource: its policy and scopes are checked again, on the
+    /// context the stream was opened, or the subscription made, with. Sessions whose
     /// transport closed are forgotten; a session that ends with its request (stateless HTTP,
     /// protocol 2026-07-28) is never told.
     ///
@@ -18,7 +20,9 @@ impl McpServer {
     ///
     /// Dropping the future stops telling the sessions not told yet.
     pub async fn resource_updated(&self, uri: &str) -> usize {
-        self.shared.catalog.subscriptions.updated(uri).await
+        let catalog = &self.shared.catalog;
+        let resource = catalog.resource_for(uri).map(|(resource, _)| resource);
+        catalog.subscriptions.updated(uri, resource).await
     }
 
     /// Tells every session that listed resources that the list changed

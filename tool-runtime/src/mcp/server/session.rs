@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rmcp::model::ProtocolVersion;
 use rmcp::service::RequestContext;
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::{ErrorData, RoleServer};
 use tool_core::{Context, Outcome, OutcomeKind, Tool};
 
@@ -31,7 +32,9 @@ pub(crate) struct Session {
     /// Whether a request the server sends during a call can be answered (false for a
     /// stateless HTTP server, H6).
     pub(crate) sessions: bool,
-    /// Who owns the tasks this session makes when it serves one session (M5): its own id.
+    /// Who owns what this session leaves over stdio (tasks M5, loaded tools Q1): its own id.
+    /// An HTTP session is named by its `Mcp-Session-Id` ([`http_owner`]), which the HTTP
+    /// layer reads too; this id only names one whose request names none (an `initialize`).
     connection: Arc<str>,
     /// The level of log messages its client asked for (`logging/setLevel`, M8).
     pub(crate) log_level: super::logging::SessionLevel,
@@ -67,29 +70,29 @@ impl Session {
     /// that lasts: stdio, or a stateful HTTP server before 2026-07-28, which has no sessions
     /// over HTTP (a handler may serve one request only).
     pub(crate) fn lasts(&self, protocol: Option<&ProtocolVersion>) -> bool {
-        let modern = protocol.is_some_and(|version| *version >= ProtocolVersion::V_2026_07_28);
-        self.transport == McpTransport::Stdio || (self.sessions && !modern)
+        self.transport == McpTransport::Stdio || (self.sessions && !is_modern(protocol))
+    }
+
+    /// Whether notifications can reach this session later, unasked: one that lasts, on a
+    /// protocol before 2026-07-28. On 2026-07-28 a client hears of changes only on the
+    /// `subscriptions/listen` streams it opens, of only what it asked for there.
+    pub(crate) fn told_unasked(&self, protocol: Option<&ProtocolVersion>) -> bool {
+        self.lasts(protocol) && !is_modern(protocol)
     }
 
     /// Who owns what a request of `protocol` with the HTTP `parts` leaves (tasks, tools a
     /// search loaded): the session that lasts, else the holder of its `Authorization`, else
-    /// anyone.
+    /// anyone. An HTTP session is named as [`http_owner`] names it, so that the HTTP layer,
+    /// which reads a request before any session does, names the same owner.
     pub(crate) fn owner(
         &self,
         parts: Option<&http::request::Parts>,
         protocol: Option<&ProtocolVersion>,
     ) -> String {
-        if self.lasts(protocol) {
-            return self.connection.to_string();
-        }
-        let authorization = parts.and_then(|parts| parts.headers.get(http::header::AUTHORIZATION));
-        match authorization {
-            Some(value) => {
-                use sha2::Digest;
-                let digest = sha2::Sha256::digest(value.as_bytes());
-                format!("authorization-{}", base16ct::lower::encode_string(&digest))
-            }
-            None => ANYONE.to_owned(),
+        match self.transport {
+            McpTransport::Stdio => self.connection.to_string(),
+            McpTransport::Http => http_owner(self.sessions, parts, protocol)
+                .unwrap_or_else(|| self.connection.to_string()),
         }
     }
 
@@ -117,6 +120,43 @@ impl Session {
     }
 }
 
+/// Whether `protocol` is 2026-07-28 or later, which has no sessions.
+fn is_modern(protocol: Option<&ProtocolVersion>) -> bool {
+    protocol.is_some_and(|version| *version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Who owns what an HTTP request of `protocol` with `parts` leaves, on a server that keeps
+/// sessions (`sessions`) or not: where a session lasts (before 2026-07-28), the session its
+/// `Mcp-Session-Id` names (rmcp routes the request to that session, or refuses it); else the
+/// holder of its `Authorization` (a digest of it), else anyone. `None` for a request of a
+/// lasting session that names none: its `initialize`, which leaves nothing.
+///
+/// The HTTP layer asks it before rmcp reads the request (Z3, A5), each session after:
+/// both name the same owner.
+pub(crate) fn http_owner(
+    sessions: bool,
+    parts: Option<&http::request::Parts>,
+    protocol: Option<&ProtocolVersion>,
+) -> Option<String> {
+    let headers = parts.map(|parts| &parts.headers);
+    if sessions && !is_modern(protocol) {
+        let session = headers.and_then(|headers| headers.get(HEADER_SESSION_ID))?;
+        return Some(format!("http-session-{}", digest(session.as_bytes())));
+    }
+    Some(
+        match headers.and_then(|h| h.get(http::header::AUTHORIZATION)) {
+            Some(value) => format!("authorization-{}", digest(value.as_bytes())),
+            None => ANYONE.to_owned(),
+        },
+    )
+}
+
+/// The SHA-256 digest of `bytes`, in lowercase hex: an owner's key holds no credential.
+fn digest(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    base16ct::lower::encode_string(&sha2::Sha256::digest(bytes))
+}
+
 /// The context the HTTP layer built for a request (the guard rejected the request if it
 /// could not be built), from the request's parts.
 fn http_context(parts: Option<&http::request::Parts>) -> Result<Context, ErrorData> {
@@ -135,12 +175,7 @@ impl Session {
     /// The tool the server publishes as `name`, if `owner` may call it: a deferred tool no
     /// search of the owner's loaded is not (Q1, A5).
     pub(crate) fn tool_for(&self, name: &str, owner: &str) -> Option<&Tool> {
-        let at = *self.shared.by_name.get(name)?;
-        let deferred = self.shared.deferred.as_ref();
-        if deferred.is_some_and(|deferred| !deferred.loaded_for(owner, at)) {
-            return None;
-        }
-        self.shared.set.tools.get(at)
+        self.shared.tool_for(name, Some(owner))
     }
 
     /// `call_ctx`, holding the scope of a search when `tool` is the search tool: the
@@ -160,8 +195,10 @@ impl Session {
     }
 
     /// After a successful search of `owner`'s on `call_ctx` (its scope), loads the tools it
-    /// returned; tells the client its tool list changed when something was loaded and the
-    /// session lasts (protocols before 2026-07-28, whose clients read the notification).
+    /// returned. When something was loaded, tells the owner its tool list changed: its
+    /// session, when it lasts on a protocol before 2026-07-28 (whose clients read the
+    /// notification unasked), and on 2026-07-28 the `subscriptions/listen` streams it opened
+    /// asking for tool list changes (M7); no other caller's list changed.
     pub(crate) async fn load_found(
         &self,
         call_ctx: &Context,
@@ -186,10 +223,15 @@ impl Session {
             return;
         }
         if let Some(cx) = cx
-            && self.lasts(cx.protocol_version().as_ref())
+            && self.told_unasked(cx.protocol_version().as_ref())
             && let Err(error) = cx.peer.notify_tool_list_changed().await
         {
             tracing::debug!(%error, "the tool list's change could not be told to the client");
         }
+        // A stream is kept against its owner as `listen` keeps it: anonymous callers as none.
+        let streams = Some(owner).filter(|owner| *owner != ANYONE);
+        (self.shared.catalog.subscriptions)
+            .tools_changed(streams)
+            .await;
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{ServerConfig, Tool as McpTool};
 use tool_core::panic::CatchUnwind;
 use tool_core::policy::BoxFuture;
-use tool_core::{BoxError, Context};
+use tool_core::{BoxError, Context, Tool};
 
 use crate::agent::toolset::ToolSet;
 
@@ -50,6 +50,20 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// The tool published as `name`, if `owner` may call it: a deferred tool is only for an
+    /// owner a search of whose loaded it (Q1, A5); `None` names an owner the server cannot
+    /// tell, for whom none is loaded.
+    pub(crate) fn tool_for(&self, name: &str, owner: Option<&str>) -> Option<&Tool> {
+        let at = *self.by_name.get(name)?;
+        if let Some(deferred) = &self.deferred
+            && deferred.is_deferred(at)
+            && !owner.is_some_and(|owner| deferred.loaded_for(owner, at))
+        {
+            return None;
+        }
+        self.set.tools.get(at)
+    }
+
     /// The context of a request, from the application's context function given `request()`;
     /// a panic in it is contained. Without a context function the request is not even made
     /// (over HTTP that spares a copy of its headers), and the context is empty.

@@ -7,7 +7,8 @@
 //! (`notifications/subscriptions/acknowledged`, the stream's first message); [`serve`] then
 //! keeps the stream open in the server's [`Subscriptions`](super::super::resources::subscriptions::Subscriptions)
 //! until the client closes it. Each notification on it carries the stream's subscription id
-//! and is one the client asked for: rmcp's sink refuses any other.
+//! and is one the client asked for: rmcp's sink refuses any other. A tool list change goes
+//! only to the streams of the owner whose search loaded a deferred tool (Q1).
 
 use rmcp::ErrorData;
 use rmcp::model::SubscriptionFilter;
@@ -20,15 +21,18 @@ use crate::mcp::server::resources::subscriptions::{
 use crate::mcp::server::session::{ANYONE, Session};
 
 /// What the server agrees to send of what a stream `requested`: the list changes of its
-/// resources and prompts (its tools never change), and updates of at most
-/// [`MAX_PER_SESSION`] resources, each URI at most [`MAX_URI_LEN`] bytes and [`MAX_URI_BYTES`]
-/// in all, duplicates once.
+/// resources and prompts, of its tools when they can change (`tools_change`: a search can
+/// load a deferred tool, Q1), and updates of at most [`MAX_PER_SESSION`] resources, each URI
+/// at most [`MAX_URI_LEN`] bytes and [`MAX_URI_BYTES`] in all, duplicates once.
 ///
 /// A URI is acknowledged whether or not it names a resource the caller may read: saying
 /// which do would tell of a resource hidden from the caller (A5); only those it may read are
 /// ever notified ([`serve`]).
-pub(crate) fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
+pub(crate) fn accepted(requested: &SubscriptionFilter, tools_change: bool) -> SubscriptionFilter {
     let mut accepted = SubscriptionFilter::new();
+    accepted.tools_list_changed = requested
+        .tools_list_changed
+        .filter(|asked| *asked && tools_change);
     accepted.prompts_list_changed = requested.prompts_list_changed.filter(|asked| *asked);
     accepted.resources_list_changed = requested.resources_list_changed.filter(|asked| *asked);
     accepted.resource_subscriptions = (requested.resource_subscriptions.as_ref())
@@ -53,7 +57,8 @@ pub(crate) fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
 
 /// Serves one acknowledged stream until the client closes it (or cancels its request): its
 /// resource updates are those of the acknowledged URIs that name a resource the caller may
-/// read now, its list changes those it asked for.
+/// read now, and still may when the update comes (checked then, on this request's context);
+/// its list changes those it asked for.
 ///
 /// # Errors
 ///
@@ -88,7 +93,7 @@ pub(crate) async fn serve(
     let owner = Some(session.task_owner(cx)).filter(|owner| owner != ANYONE);
     let Some(key) = catalog
         .subscriptions
-        .open(owner, subscription.sink().clone(), readable)
+        .open(owner, subscription.sink().clone(), readable, ctx)
     else {
         tracing::warn!("a subscriptions/listen stream was refused: too many are open");
         return Err(ErrorData::internal_error(

@@ -4,14 +4,13 @@
 
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResult,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use tool_core::Context;
 
-use crate::mcp::server::request::McpTransport;
 use crate::mcp::server::resources::serve::MAX_URI_LEN;
 use crate::mcp::server::session::Session;
 use crate::mcp::server::{completion, prompts, resources};
@@ -32,10 +31,7 @@ fn version(cx: &RequestContext<RoleServer>) -> Option<String> {
 /// a client hears of changes only on the `subscriptions/listen` streams it opens, of only
 /// what it asked for there (`listen`).
 fn lasting(session: &Session, cx: &RequestContext<RoleServer>) -> bool {
-    let modern = cx
-        .protocol_version()
-        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-    !modern && (session.transport == McpTransport::Stdio || session.sessions)
+    session.told_unasked(cx.protocol_version().as_ref())
 }
 
 /// Remembers the session to tell it when a list changes, when it can be told.
@@ -75,7 +71,7 @@ pub(crate) async fn read_resource(
 }
 
 /// `resources/subscribe`: only to a resource the caller could read now (A5: another URI is
-/// not found).
+/// not found); its updates are checked again on this request's context when they come.
 pub(crate) async fn subscribe(
     session: &Session,
     uri: &str,
@@ -104,7 +100,7 @@ pub(crate) async fn subscribe(
         tracing::debug!("a subscription was acknowledged on a session that cannot be notified");
         return Ok(());
     }
-    (catalog.subscriptions).subscribe(&session.task_owner(cx), &cx.peer, uri)
+    (catalog.subscriptions).subscribe(&session.task_owner(cx), &cx.peer, uri, ctx)
 }
 
 pub(crate) fn unsubscribe(session: &Session, uri: &str, cx: &RequestContext<RoleServer>) {

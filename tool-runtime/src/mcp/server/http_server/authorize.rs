@@ -1,7 +1,9 @@
 //! The protected resource's part of the guard (Z1–Z3): its metadata served, the bearer token
 //! taken from the `Authorization` header and verified (`401` otherwise), and, for a server
 //! whose tools declare scopes, a `tools/call` whose token lacks one answered `403` before rmcp
-//! reads it, by the one scope check of a call (`call::scopes`).
+//! reads it, by the one scope check of a call (`call::scopes`). Only a tool the caller may see
+//! is challenged: a hidden one, or a deferred one not loaded for the caller, goes on to get the
+//! answer a name the server does not hold gets (A5).
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -12,12 +14,14 @@ use axum::response::{IntoResponse, Response};
 use http::header::AUTHORIZATION;
 use http::request::Parts;
 use http::{HeaderMap, Method};
+use rmcp::model::ProtocolVersion;
 use serde::Deserialize;
-use tool_core::Context;
+use tool_core::{Context, Tool};
 
 use super::refusal::Refusal;
 use crate::call::scopes::{self, Granted};
 use crate::mcp::server::auth::{Authorization, Challenge, Claims};
+use crate::mcp::server::session::http_owner;
 use crate::mcp::server::shared::Shared;
 
 /// What the guard holds for a protected server.
@@ -27,11 +31,14 @@ pub(super) struct Authorizer {
     metadata_paths: Vec<String>,
     /// Whether a tool declares scopes: only then are `tools/call` bodies read here.
     scoped: bool,
+    /// Whether the server keeps sessions: who owns a request's loaded tools depends on it.
+    sessions: bool,
 }
 
 impl Authorizer {
-    /// The authorizer of `auth` on a server serving MCP at `served`, holding `shared`'s tools.
-    pub(super) fn new(auth: Authorization, served: &str, shared: &Shared) -> Self {
+    /// The authorizer of `auth` on a server serving MCP at `served`, holding `shared`'s tools,
+    /// keeping sessions or not (`sessions`).
+    pub(super) fn new(auth: Authorization, served: &str, shared: &Shared, sessions: bool) -> Self {
         Self {
             metadata_paths: auth.metadata_paths(served),
             scoped: shared
@@ -39,6 +46,7 @@ impl Authorizer {
                 .tools
                 .iter()
                 .any(|tool| !tool.scopes().is_empty()),
+            sessions,
             auth,
         }
     }
@@ -82,7 +90,8 @@ impl Authorizer {
 
     /// For a server whose tools declare scopes, reads a POST's body (at most `max_body`
     /// bytes) and answers `403 insufficient_scope` to a `tools/call` whose token (behind
-    /// `ctx`) lacks a scope of its tool (Z3); the body otherwise, to be served.
+    /// `ctx`) lacks a scope of a tool the caller may see (Z3, [`challenged`]); the body
+    /// otherwise, to be served.
     pub(super) async fn check_scopes(
         &self,
         shared: &Shared,
@@ -97,19 +106,23 @@ impl Authorizer {
         let Ok(bytes) = to_bytes(body, max_body).await else {
             return Err(Refusal::TooLarge.into_response());
         };
+        let called = called_tools(&bytes);
+        // Q1: who owns the tools the caller's searches loaded, named as its session names it.
+        let owner = (!called.is_empty())
+            .then(|| {
+                http_owner(
+                    self.sessions,
+                    Some(parts),
+                    protocol(&parts.headers).as_ref(),
+                )
+            })
+            .flatten();
         let mut needed = BTreeSet::new();
         let mut ordered = Vec::new();
-        for name in called_tools(&bytes) {
-            let Some(tool) = shared
-                .by_name
-                .get(name.as_ref())
-                .map(|&i| &shared.set.tools[i])
-            else {
+        for name in &called {
+            let Some(tool) = challenged(shared, ctx, name, owner.as_deref()).await else {
                 continue;
             };
-            if scopes::missing(tool, ctx).is_empty() {
-                continue;
-            }
             // Every scope the call needs, not only those missing: the client asks for them all.
             for scope in tool.scopes() {
                 if needed.insert(scope.clone()) {
@@ -123,6 +136,48 @@ impl Authorizer {
         tracing::info!(scopes = ?ordered, "MCP call refused: its token lacks a scope the tool needs");
         Err(self.auth.challenge(&Challenge::InsufficientScope(ordered)))
     }
+}
+
+/// The tool a `tools/call` of `name` is challenged for (Z3): one the caller may see, whose
+/// token (behind `ctx`) lacks a scope of it. A name the server does not hold, a deferred tool
+/// no search of `owner`'s loaded (Q1), and a tool whose policy hides it from the caller (a
+/// policy that fails hides it) are not: their call goes on, to be answered as a name the
+/// server does not hold (A5), so that a `403` never tells that a hidden tool exists, nor
+/// what it needs. A policy that reads the token's scopes hides its tool from a token without
+/// them, and step-up cannot reveal it: the application chose to hide it, not to ask for more.
+/// The policy runs only for a call about to be challenged, once more before the call is
+/// refused: a call that goes on pays nothing here.
+async fn challenged<'s>(
+    shared: &'s Shared,
+    ctx: &Context,
+    name: &str,
+    owner: Option<&str>,
+) -> Option<&'s Tool> {
+    let tool = shared.tool_for(name, owner)?;
+    if scopes::missing(tool, ctx).is_empty() {
+        return None;
+    }
+    match tool.available(ctx).await {
+        Ok(visible) => visible.then_some(tool),
+        Err(error) => {
+            tracing::debug!(
+                tool = tool.name(),
+                error = %error,
+                "an availability policy failed while a call's scopes were checked; the tool \
+                 is answered as unknown"
+            );
+            None
+        }
+    }
+}
+
+/// The protocol version a request's `MCP-Protocol-Version` header names, when the server
+/// knows it.
+fn protocol(headers: &HeaderMap) -> Option<ProtocolVersion> {
+    let named = headers.get("mcp-protocol-version")?.to_str().ok()?;
+    (ProtocolVersion::KNOWN_VERSIONS.iter())
+        .find(|known| known.as_str() == named)
+        .cloned()
 }
 
 /// The one bearer token of `headers`, or why there is none to check.

@@ -154,8 +154,9 @@ pub(crate) fn spawn(
             retry_after: SessionBounds::retry_after(options.session_idle_timeout),
             max_body: config.max_request_body_bytes,
         }),
-        auth: (options.authorization.clone())
-            .map(|auth| authorize::Authorizer::new(auth, &options.path, &shared)),
+        auth: (options.authorization.clone()).map(|auth| {
+            authorize::Authorizer::new(auth, &options.path, &shared, !options.stateless)
+        }),
         max_body: config.max_request_body_bytes,
     });
     let stateless = options.stateless;

@@ -5,21 +5,32 @@
 //!
 //! On 2026-07-28 the same notifications go to each open `subscriptions/listen` stream
 //! (SEP-2575) whose acknowledged filter asked for them, through rmcp's [`SubscriptionSink`],
-//! which keeps to that filter and tags each with the stream's subscription id.
+//! which keeps to that filter and tags each with the stream's subscription id; so does a tool
+//! list change, to the streams of the one owner whose search loaded a tool (Q1).
+//!
+//! A stream keeps the context it was opened with, and a session's subscription the context of
+//! the request that made it: each update of a resource is sent only if that context may still
+//! read the resource, its policy and scopes checked again then (a permission revoked after the
+//! subscription stops its updates, A4). One update costs one check per session or stream
+//! subscribed to its resource, each within the time a send is given.
 //!
 //! Bounded: a session or a stream holds at most [`MAX_PER_SESSION`] subscriptions and the
 //! server knows at most [`MAX_SESSIONS`] sessions and as many streams; a session whose
 //! transport closed is forgotten at the next notification, a stream when it ends.
 
 use std::future::Future;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::join_all;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::{SubscriptionSendError, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer};
+use tool_core::Context;
+
+use super::McpResource;
+use crate::mcp::server::catalog::offered;
 
 /// The most subscriptions one session may hold.
 pub(crate) const MAX_PER_SESSION: usize = 256;
@@ -43,7 +54,9 @@ pub(crate) enum Changed {
 struct Watcher {
     session: String,
     peer: Peer<RoleServer>,
-    uris: Vec<String>,
+    /// The resources it subscribed to, each with the context of the request that subscribed,
+    /// on which each update is checked again.
+    uris: Vec<(String, Arc<Context>)>,
 }
 
 /// One open `subscriptions/listen` stream (2026-07-28).
@@ -55,8 +68,10 @@ struct Listener {
     /// rmcp's sink of the stream: it sends only what the stream's filter accepted.
     sink: SubscriptionSink,
     /// The resources whose updates the stream gets: those of its filter the caller could
-    /// read when it opened.
+    /// read when it opened, and can read still when an update comes.
     uris: Vec<String>,
+    /// The context the stream was opened with, on which each update is checked again.
+    ctx: Arc<Context>,
 }
 
 /// The key of an open stream, to forget it when it ends.
@@ -89,14 +104,17 @@ impl Subscriptions {
     }
 
     /// Opens a `subscriptions/listen` stream of `owner`'s that sends through `sink`, with
-    /// updates of `uris` (at most [`MAX_PER_SESSION`] kept); `None` when the server already
-    /// holds [`MAX_SESSIONS`] streams, or a known `owner` [`MAX_STREAMS_PER_OWNER`].
+    /// updates of `uris` (at most [`MAX_PER_SESSION`] kept) that `ctx` may read when they
+    /// come; `None` when the server already holds [`MAX_SESSIONS`] streams, or a known
+    /// `owner` [`MAX_STREAMS_PER_OWNER`].
     pub(crate) fn open(
         &self,
         owner: Option<String>,
         sink: SubscriptionSink,
         mut uris: Vec<String>,
+        ctx: Context,
     ) -> Option<ListenerKey> {
+        let ctx = Arc::new(ctx);
         uris.truncate(MAX_PER_SESSION);
         let key = self.next_key.fetch_add(1, Ordering::Relaxed);
         self.with_listeners(|listeners| {
@@ -112,6 +130,7 @@ impl Subscriptions {
                     owner,
                     sink,
                     uris,
+                    ctx,
                 });
                 ListenerKey(key)
             })
@@ -153,12 +172,14 @@ impl Subscriptions {
         });
     }
 
-    /// Subscribes `session` to `uri`.
+    /// Subscribes `session` to `uri`, its updates checked on `ctx` (the context of the request
+    /// that subscribed; a subscription made again keeps the latest).
     pub(crate) fn subscribe(
         &self,
         session: &str,
         peer: &Peer<RoleServer>,
         uri: &str,
+        ctx: Context,
     ) -> Result<(), ErrorData> {
         self.listen(session, peer);
         self.with(|watchers| {
@@ -168,7 +189,8 @@ impl Subscriptions {
                     None,
                 ));
             };
-            if watcher.uris.iter().any(|held| held == uri) {
+            if let Some((_, held)) = watcher.uris.iter_mut().find(|(held, _)| held == uri) {
+                *held = Arc::new(ctx);
                 return Ok(());
             }
             if watcher.uris.len() >= MAX_PER_SESSION {
@@ -177,7 +199,7 @@ impl Subscriptions {
                     None,
                 ));
             }
-            watcher.uris.push(uri.to_owned());
+            watcher.uris.push((uri.to_owned(), Arc::new(ctx)));
             Ok(())
         })
     }
@@ -186,7 +208,7 @@ impl Subscriptions {
     pub(crate) fn unsubscribe(&self, session: &str, uri: &str) {
         self.with(|watchers| {
             if let Some(watcher) = watchers.iter_mut().find(|w| w.session == session) {
-                watcher.uris.retain(|held| held != uri);
+                watcher.uris.retain(|(held, _)| held != uri);
             }
         });
     }
@@ -195,29 +217,39 @@ impl Subscriptions {
     pub(crate) fn subscribers(&self, uri: &str) -> usize {
         let sessions = self.with(|watchers| {
             (watchers.iter())
-                .filter(|w| w.uris.iter().any(|held| held == uri))
+                .filter(|w| w.uris.iter().any(|(held, _)| held == uri))
                 .count()
         });
         sessions + self.sinks(|l| l.uris.iter().any(|held| held == uri)).len()
     }
 
-    /// Sends `notifications/resources/updated` for `uri` to each session and stream
-    /// subscribed to it; how many were sent.
-    pub(crate) async fn updated(&self, uri: &str) -> usize {
-        let peers: Vec<Peer<RoleServer>> = self.with(|watchers| {
+    /// Sends `notifications/resources/updated` for `uri` (served by `resource`) to each
+    /// session and stream subscribed to it, each only if the context it subscribed with may
+    /// read `resource` now; how many were sent.
+    pub(crate) async fn updated(&self, uri: &str, resource: Option<&McpResource>) -> usize {
+        let peers = self.with(|watchers| {
             watchers.retain(|w| !w.peer.is_transport_closed());
             (watchers.iter())
-                .filter(|w| w.uris.iter().any(|held| held == uri))
-                .map(|w| w.peer.clone())
-                .collect()
+                .filter_map(|w| {
+                    let (_, ctx) = w.uris.iter().find(|(held, _)| held == uri)?;
+                    Some((w.peer.clone(), Arc::clone(ctx)))
+                })
+                .collect::<Vec<_>>()
         });
-        let to_sessions = peers.into_iter().map(|peer| async move {
+        // A4: checked again for this update, within the time its send is given.
+        let to_sessions = peers.into_iter().map(|(peer, ctx)| async move {
             let param = ResourceUpdatedNotificationParam::new(uri);
-            peer.notify_resource_updated(param).await.is_ok()
+            readable(resource, &ctx).await && peer.notify_resource_updated(param).await.is_ok()
         });
-        let streams = self.sinks(|l| l.uris.iter().any(|held| held == uri));
-        let to_streams = (streams.into_iter())
-            .map(|sink| async move { delivered(sink.notify_resource_updated(uri).await) });
+        let streams = self.with_listeners(|listeners| {
+            (listeners.iter())
+                .filter(|l| l.uris.iter().any(|held| held == uri))
+                .map(|l| (l.sink.clone(), Arc::clone(&l.ctx)))
+                .collect::<Vec<_>>()
+        });
+        let to_streams = streams.into_iter().map(|(sink, ctx)| async move {
+            readable(resource, &ctx).await && delivered(sink.notify_resource_updated(uri).await)
+        });
         all_within(to_sessions).await + all_within(to_streams).await
     }
 
@@ -251,6 +283,19 @@ impl Subscriptions {
         });
         all_within(to_sessions).await + all_within(to_streams).await
     }
+
+    /// Sends `notifications/tools/list_changed` to each stream of `owner`'s that asked for it
+    /// (`None`: the anonymous callers', who share what their searches load): a search of the
+    /// owner's loaded a deferred tool, which changed that owner's list and no one else's
+    /// (Q1). How many were sent.
+    pub(crate) async fn tools_changed(&self, owner: Option<&str>) -> usize {
+        let asked = |l: &Listener| {
+            l.owner.as_deref() == owner && l.sink.accepted().tools_list_changed == Some(true)
+        };
+        let sends = (self.sinks(asked).into_iter())
+            .map(|sink| async move { delivered(sink.notify_tool_list_changed().await) });
+        all_within(sends).await
+    }
 }
 
 /// How long one notification may wait on its client: a client that stops reading its stream
@@ -267,6 +312,25 @@ async fn all_within<F: Future<Output = bool>>(sends: impl IntoIterator<Item = F>
     (join_all(timed).await.into_iter())
         .filter(|sent| *sent)
         .count()
+}
+
+/// Whether the caller behind `ctx` may read `resource` now: its scopes and its policy (A4); a
+/// policy that fails lets nothing through, and is logged.
+async fn readable(resource: Option<&McpResource>, ctx: &Context) -> bool {
+    let Some(resource) = resource else {
+        return false;
+    };
+    match offered(resource.policy(), resource.scopes(), ctx).await {
+        Ok(readable) => readable,
+        Err(error) => {
+            tracing::error!(
+                error = %error,
+                "an availability policy failed while a resource update was checked; the \
+                 update is not sent"
+            );
+            false
+        }
+    }
 }
 
 /// Whether a stream's notification went out; a stream that ended meanwhile is no failure
