@@ -55,13 +55,23 @@ mod tests {
     fn m9_a_call_is_told_its_handler_continues_as_a_task_and_a_call_inside_it_is_not() {
         let told = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&told);
-        let ctx = Context::new().for_call("c1", "purge").with_task_start(Arc::new(move || {
-            counter.fetch_add(1, Ordering::SeqCst);
-        }));
+        let ctx = Context::new()
+            .for_call("c1", "purge")
+            .with_task_start(Arc::new(move || {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }));
         ctx.child().continue_as_task();
-        assert_eq!(told.load(Ordering::SeqCst), 1, "a child context is the same call");
+        assert_eq!(
+            told.load(Ordering::SeqCst),
+            1,
+            "a child context is the same call"
+        );
         ctx.for_call("c2", "inner").continue_as_task();
-        assert_eq!(told.load(Ordering::SeqCst), 1, "a call inside the call is another call");
+        assert_eq!(
+            told.load(Ordering::SeqCst),
+            1,
+            "a call inside the call is another call"
+        );
         Context::new().continue_as_task();
     }
 }

@@ -54,7 +54,10 @@ type Cancelled = Arc<AtomicUsize>;
 fn server(cancelled: &Cancelled) -> McpServer {
     let purge = Tool::builder("purge", "Asks who is asking, then purges.")
         .handler(|ctx: Context, args: Purge| async move {
-            let name = match ctx.elicit_named::<Named>("user_name", "Who is asking?").await {
+            let name = match ctx
+                .elicit_named::<Named>("user_name", "Who is asking?")
+                .await
+            {
                 Ok(Elicited::Accepted(named)) => named.name,
                 other => return Err(ToolError::new(format!("no name: {other:?}"))),
             };
@@ -93,7 +96,9 @@ fn server(cancelled: &Cancelled) -> McpServer {
     // run that its question ended.
     let careless = Tool::builder("careless", "Asks, then goes on as a task regardless.")
         .handler(|ctx: Context, _args: Purge| async move {
-            let _ = ctx.elicit_named::<Named>("user_name", "Who is asking?").await;
+            let _ = ctx
+                .elicit_named::<Named>("user_name", "Who is asking?")
+                .await;
             ctx.continue_as_task();
             Ok::<_, ToolError>("done")
         })
@@ -243,7 +248,10 @@ async fn m9_cancelling_the_task_a_call_became_reaches_its_handler() {
     let arguments = json!({});
     let asked = raw.asked_name("slow-purge", &arguments).await;
     let answered = raw.answer_name("slow-purge", &arguments, &asked).await;
-    let task = answered["result"]["taskId"].as_str().expect("a task").to_owned();
+    let task = answered["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
     raw.request("tasks/cancel", json!({"taskId": task})).await;
     raw.until(&task, |t| t["status"] == "cancelled").await;
     for _ in 0..500 {

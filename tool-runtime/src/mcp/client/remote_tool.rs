@@ -225,7 +225,9 @@ impl Connection {
                 }
                 // M5: a task of the Tasks extension (2026-07-28), awaited.
                 Ok(CallToolResponse::Task(created)) => {
-                    return (self.await_extension_task(ctx, (tool, &args), &created.task).await)
+                    return (self
+                        .await_extension_task(ctx, (tool, &args), &created.task)
+                        .await)
                         .map_err(Plain::Failed);
                 }
                 Ok(_) => return Err(unsupported("a result of an unknown kind")),

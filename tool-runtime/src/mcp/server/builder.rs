@@ -1,8 +1,8 @@
 //! [`McpServerBuilder`]: a server's tools, context function and identity, checked all at once
 //! by [`McpServerBuilder::build`] before anything is served.
 
-use std::collections::{HashMap, HashSet};
 use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
