@@ -449,8 +449,8 @@ impl Context {
     /// # Errors
     ///
     /// As [`Context::elicit`]; [`ElicitError::Key`] when `key` is not 1 to 64 ASCII letters,
-    /// digits, `_`, `-` and `.` ([`check_key`](crate::elicit::check_key)), or names another
-    /// question of the call.
+    /// digits, `_`, `-` and `.`, has the form `question-N`, which unnamed questions get
+    /// ([`check_key`](crate::elicit::check_key)), or names another question of the call.
     pub async fn elicit_named<T: Schema>(
         &self,
         key: &str,

@@ -44,8 +44,14 @@ pub trait Elicitor: Send + Sync {
 /// The longest name a question may have ([`check_key`]).
 pub const MAX_KEY_LEN: usize = 64;
 
+/// The start of the names a transport gives the questions their handler did not name
+/// (`question-0`, `question-1`, …): a handler cannot choose one ([`check_key`]).
+pub const UNNAMED_KEY_PREFIX: &str = "question-";
+
 /// Whether `key` can name a question: 1 to [`MAX_KEY_LEN`] ASCII letters, digits, `_`, `-`
-/// and `.`, which every transport carries as they are.
+/// and `.`, which every transport carries as they are, and not a name of the form
+/// `question-N`, which unnamed questions get (so that no two questions of a call share a
+/// name, M10).
 ///
 /// # Errors
 ///
@@ -56,6 +62,15 @@ pub fn check_key(key: &str) -> Result<(), ElicitError> {
         return Err(ElicitError::Key {
             key: crate::violation::preview_str(key),
             reason: "a question's name is 1 to 64 ASCII letters, digits, `_`, `-` and `.`",
+        });
+    }
+    let unnamed = key
+        .strip_prefix(UNNAMED_KEY_PREFIX)
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if unnamed {
+        return Err(ElicitError::Key {
+            key: key.to_owned(),
+            reason: "names of the form `question-N` are given to unnamed questions: choose another",
         });
     }
     Ok(())

@@ -143,7 +143,7 @@ impl Context {
     /// # Errors
     ///
     /// As [`Context::roots`]; [`RootsError::Key`] when `key` is not 1 to 64 ASCII letters,
-    /// digits, `_`, `-` and `.`.
+    /// digits, `_`, `-` and `.`, or has the form `question-N`, which unnamed questions get.
     pub async fn roots_named(&self, key: &str) -> Result<Vec<Root>, RootsError> {
         crate::elicit::check_key(key)
             .map_err(|_| RootsError::Key(crate::violation::preview_str(key)))?;

@@ -243,16 +243,18 @@ impl Context {
     /// # Errors
     ///
     /// As [`Context::sample`]; [`SampleError::Request`] when `key` is not 1 to 64 ASCII
-    /// letters, digits, `_`, `-` and `.`.
+    /// letters, digits, `_`, `-` and `.`, or has the form `question-N`, which unnamed
+    /// questions get.
     pub async fn sample_named(
         &self,
         key: &str,
         request: SamplingRequest,
     ) -> Result<SamplingAnswer, SampleError> {
-        crate::elicit::check_key(key).map_err(|_| {
-            SampleError::Request(
-                "a request's name is 1 to 64 ASCII letters, digits, `_`, `-` and `.`",
-            )
+        crate::elicit::check_key(key).map_err(|error| {
+            SampleError::Request(match error {
+                crate::elicit::ElicitError::Key { reason, .. } => reason,
+                _ => "a request's name is 1 to 64 ASCII letters, digits, `_`, `-` and `.`",
+            })
         })?;
         self.sample_as(Some(key), request).await
     }

@@ -1,8 +1,8 @@
 //! M10: a handler names its question (`ctx.elicit_named::<T>("user_name", …)`), and on
 //! 2026-07-28 that name is the key of the input request the server sends back in its answer
 //! (`inputRequests`), the key the client answers under (`inputResponses`). An unnamed question
-//! keeps the server's own key; a name that breaks the rules, or names another question of the
-//! call, is refused to the handler.
+//! keeps the server's own key; a name that breaks the rules, takes the form of the server's own
+//! keys (`question-N`), or names another question of the call, is refused to the handler.
 #![cfg(feature = "mcp")]
 
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ClientCapabilities, InputResponses};
@@ -121,6 +121,7 @@ async fn m10_a_handler_names_its_input_request() {
         .tool(asking("named", Some("user_name")))
         .tool(asking("unnamed", None))
         .tool(asking("badly-named", Some("user name?")))
+        .tool(asking("server-named", Some("question-1")))
         .tool(twice())
         .build()
         .expect("built");
@@ -136,7 +137,13 @@ async fn m10_a_handler_names_its_input_request() {
     let unanswered = ask(&client, "named", "user_name", "question-0").await;
     assert!(unanswered.starts_with("no name"), "{unanswered}");
 
-    for (tool, why) in [("badly-named", "ASCII"), ("twice", "another question")] {
+    // A name of the form unnamed questions get could give two questions one key.
+    let cases = [
+        ("badly-named", "ASCII"),
+        ("server-named", "unnamed questions"),
+        ("twice", "another question"),
+    ];
+    for (tool, why) in cases {
         let answer = (client.peer())
             .call_tool_once(CallToolRequestParams::new(tool))
             .await;
