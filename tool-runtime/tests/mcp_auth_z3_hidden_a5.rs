@@ -49,6 +49,15 @@ fn tool(
         })
 }
 
+/// How often the policy of `audit-tickets` ran.
+static AUDIT_CHECKS: AtomicUsize = AtomicUsize::new(0);
+
+/// The policy of `audit-tickets`: counted, and hiding it from everyone.
+fn audited(_ctx: &Context) -> bool {
+    AUDIT_CHECKS.fetch_add(1, Ordering::SeqCst);
+    false
+}
+
 /// Whether the token behind `ctx` holds the administrators' scope: a policy that reads it.
 fn is_admin(ctx: &Context) -> bool {
     ctx.get::<Claims>()
@@ -87,6 +96,7 @@ async fn protected(options: HttpOptions, step_up: bool) -> Protected {
         .tool(tool("close-ticket", "tickets:write", &runs, |_| true).build())
         .tool(tool("purge-tickets", ADMIN, &runs, |_| false).build())
         .tool(tool("escalate", ADMIN, &runs, is_admin).build())
+        .tool(tool("audit-tickets", ADMIN, &runs, audited).build())
         .tool(
             (tool("archive-tickets", "tickets:write", &runs, |_| true).deferred_loading()).build(),
         )
@@ -242,6 +252,25 @@ async fn q1_z3_with_sessions_a_loaded_deferred_tool_is_challenged_in_its_session
     );
     let answered = answer(&server.call(&reader, Some(&other), "archive-tickets").await);
     assert_eq!(answered, unknown);
+    assert_eq!(server.runs.load(Ordering::SeqCst), 0, "nothing ran");
+    server.http.shutdown().await.expect("stops");
+}
+
+/// Z3, A5: a batch that calls one scoped tool thousands of times runs its policy once in the
+/// HTTP layer, not once a call: a request cannot make the server pay for a policy more often
+/// than it names tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn z3_a_batch_naming_one_tool_many_times_runs_its_policy_once() {
+    let server = protected(HttpOptions::new().stateless().json_answers(), false).await;
+    let reader = server.token("tickets:read", "batcher");
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "audit-tickets", "arguments": {}}});
+    let batch = Value::Array(vec![call; 5_000]);
+    let before = AUDIT_CHECKS.load(Ordering::SeqCst);
+    let answered = server.post(&reader, None, &batch).await;
+    assert_ne!(answered.status, 403, "{answered:?}");
+    let checks = AUDIT_CHECKS.load(Ordering::SeqCst) - before;
+    assert!(checks <= 1, "the policy ran {checks} times for one request");
     assert_eq!(server.runs.load(Ordering::SeqCst), 0, "nothing ran");
     server.http.shutdown().await.expect("stops");
 }

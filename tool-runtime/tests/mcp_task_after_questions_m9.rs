@@ -38,6 +38,10 @@ struct Named {
     name: String,
 }
 
+/// A question with nothing to fill in: a yes or a no.
+#[derive(Schema, Debug)]
+struct Nothing {}
+
 /// A yes or no.
 #[derive(Schema, Debug)]
 struct Confirmed {
@@ -107,6 +111,12 @@ fn server(cancelled: &Cancelled) -> McpServer {
         .tool(purge)
         .tool(slow)
         .tool(careless)
+        .tool(at_once("asks-then-goes-on", true))
+        .tool(at_once("goes-on-then-asks", false))
+        .task_support("asks-then-goes-on", TaskSupport::Required)
+        .questions_before_task("asks-then-goes-on")
+        .task_support("goes-on-then-asks", TaskSupport::Required)
+        .questions_before_task("goes-on-then-asks")
         .task_support("careless", TaskSupport::Required)
         .questions_before_task("careless")
         .task_support("purge", TaskSupport::Required)
@@ -115,6 +125,31 @@ fn server(cancelled: &Cancelled) -> McpServer {
         .questions_before_task("slow-purge")
         .build()
         .expect("built")
+}
+
+/// A tool that asks `first` and says it goes on as a task in one poll (`join!`), the question
+/// first when `ask_first`; then it asks `then` and says what it got.
+fn at_once(name: &'static str, ask_first: bool) -> Tool {
+    Tool::builder(name, "Asks and goes on as a task at once.")
+        .handler(move |ctx: Context, _args: Purge| async move {
+            let goes_on = async { ctx.continue_as_task() };
+            let asked = ctx.elicit_named::<Named>("first", "The first name?");
+            let first = if ask_first {
+                tokio::join!(asked, goes_on).0
+            } else {
+                tokio::join!(goes_on, asked).1
+            };
+            let Ok(Elicited::Accepted(first)) = first else {
+                return Ok::<_, ToolError>(format!("no first: {first:?}"));
+            };
+            let then = ctx.elicit_named::<Named>("then", "The next name?").await;
+            let then = match then {
+                Ok(Elicited::Accepted(then)) => then.name,
+                other => format!("{other:?}"),
+            };
+            Ok(format!("{} then {then}", first.name))
+        })
+        .build()
 }
 
 /// A client on 2026-07-28 with the Tasks extension and elicitation.
@@ -316,4 +351,139 @@ async fn m9_our_client_answers_the_questions_before_and_inside_the_task() {
     remote.close().await;
     assert_eq!(outcome.kind(), OutcomeKind::Success, "{outcome:?}");
     assert_eq!(outcome.text(), "Ada purged");
+}
+
+/// M9: a question and `continue_as_task` in one poll. Asked first, the question is the call's
+/// answer (`input_required`, no task); answered, the call is the task, and the question after
+/// waits in it. Said first, the call is the task, and the question waits in it. Either way the
+/// task completes with both answers (a task that fails on a question the round asked would
+/// be lost).
+#[tokio::test]
+async fn m9_a_question_asked_as_the_call_goes_on_as_a_task_is_asked_once_and_answered() {
+    let mut raw = Raw::open(&Cancelled::default());
+    let arguments = json!({});
+    let asked = raw.call("asks-then-goes-on", arguments.clone()).await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let params = json!({
+        "name": "asks-then-goes-on",
+        "arguments": arguments,
+        "inputResponses": {"first": {"action": "accept", "content": {"name": "Ada"}}},
+        "requestState": asked["result"]["requestState"],
+    });
+    let created = raw.request("tools/call", params).await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    raw.until(&task, |t| t["inputRequests"]["then"].is_object())
+        .await;
+    let update = json!({"taskId": task, "inputResponses": {
+        "then": {"action": "accept", "content": {"name": "Bo"}}}});
+    raw.request("tasks/update", update).await;
+    let ended = raw.until(&task, |t| t["status"] == "completed").await;
+    assert_eq!(
+        ended["result"]["content"][0]["text"], "Ada then Bo",
+        "{ended}"
+    );
+
+    let created = raw.call("goes-on-then-asks", json!({})).await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    for (key, name) in [("first", "Cy"), ("then", "Di")] {
+        raw.until(&task, |t| t["inputRequests"][key].is_object())
+            .await;
+        let update = json!({"taskId": task, "inputResponses": {
+            key: {"action": "accept", "content": {"name": name}}}});
+        raw.request("tasks/update", update).await;
+    }
+    let ended = raw.until(&task, |t| t["status"] == "completed").await;
+    assert_eq!(
+        ended["result"]["content"][0]["text"], "Cy then Di",
+        "{ended}"
+    );
+}
+
+/// M9, M5: a call whose handler goes on as a task when its client holds as many tasks as it
+/// may is refused as a task that cannot be made is, and its handler is cancelled; nothing
+/// goes on unseen.
+#[tokio::test]
+async fn m9_a_call_that_cannot_become_a_task_is_refused_and_cancelled() {
+    let cancelled = Cancelled::default();
+    let mut raw = Raw::open(&cancelled);
+    for _ in 0..100 {
+        let held = raw.call("goes-on-then-asks", json!({})).await;
+        assert_eq!(held["result"]["resultType"], "task", "{held}");
+    }
+    let arguments = json!({});
+    let asked = raw.asked_name("slow-purge", &arguments).await;
+    let refused = raw.answer_name("slow-purge", &arguments, &asked).await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(
+        (refused["error"]["message"].as_str()).is_some_and(|m| m.contains("as many tasks")),
+        "{refused}"
+    );
+    for _ in 0..500 {
+        if cancelled.load(Ordering::SeqCst) == 1 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the handler was never cancelled");
+}
+
+/// M9 (our client): a task's question it cannot answer here (an approval, which pauses the
+/// local run) makes it cancel the task, not leave it waiting for an answer that will not come.
+#[tokio::test]
+async fn m9_our_client_cancels_a_task_it_leaves_for_an_approval() {
+    let cancelled = Cancelled::default();
+    let seen = Arc::clone(&cancelled);
+    let approve = Tool::builder("wipe", "Asks for a yes in its task, then wipes.")
+        .handler(move |ctx: Context, _args: Purge| {
+            let seen = Arc::clone(&seen);
+            async move {
+                let asked = ctx
+                    .elicit_named::<Nothing>("approve", "Wipe everything?")
+                    .await;
+                // Nobody answers here: the question ends only when its task is cancelled.
+                if matches!(asked, Ok(Elicited::Cancelled)) {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                }
+                Ok::<_, ToolError>("asked")
+            }
+        })
+        .build();
+    let server = McpServer::builder()
+        .tool(approve)
+        .task_support("wipe", TaskSupport::Required)
+        .build()
+        .expect("built");
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
+    let (client_read, client_write) = tokio::io::split(client_io);
+    let remote = McpToolset::builder()
+        .handshake(Handshake::Discover)
+        .pause_on_approval()
+        .connect_io(client_read, client_write)
+        .await
+        .expect("connected");
+    let wipe = (remote.tools().iter())
+        .find(|tool| tool.name() == "wipe")
+        .cloned()
+        .expect("listed");
+    let outcome = wipe.invoke(&Context::new(), b"{}").await;
+    assert!(
+        outcome.is_pending(),
+        "the local run waits for approval: {outcome:?}"
+    );
+    for _ in 0..500 {
+        if cancelled.load(Ordering::SeqCst) == 1 {
+            remote.close().await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the task was left waiting");
 }

@@ -114,7 +114,9 @@ fn transport_error_json(tool: &str, error: serde_json::Error) -> BoxError {
 impl Connection {
     /// Waits for the task of the Tasks extension (2026-07-28, SEP-2663) a call of `tool`
     /// became: polled with `tasks/get` at the interval the server suggests (bounded), its
-    /// result the call's. Cancelling `ctx` cancels the task.
+    /// questions answered with `tasks/update` (M9), its result the call's. Cancelling `ctx`
+    /// cancels the task, and so does leaving a task that asks what cannot be answered here
+    /// (a pause for approval, sampling, too many questions): it is not left waiting.
     pub(super) async fn await_extension_task(
         &self,
         ctx: &Context,
@@ -127,78 +129,105 @@ impl Connection {
                 .unwrap_or(250)
                 .clamp(MIN_POLL_MS, MAX_POLL_MS),
         );
-        let id = created.task_id.clone();
+        let id = created.task_id.as_str();
         let mut answered = HashSet::new();
         loop {
             tokio::select! {
                 biased;
                 () = ctx.cancelled() => {
-                    let cancel = self.peer.cancel_task(CancelTaskParams::new(id.clone()));
-                    if tokio::time::timeout(CANCEL_WAIT, cancel).await.is_err() {
-                        tracing::warn!(tool, task_id = %id, "the server did not take a task's cancellation");
-                    }
+                    self.cancel_task(tool, id).await;
                     return Err(cancelled(tool));
                 }
                 () = tokio::time::sleep(interval) => {}
             }
-            let got = self.peer.get_task(GetTaskParams::new(id.clone())).await;
+            let got = self.peer.get_task(GetTaskParams::new(id)).await;
             let task = match got {
                 Ok(got) => got.task,
                 Err(ServiceError::McpError(error)) => return Err(protocol_error(tool, error)),
                 Err(other) => return Err(transport_error(tool, other)),
             };
-            match task.payload {
-                TaskPayload::Working => {}
-                TaskPayload::Completed { result } => {
-                    return serde_json::from_value(Value::Object(result)).map_err(|_| {
-                        RemoteCallError::Unsupported {
-                            tool: tool.to_owned(),
-                            what: "a task result that is not a tool result",
-                        }
-                        .into()
-                    });
-                }
-                TaskPayload::Failed { error } => {
-                    let error = serde_json::from_value::<rmcp::ErrorData>(Value::Object(error))
-                        .unwrap_or_else(|_| {
-                            rmcp::ErrorData::internal_error("the task failed", None)
-                        });
-                    return Err(protocol_error(tool, error));
-                }
-                TaskPayload::Cancelled => return Err(cancelled(tool)),
-                // M9: the task's questions, answered as a call's are, with `tasks/update`.
+            let answering = match task.payload {
+                TaskPayload::Working => continue,
                 TaskPayload::InputRequired { input_requests } => {
-                    let asked = (input_requests.into_iter())
-                        .filter(|(key, _)| !answered.contains(key))
-                        .collect::<InputRequests>();
-                    if answered.len() + asked.len() > MAX_TASK_QUESTIONS {
-                        return Err(RemoteCallError::Unsupported {
-                            tool: tool.to_owned(),
-                            what: "a task that asks more questions than a call may take",
-                        }
-                        .into());
-                    }
-                    answered.extend(asked.keys().cloned());
-                    let input = InputRequiredResult::new(Some(asked), None);
-                    let responses = self.answering.answers(ctx, tool, args, &input).await?;
-                    let update = self.peer.update_task(UpdateTaskParams::new(&id, responses));
-                    match update.await {
-                        Ok(()) => {}
-                        Err(ServiceError::McpError(error)) => {
-                            return Err(protocol_error(tool, error));
-                        }
-                        Err(other) => return Err(transport_error(tool, other)),
-                    }
+                    (self.answer_task(ctx, (tool, args), id, input_requests, &mut answered)).await
                 }
-                _ => {
-                    return Err(RemoteCallError::Unsupported {
-                        tool: tool.to_owned(),
-                        what: "a task in a state this client does not know",
-                    }
-                    .into());
+                ended @ (TaskPayload::Completed { .. }
+                | TaskPayload::Failed { .. }
+                | TaskPayload::Cancelled) => return ended_task(tool, ended),
+                _ => Err(RemoteCallError::Unsupported {
+                    tool: tool.to_owned(),
+                    what: "a task in a state this client does not know",
                 }
+                .into()),
+            };
+            if let Err(error) = answering {
+                self.cancel_task(tool, id).await;
+                return Err(error);
             }
         }
+    }
+
+    /// Answers the questions `asked` of task `id` that were not answered before (M9), as a
+    /// call's are (M3), with `tasks/update`.
+    async fn answer_task(
+        &self,
+        ctx: &Context,
+        (tool, args): (&str, &Value),
+        id: &str,
+        asked: InputRequests,
+        answered: &mut HashSet<String>,
+    ) -> Result<(), BoxError> {
+        let asked = (asked.into_iter())
+            .filter(|(key, _)| !answered.contains(key))
+            .collect::<InputRequests>();
+        if answered.len() + asked.len() > MAX_TASK_QUESTIONS {
+            return Err(RemoteCallError::Unsupported {
+                tool: tool.to_owned(),
+                what: "a task that asks more questions than a call may take",
+            }
+            .into());
+        }
+        answered.extend(asked.keys().cloned());
+        let input = InputRequiredResult::new(Some(asked), None);
+        let responses = self.answering.answers(ctx, tool, args, &input).await?;
+        match (self.peer)
+            .update_task(UpdateTaskParams::new(id, responses))
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(ServiceError::McpError(error)) => Err(protocol_error(tool, error)),
+            Err(other) => Err(transport_error(tool, other)),
+        }
+    }
+
+    /// Sends `tasks/cancel` for task `id`, waiting a little for the server to take it.
+    async fn cancel_task(&self, tool: &str, id: &str) {
+        let cancel = self.peer.cancel_task(CancelTaskParams::new(id));
+        if tokio::time::timeout(CANCEL_WAIT, cancel).await.is_err() {
+            tracing::warn!(tool, task_id = %id, "the server did not take a task's cancellation");
+        }
+    }
+}
+
+/// The call's end, given how its task of the Tasks extension ended (completed, failed or
+/// cancelled).
+fn ended_task(tool: &str, ended: TaskPayload) -> Result<CallToolResult, BoxError> {
+    match ended {
+        TaskPayload::Completed { result } => {
+            serde_json::from_value(Value::Object(result)).map_err(|_| {
+                RemoteCallError::Unsupported {
+                    tool: tool.to_owned(),
+                    what: "a task result that is not a tool result",
+                }
+                .into()
+            })
+        }
+        TaskPayload::Failed { error } => {
+            let error = serde_json::from_value::<rmcp::ErrorData>(Value::Object(error))
+                .unwrap_or_else(|_| rmcp::ErrorData::internal_error("the task failed", None));
+            Err(protocol_error(tool, error))
+        }
+        _ => Err(cancelled(tool)),
     }
 }
 

@@ -7,8 +7,9 @@ use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Referen
 use tool_core::Context;
 
 use super::catalog::typed_args::Params;
-use super::catalog::{Catalog, offered, policy_failed};
+use super::catalog::{Catalog, policy_failed};
 use super::completer::Completer;
+use super::offer::offered;
 
 /// At most this many suggestions go in one answer (the MCP limit).
 const MAX_VALUES: usize = CompletionInfo::MAX_VALUES;

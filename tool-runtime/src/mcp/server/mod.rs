@@ -50,6 +50,7 @@ mod logging;
 mod malformed;
 mod naming;
 mod notify;
+mod offer;
 mod progress;
 mod prompts;
 mod protocol_error;

@@ -157,8 +157,18 @@ impl Declared {
     }
 }
 
+/// The questions a run asked that no round answered, not yet sent.
+#[derive(Default)]
+struct Unsent {
+    asked: Vec<Asked>,
+    /// Whether the rounds take no new question: the call went on as a task (M9).
+    closed: bool,
+}
+
 /// Why a question could not be asked in a round.
 enum AskError {
+    /// The rounds are closed: the call went on as a task (M9).
+    Closed,
     /// The call asked more than [`MAX_QUESTIONS`].
     TooMany,
     /// Another question of the call has this name.
@@ -173,7 +183,7 @@ pub(crate) struct RoundElicitor {
     rounds: Mutex<Rounds>,
     /// How many questions this run of the handler asked.
     asked: Mutex<usize>,
-    new_questions: Mutex<Vec<Asked>>,
+    new_questions: Mutex<Unsent>,
     notify: Notify,
     /// The call's cancellation: a run ended by its question is cancelled.
     cancelled: CancellationToken,
@@ -191,7 +201,7 @@ impl RoundElicitor {
         Arc::new(Self {
             rounds: Mutex::new(rounds),
             asked: Mutex::new(0),
-            new_questions: Mutex::new(Vec::new()),
+            new_questions: Mutex::new(Unsent::default()),
             notify: Notify::new(),
             cancelled,
             declared,
@@ -208,11 +218,23 @@ impl RoundElicitor {
         lock(&self.rounds).edited.clone().map(String::into_bytes)
     }
 
+    /// Closes the rounds to new questions, for the call goes on as a task (M9), unless a
+    /// question is waiting to be sent: then the run ends with it, and `false`. Answered
+    /// questions are still answered.
+    pub(crate) fn close_if_quiet(&self) -> bool {
+        let mut unsent = lock(&self.new_questions);
+        if !unsent.asked.is_empty() {
+            return false;
+        }
+        unsent.closed = true;
+        true
+    }
+
     /// Waits until the handler asks a question no round answered.
     pub(crate) async fn question(&self) {
         loop {
             let notified = self.notify.notified();
-            if !lock(&self.new_questions).is_empty() {
+            if !lock(&self.new_questions).asked.is_empty() {
                 return;
             }
             notified.await;
@@ -228,7 +250,7 @@ impl RoundElicitor {
         approved: bool,
         edited: Option<&[u8]>,
     ) -> Result<InputRequiredResult, Refusal> {
-        let asked = std::mem::take(&mut *lock(&self.new_questions));
+        let asked = std::mem::take(&mut lock(&self.new_questions).asked);
         if asked.is_empty() {
             return Err(Refusal::Malformed);
         }
@@ -281,6 +303,11 @@ impl RoundElicitor {
             // The run already ended: a question asked while it winds down is not sent.
             return Ok(None);
         }
+        let mut unsent = lock(&self.new_questions);
+        if unsent.closed {
+            // The call went on as a task (M9): its new questions are the task's.
+            return Err(AskError::Closed);
+        }
         // A question no round answered (or another than was answered here): a new round.
         rounds.questions.truncate(index);
         rounds.answers.truncate(index);
@@ -295,7 +322,7 @@ impl RoundElicitor {
         rounds.keys.resize(index, None);
         rounds.keys.push(key.map(str::to_owned));
         let asked_key = rounds.key(index);
-        lock(&self.new_questions).push(Asked {
+        unsent.asked.push(Asked {
             key: asked_key,
             request,
         });
@@ -353,6 +380,8 @@ impl RoundElicitor {
             match self.answered(key, digest, request).await {
                 Ok(Some(answer)) => Ok(answer_of(&answer)),
                 Ok(None) => Ok(ElicitAnswer::Cancel),
+                // The call is a task now: `tasks::Later` asks the task instead.
+                Err(AskError::Closed) => Err(ElicitError::Unsupported),
                 Err(AskError::TooMany) => Err(ElicitError::Failed(
                     "a call may ask at most 16 questions".into(),
                 )),
@@ -387,6 +416,7 @@ impl Sampler for RoundElicitor {
             match self.answered(key, digest, ask).await {
                 Ok(Some(answer)) => super::sampling::answer_of_value(&answer),
                 Ok(None) => Err(SampleError::Cancelled),
+                Err(AskError::Closed) => Err(SampleError::Unsupported),
                 Err(AskError::TooMany) => {
                     Err(SampleError::Request("a call may ask at most 16 questions"))
                 }
@@ -410,6 +440,7 @@ impl RootsSource for RoundElicitor {
             match self.answered(key, digest, ask).await {
                 Ok(Some(answer)) => super::roots::roots_of_value(&answer),
                 Ok(None) => Err(RootsError::Cancelled),
+                Err(AskError::Closed) => Err(RootsError::Unsupported),
                 Err(AskError::TooMany) => Err(RootsError::Failed(
                     "a call may ask at most 16 questions".into(),
                 )),

@@ -184,7 +184,7 @@ impl Session {
         let can_ask = questions::declared(cx).elicitation;
         let (later, replied) = tasks::Later::new(&self.shared.tasks, self.task_owner(cx), can_ask);
         let (session, cx, running) = (self.clone(), cx.clone(), Arc::clone(&later));
-        tokio::spawn(async move {
+        let call = tokio::spawn(async move {
             let protocol = cx.protocol_version();
             let answering = Answering {
                 caller: Caller::Service(&cx),
@@ -200,7 +200,7 @@ impl Session {
             let answered = session.answer(request, ctx, &answering).await;
             running.finish(answered);
         });
-        later.reply(replied, cancelled).await
+        later.reply(replied, call, cancelled).await
     }
 
     /// Whether a call runs as a task (M5), and of which protocol: on 2026-07-28 the server
@@ -281,16 +281,7 @@ impl Session {
                     RoundElicitor::new(rounds, call_ctx.cancellation().clone(), asks)
                 }),
         };
-        let call_ctx = match (&round, &answering.task_questions, cx) {
-            (Some(round), _, _) => rounds::questions_in(call_ctx, round),
-            (None, Some(elicitor), _) => call_ctx.with_elicitor(Arc::clone(elicitor)),
-            (None, None, Some(cx)) => questions::during_call(call_ctx, cx, self.sessions),
-            (None, None, None) => call_ctx,
-        };
-        let call_ctx = match answering.later {
-            Some(later) => later.context(call_ctx, round.as_ref()),
-            None => call_ctx,
-        };
+        let call_ctx = self.asking_in(call_ctx, round.as_ref(), answering);
         let outcome = match tool {
             // A5: a name the server does not hold gets the same answer as a hidden tool.
             None => Outcome::unavailable(),
@@ -336,6 +327,27 @@ impl Session {
             &outcome,
             tool.and_then(Tool::output_schema),
         )))
+    }
+
+    /// `call_ctx` asking its handler's questions where they can be answered (M3, M9): in the
+    /// call's rounds (2026-07-28), in its task, or during the call; and, for a call that
+    /// becomes a task when its handler says so, told when it does.
+    fn asking_in(
+        &self,
+        call_ctx: Context,
+        round: Option<&Arc<RoundElicitor>>,
+        answering: &Answering<'_>,
+    ) -> Context {
+        let call_ctx = match (round, &answering.task_questions, answering.caller.service()) {
+            (Some(round), _, _) => rounds::questions_in(call_ctx, round),
+            (None, Some(elicitor), _) => call_ctx.with_elicitor(Arc::clone(elicitor)),
+            (None, None, Some(cx)) => questions::during_call(call_ctx, cx, self.sessions),
+            (None, None, None) => call_ctx,
+        };
+        match answering.later {
+            Some(later) => later.context(call_ctx, round),
+            None => call_ctx,
+        }
     }
 
     /// `call_ctx` with what its handler reports relayed to the client: progress when the

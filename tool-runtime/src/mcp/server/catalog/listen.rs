@@ -82,9 +82,10 @@ pub(crate) async fn serve(
         let Some((resource, _)) = catalog.resource_for(&uri) else {
             continue;
         };
-        let offered = super::offered(resource.policy(), resource.scopes(), &ctx)
-            .await
-            .map_err(|error| super::policy_failed(&error, "resource"))?;
+        let offered =
+            crate::mcp::server::offer::offered(resource.policy(), resource.scopes(), &ctx)
+                .await
+                .map_err(|error| super::policy_failed(&error, "resource"))?;
         if offered {
             readable.push(uri);
         }

@@ -15,12 +15,10 @@ pub(crate) mod problem;
 pub(crate) mod requests;
 pub(crate) mod typed_args;
 
-use std::sync::Arc;
-
 use rmcp::ErrorData;
 use tool_core::error::find_in_chain;
 use tool_core::panic::CatchUnwind;
-use tool_core::{BoxError, Context, Policy, ToolError};
+use tool_core::{BoxError, ToolError};
 
 use super::prompts::McpPrompt;
 use super::resources::McpResource;
@@ -91,26 +89,6 @@ impl Catalog {
     }
 }
 
-/// Whether an item is offered in `ctx`: the token behind it grants every scope the item needs
-/// (Z3), and its policy says yes (none offers it always, A1); a panic in the policy is an
-/// error (E4).
-pub(crate) async fn offered(
-    policy: Option<&Arc<dyn Policy>>,
-    scopes: &[String],
-    ctx: &Context,
-) -> Result<bool, BoxError> {
-    if !crate::call::scopes::grants_all(ctx, scopes) {
-        return Ok(false);
-    }
-    let Some(policy) = policy else {
-        return Ok(true);
-    };
-    match CatchUnwind::new(policy.check(ctx)).await {
-        Ok(result) => result,
-        Err(panic) => Err(format!("an availability policy panicked: {panic}").into()),
-    }
-}
-
 /// Runs a handler's future, a panic in it a failure (E4).
 pub(crate) async fn contained<T>(
     future: impl std::future::Future<Output = Result<T, Failure>>,
@@ -177,33 +155,4 @@ pub(crate) fn finished<T>(
         error_type,
         elapsed: started.elapsed(),
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use std::collections::BTreeSet;
-
-    use super::*;
-    use crate::call::scopes::Granted;
-
-    /// M7, Z3: an item that needs scopes is offered only to a token that grants them all; a
-    /// context without a grant (no authorization configured) is offered everything.
-    #[tokio::test]
-    async fn m7_an_item_is_offered_only_to_a_token_granting_its_scopes() {
-        let needed = ["docs:read".to_owned(), "docs:admin".to_owned()];
-        let reader =
-            Context::new().with(Granted::new(BTreeSet::from(["docs:read".to_owned()]), true));
-        let admin = Context::new().with(Granted::new(
-            BTreeSet::from(["docs:read".to_owned(), "docs:admin".to_owned()]),
-            false,
-        ));
-        assert!(!offered(None, &needed, &reader).await.unwrap_or(true));
-        assert!(offered(None, &needed, &admin).await.unwrap_or(false));
-        assert!(
-            offered(None, &needed, &Context::new())
-                .await
-                .unwrap_or(false)
-        );
-        assert!(offered(None, &[], &reader).await.unwrap_or(false));
-    }
 }

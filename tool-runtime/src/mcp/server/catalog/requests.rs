@@ -83,9 +83,11 @@ pub(crate) async fn subscribe(
         .then(|| catalog.resource_for(uri))
         .flatten();
     let offered = match found {
-        Some((resource, _)) => super::offered(resource.policy(), resource.scopes(), &ctx)
-            .await
-            .map_err(|error| super::policy_failed(&error, "resource"))?,
+        Some((resource, _)) => {
+            crate::mcp::server::offer::offered(resource.policy(), resource.scopes(), &ctx)
+                .await
+                .map_err(|error| super::policy_failed(&error, "resource"))?
+        }
         None => false,
     };
     if !offered {

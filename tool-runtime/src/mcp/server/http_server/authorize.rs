@@ -119,6 +119,8 @@ impl Authorizer {
             .flatten();
         let mut needed = BTreeSet::new();
         let mut ordered = Vec::new();
+        // Each name once, however often a batch calls it: a policy runs at most once a tool.
+        let called: BTreeSet<Cow<'_, str>> = called.into_iter().collect();
         for name in &called {
             let Some(tool) = challenged(shared, ctx, name, owner.as_deref()).await else {
                 continue;
@@ -145,8 +147,8 @@ impl Authorizer {
 /// server does not hold (A5), so that a `403` never tells that a hidden tool exists, nor
 /// what it needs. A policy that reads the token's scopes hides its tool from a token without
 /// them, and step-up cannot reveal it: the application chose to hide it, not to ask for more.
-/// The policy runs only for a call about to be challenged, once more before the call is
-/// refused: a call that goes on pays nothing here.
+/// The policy runs only for a tool the server holds, whose scopes the token lacks, once for
+/// each such tool a request calls (however often a batch names it).
 async fn challenged<'s>(
     shared: &'s Shared,
     ctx: &Context,

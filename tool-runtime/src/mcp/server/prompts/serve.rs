@@ -14,9 +14,8 @@ use tracing::Instrument as _;
 
 use super::McpPrompt;
 use super::ask::{Asking, Got};
-use crate::mcp::server::catalog::{
-    Catalog, answer_failure, contained, finished, offered, policy_failed,
-};
+use crate::mcp::server::catalog::{Catalog, answer_failure, contained, finished, policy_failed};
+use crate::mcp::server::offer::offered;
 
 /// The longest prompt name looked up, in bytes (longer ones are no prompt's).
 const MAX_NAME_LEN: usize = 128;

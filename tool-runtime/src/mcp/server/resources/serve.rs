@@ -15,9 +15,8 @@ use tool_core::Context;
 use tracing::Instrument as _;
 
 use super::McpResource;
-use crate::mcp::server::catalog::{
-    Catalog, answer_failure, contained, finished, offered, policy_failed,
-};
+use crate::mcp::server::catalog::{Catalog, answer_failure, contained, finished, policy_failed};
+use crate::mcp::server::offer::offered;
 
 /// The longest URI read, in bytes.
 pub(crate) const MAX_URI_LEN: usize = 8 * 1024;

@@ -30,7 +30,7 @@ use rmcp::{ErrorData, Peer, RoleServer};
 use tool_core::Context;
 
 use super::McpResource;
-use crate::mcp::server::catalog::offered;
+use crate::mcp::server::offer::offered;
 
 /// The most subscriptions one session may hold.
 pub(crate) const MAX_PER_SESSION: usize = 256;

@@ -16,7 +16,8 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CreateTaskResult};
 use serde_json::Value;
 use tokio::sync::oneshot;
-use tool_core::elicit::{ElicitFuture, Elicitor};
+use tokio::task::JoinHandle;
+use tool_core::elicit::{ElicitAnswer, ElicitError, ElicitFuture, Elicitor};
 use tool_core::roots::{RootsError, RootsFuture, RootsSource};
 use tool_core::sampling::{SampleError, SampleFuture, Sampler, SamplingRequest};
 use tool_core::{CancellationToken, Context};
@@ -85,9 +86,12 @@ impl Later {
     }
 
     /// Makes the call a task and answers its request with it, unless it is one already, its
-    /// request is gone or cancelled, or the store has no room (then it stays a call, answered
-    /// when it ends: its work is not cut short).
-    fn begin(&self) {
+    /// request is gone or cancelled, or a question of its `round` waits to be sent (the run
+    /// ends with that question: it is the answer). The round takes no new question after
+    /// (they are the task's). A store with no room refuses the call as a task that cannot be
+    /// made is refused (M5), and cancels it: its handler said that what follows is long, and
+    /// nobody could see it.
+    fn begin(&self, round: Option<&RoundElicitor>) {
         let mut phase = self.phase();
         if phase.task.is_some() || self.cancel.is_cancelled() {
             return;
@@ -95,6 +99,10 @@ impl Later {
         let Some(reply) = phase.reply.take_if(|reply| !reply.is_closed()) else {
             return;
         };
+        if round.is_some_and(|round| !round.close_if_quiet()) {
+            phase.reply = Some(reply);
+            return;
+        }
         let store = &self.tasks.store;
         match store.create_cancelled_by(&self.owner, None, self.cancel.clone()) {
             Ok(task) => {
@@ -104,12 +112,16 @@ impl Later {
                 let _ = reply.send(Ok(CallToolResponse::Task(CreateTaskResult::new(handle))));
             }
             Err(full) => {
-                tracing::warn!(
-                    reason = %super::call::refused(full).message,
-                    "a call that would go on as a task stays a call"
-                );
-                phase.reply = Some(reply);
+                let _ = reply.send(Err(super::call::refused(full)));
+                self.cancel.cancel();
             }
+        }
+    }
+
+    /// Cancels the call, unless it is a task now (`tasks/cancel` is its client's to send).
+    fn cancel_unless_task(&self) {
+        if self.phase().task.is_none() {
+            self.cancel.cancel();
         }
     }
 
@@ -126,23 +138,33 @@ impl Later {
 
     /// The answer to the call's request: the task once it begins, else the call's own answer
     /// (`input_required`, its result, a protocol error). The request's cancellation cancels
-    /// the call until then, and so does dropping this future.
+    /// the call until then, and so does dropping this future; a call whose task of the
+    /// runtime (`running`) ended without an answer is answered with an error.
     pub(crate) async fn reply(
         &self,
-        replied: oneshot::Receiver<Reply>,
+        mut replied: oneshot::Receiver<Reply>,
+        mut running: JoinHandle<()>,
         cancelled: &CancellationToken,
     ) -> Reply {
         let unanswered = Unanswered(self);
-        let mut replied = replied;
+        let mut ended = async |replied: &mut oneshot::Receiver<Reply>| {
+            tokio::select! {
+                biased;
+                answer = &mut *replied => answer.ok(),
+                // It answered before it ended, if it answered at all.
+                _ = &mut running => replied.try_recv().ok(),
+            }
+        };
         let answer = tokio::select! {
-            answer = &mut replied => answer,
+            biased;
+            answer = ended(&mut replied) => answer,
             () = cancelled.cancelled() => {
-                self.cancel.cancel();
-                replied.await
+                self.cancel_unless_task();
+                ended(&mut replied).await
             }
         };
         drop(unanswered);
-        answer.unwrap_or_else(|_| {
+        answer.unwrap_or_else(|| {
             Err(ErrorData::internal_error(
                 "the call ended without an answer",
                 None,
@@ -161,9 +183,10 @@ impl Later {
         // A run that a question ended (M3) is cancelled and winds down: what it says then
         // makes no task, for its answer is that question.
         let (later, run) = (Arc::clone(self), call_ctx.cancellation().clone());
+        let asked = round.cloned();
         let call_ctx = call_ctx.with_task_start(Arc::new(move || {
             if !run.is_cancelled() {
-                later.begin();
+                later.begin(asked.as_deref());
             }
         }));
         let Some(round) = round else {
@@ -190,9 +213,7 @@ struct Unanswered<'a>(&'a Later);
 
 impl Drop for Unanswered<'_> {
     fn drop(&mut self) {
-        if self.0.phase().task.is_none() {
-            self.0.cancel.cancel();
-        }
+        self.0.cancel_unless_task();
     }
 }
 
@@ -202,12 +223,36 @@ struct Questions {
     round: Arc<RoundElicitor>,
 }
 
+impl Questions {
+    /// Asks `message` (named `key`) in the rounds, or in the task once there is one: a round
+    /// closed by the task's start (`Unsupported` from it) hands the question to the task.
+    async fn ask(
+        &self,
+        key: Option<&str>,
+        message: &str,
+        schema: &Value,
+    ) -> Result<ElicitAnswer, ElicitError> {
+        let in_task = async |task: Arc<dyn Elicitor>| match key {
+            Some(key) => task.elicit_named(key, message, schema).await,
+            None => task.elicit(message, schema).await,
+        };
+        if let Some(task) = self.later.task_questions() {
+            return in_task(task).await;
+        }
+        let asked = match key {
+            Some(key) => self.round.elicit_named(key, message, schema).await,
+            None => self.round.elicit(message, schema).await,
+        };
+        match (asked, self.later.task_questions()) {
+            (Err(ElicitError::Unsupported), Some(task)) => in_task(task).await,
+            (asked, _) => asked,
+        }
+    }
+}
+
 impl Elicitor for Questions {
     fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a> {
-        match self.later.task_questions() {
-            Some(task) => Box::pin(async move { task.elicit(message, schema).await }),
-            None => self.round.elicit(message, schema),
-        }
+        Box::pin(self.ask(None, message, schema))
     }
 
     fn elicit_named<'a>(
@@ -216,10 +261,7 @@ impl Elicitor for Questions {
         message: &'a str,
         schema: &'a Value,
     ) -> ElicitFuture<'a> {
-        match self.later.task_questions() {
-            Some(task) => Box::pin(async move { task.elicit_named(key, message, schema).await }),
-            None => self.round.elicit_named(key, message, schema),
-        }
+        Box::pin(self.ask(Some(key), message, schema))
     }
 }
 
