@@ -309,8 +309,10 @@ impl McpServerBuilder {
     /// as for any call); when the handler calls [`tool_core::Context::continue_as_task`], the
     /// client is answered with the task, and the handler goes on inside it (what it asks from
     /// then on waits in the task, `tasks/update`). A handler that ends before it says so is
-    /// answered as a plain call. Without this, such a call is a task from its start, and
-    /// every question waits in it.
+    /// answered as a plain call; a question asked at the moment it says so is the call's
+    /// answer (no task is made, and the handler asks again when called again); a client that
+    /// holds as many tasks as it may is refused, and the handler cancelled. Without this, such
+    /// a call is a task from its start, and every question waits in it.
     ///
     /// A client on 2025-11-25 that asks for a task (`task`) gets one from the start as before.
     pub fn questions_before_task(mut self, name: impl Into<String>) -> Self {
