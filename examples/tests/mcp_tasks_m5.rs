@@ -89,6 +89,7 @@ fn m5_the_official_typescript_client_runs_a_tool_as_a_task() {
             "protocol_error_job": "optional",
             "confirm_delete": "optional",
             "multi_input": "optional",
+            "test_tool_with_task": "required",
         }),
         "{seen}"
     );
