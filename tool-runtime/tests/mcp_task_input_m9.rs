@@ -55,9 +55,16 @@ fn server() -> McpServer {
             Ok::<_, ToolError>(if got.is_ok() { "answered" } else { "gave up" })
         })
         .build();
+    // `guarded` needs its user's approval before it runs (H6).
+    let guarded = Tool::builder("guarded", "Runs once approved.")
+        .require_approval()
+        .handler(|_ctx: Context, _args: NoArguments| async { Ok::<_, ToolError>("guarded ran") })
+        .build();
     McpServer::builder()
         .tool(ask_twice)
         .tool(impatient)
+        .tool(guarded)
+        .task_support("guarded", TaskSupport::Required)
         .task_support("ask-twice", TaskSupport::Required)
         .task_support("impatient", TaskSupport::Required)
         .build()
@@ -213,4 +220,38 @@ async fn m9_a_question_its_handler_gave_up_on_is_no_longer_shown() {
     assert!(working.get("inputRequests").is_none(), "{working}");
     let done = raw.until(&task, "completed", 0).await;
     assert_eq!(done["result"]["content"][0]["text"], "gave up", "{done}");
+}
+
+/// M9, H6: a task of the Tasks extension whose tool needs approval asks for it in the task
+/// (`input_required` on `tasks/get`, the question unnamed), and `tasks/update` answers it: an
+/// acceptance runs the tool, a refusal completes the task with `the call was not approved`
+/// and nothing runs. (Before, the approval was asked as an input round, which a task cannot
+/// carry, and the task failed.)
+#[tokio::test]
+async fn m9_h6_a_task_asks_for_its_approval_in_the_task() {
+    let mut raw = Raw::open(server(), true);
+    for (action, text, is_error) in [
+        ("accept", "guarded ran", false),
+        ("decline", "the call was not approved", true),
+    ] {
+        let created =
+            (raw.request("tools/call", json!({"name": "guarded", "arguments": {}}))).await;
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+        let task = created["result"]["taskId"]
+            .as_str()
+            .expect("a task")
+            .to_owned();
+        let waiting = raw.until(&task, "input_required", 1).await;
+        let question = &waiting["inputRequests"]["question-0"];
+        assert_eq!(question["method"], "elicitation/create", "{waiting}");
+        assert!(
+            (question["params"]["message"].as_str()).is_some_and(|m| m.contains("guarded")),
+            "{waiting}"
+        );
+        let answer = json!({"question-0": {"action": action, "content": {}}});
+        raw.update(&task, answer).await;
+        let done = raw.until(&task, "completed", 0).await;
+        assert_eq!(done["result"]["content"][0]["text"], text, "{done}");
+        assert_eq!(done["result"]["isError"], is_error, "{done}");
+    }
 }

@@ -28,6 +28,7 @@ use rmcp::model::{
     ElicitationSchema, InputRequest, InputRequiredResult, ProtocolVersion,
 };
 use rmcp::service::RequestContext;
+use tool_core::elicit::{ElicitAnswer, ElicitError, Elicitor};
 use tool_core::preview::preview;
 use tool_core::{Outcome, Tool};
 
@@ -240,6 +241,38 @@ fn retry(
 /// What the user's answer `result` says of the call `pending`: approved on "accept", with the
 /// arguments it edits when the question offered edits (B3); an edit the question did not
 /// offer refuses the approval.
+/// Asks the client's user whether a call that runs as a task of the Tasks extension may run
+/// (H6, M9): the question waits in the task, unnamed (`question-N`), and `tasks/update`
+/// answers it; an accepted answer is taken as any approval's is (B3: its edits checked). A
+/// task cancelled while it waits is not approved.
+pub(super) async fn ask_in_task(
+    asks: &dyn Elicitor,
+    tool: &Tool,
+    pending: &Outcome,
+    edits: bool,
+) -> Asked {
+    let form = if edits {
+        approval_edits::form(tool, pending)
+    } else {
+        ElicitationSchema::new(BTreeMap::new())
+    };
+    let Ok(schema) = serde_json::to_value(&form) else {
+        return Asked::NotApproved;
+    };
+    let answer = match asks.elicit(&question_text(tool, pending), &schema).await {
+        Ok(ElicitAnswer::Accept(content)) => {
+            ElicitResult::new(ElicitationAction::Accept).with_content(content)
+        }
+        Ok(_) => return Asked::NotApproved,
+        Err(ElicitError::Unsupported) => return Asked::Unsupported,
+        Err(error) => {
+            tracing::warn!(tool = tool.name(), error = %error, "an approval could not be asked in its task");
+            return Asked::NotApproved;
+        }
+    };
+    verdict(&answer, pending, edits)
+}
+
 fn verdict(result: &ElicitResult, pending: &Outcome, edits: bool) -> Asked {
     if result.action != ElicitationAction::Accept {
         return Asked::NotApproved;

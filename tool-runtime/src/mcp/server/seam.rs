@@ -2,14 +2,19 @@
 //! its user asked for approval by elicitation (H6), and on 2026-07-28 a handler's question
 //! that ends the call with an `input_required` answer (M3).
 
+use std::sync::Arc;
+
 use rmcp::RoleServer;
 use rmcp::model::{CallToolRequestParams, InputRequiredResult};
 use rmcp::service::RequestContext;
+use tool_core::elicit::Elicitor;
 use tool_core::{Outcome, Tool};
 
 use crate::call::{Approval, Entered, Seam};
 
-use super::approval::{Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, Question, ask};
+use super::approval::{
+    Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, Question, ask, ask_in_task,
+};
 use super::request_state::RequestStates;
 use super::rounds::RoundElicitor;
 
@@ -29,12 +34,19 @@ pub(crate) struct McpSeam<'a> {
     pub(crate) round: Option<&'a RoundElicitor>,
     /// Told when the client's user is asked for approval (`true`) and when the answer came.
     pub(crate) asking: &'a (dyn Fn(bool) + Sync),
+    /// A task's questions (M9, the Tasks extension), where its approval is asked too.
+    pub(crate) task_questions: Option<&'a Arc<dyn Elicitor>>,
 }
 
 impl Seam for McpSeam<'_> {
     type Held = InputRequiredResult;
 
     async fn approve(&self, awaiting: &Outcome) -> Approval<InputRequiredResult> {
+        if let Some(asks) = self.task_questions {
+            // M9: in a task of the Tasks extension the question waits in the task.
+            let asked = ask_in_task(asks.as_ref(), self.tool, awaiting, self.edits).await;
+            return approval_of(asked);
+        }
         (self.asking)(true);
         let question = Question {
             tool: self.tool,
@@ -47,18 +59,7 @@ impl Seam for McpSeam<'_> {
         };
         let asked = ask(question, awaiting).await;
         (self.asking)(false);
-        match asked {
-            Asked::Approved => Approval::Approved,
-            Asked::ApprovedWith(arguments) => Approval::ApprovedWith(arguments),
-            Asked::NotApproved => Approval::Refused(Outcome::not_approved()),
-            Asked::Unsupported => Approval::Refused(Outcome::denied(NO_ELICITATION)),
-            Asked::Stateless => Approval::Refused(Outcome::denied(NO_ELICITATION_STATELESS)),
-            Asked::Cancelled => Approval::Refused(Outcome::cancelled(tool_core::Error::new(
-                tool_core::ErrorKind::Cancelled,
-                "the client cancelled the call while its user was asked for approval",
-            ))),
-            Asked::InputRequired(input) => Approval::Held(input),
-        }
+        approval_of(asked)
     }
 
     fn interrupts(&self) -> bool {
@@ -87,6 +88,22 @@ impl Seam for McpSeam<'_> {
                 Entered::Outcome(unsealed())
             }
         }
+    }
+}
+
+/// What the pipeline makes of the client's answer to an approval question.
+fn approval_of(asked: Asked) -> Approval<InputRequiredResult> {
+    match asked {
+        Asked::Approved => Approval::Approved,
+        Asked::ApprovedWith(arguments) => Approval::ApprovedWith(arguments),
+        Asked::NotApproved => Approval::Refused(Outcome::not_approved()),
+        Asked::Unsupported => Approval::Refused(Outcome::denied(NO_ELICITATION)),
+        Asked::Stateless => Approval::Refused(Outcome::denied(NO_ELICITATION_STATELESS)),
+        Asked::Cancelled => Approval::Refused(Outcome::cancelled(tool_core::Error::new(
+            tool_core::ErrorKind::Cancelled,
+            "the client cancelled the call while its user was asked for approval",
+        ))),
+        Asked::InputRequired(input) => Approval::Held(input),
     }
 }
 

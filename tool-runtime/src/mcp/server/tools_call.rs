@@ -296,6 +296,7 @@ impl Session {
                     edits: self.shared.approval_edits,
                     round: round.as_deref(),
                     asking: answering.asking,
+                    task_questions: answering.task_questions.as_ref(),
                 };
                 // B3: an earlier round's approval that edited the arguments runs them.
                 let edited = round.as_deref().and_then(RoundElicitor::edited);
