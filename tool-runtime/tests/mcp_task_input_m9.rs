@@ -16,6 +16,7 @@ use raw_pipe::{Raw as RawPipe, meta_2026};
 use serde_json::{Map, Value, json};
 use tool_runtime::elicit::{ElicitError, Elicited};
 use tool_runtime::mcp::{McpServer, TaskSupport};
+use tool_runtime::sampling::SamplingRequest;
 use tool_runtime::{Context, Schema, Tool, ToolError};
 
 /// No arguments.
@@ -60,10 +61,29 @@ fn server() -> McpServer {
         .require_approval()
         .handler(|_ctx: Context, _args: NoArguments| async { Ok::<_, ToolError>("guarded ran") })
         .build();
+    // `consult` asks the client's model, then reads the client's roots.
+    let consult = Tool::builder("consult", "Asks the client's model, then its roots.")
+        .handler(|ctx: Context, _args: NoArguments| async move {
+            let request = SamplingRequest::new("What is the capital of France?", 100);
+            let sampled = match ctx.sample_named("capital", request).await {
+                Ok(answer) => answer.text,
+                Err(error) => format!("sample failed: {error}"),
+            };
+            let roots = match ctx.roots_named("client_roots").await {
+                Ok(roots) => (roots.iter().map(|root| root.uri.as_str()))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                Err(error) => format!("roots failed: {error}"),
+            };
+            Ok::<_, ToolError>(format!("{sampled} | {roots}"))
+        })
+        .build();
     McpServer::builder()
         .tool(ask_twice)
         .tool(impatient)
         .tool(guarded)
+        .tool(consult)
+        .task_support("consult", TaskSupport::Required)
         .task_support("guarded", TaskSupport::Required)
         .task_support("ask-twice", TaskSupport::Required)
         .task_support("impatient", TaskSupport::Required)
@@ -253,5 +273,55 @@ async fn m9_h6_a_task_asks_for_its_approval_in_the_task() {
         let done = raw.until(&task, "completed", 0).await;
         assert_eq!(done["result"]["content"][0]["text"], text, "{done}");
         assert_eq!(done["result"]["isError"], is_error, "{done}");
+    }
+}
+
+/// M9, M8: a task's handler asks the client's model and reads its roots through the task:
+/// each request waits in it (`sampling/createMessage`, `roots/list` under the handler's keys)
+/// and `tasks/update` answers it, checked as any answer is (a root with no URI is refused to
+/// the handler); a client that declared neither is not asked.
+#[tokio::test]
+async fn m9_m8_a_task_samples_and_reads_roots_through_the_task() {
+    for (declared, answers, said) in [
+        (
+            true,
+            json!({"roots": [{"uri": "file:///work"}]}),
+            "Paris | file:///work",
+        ),
+        (
+            true,
+            json!({"roots": [{"uri": ""}]}),
+            "Paris | roots failed",
+        ),
+        (false, json!({}), "sample failed"),
+    ] {
+        let mut raw = Raw::open(server(), false);
+        if declared {
+            raw.capabilities["sampling"] = json!({});
+            raw.capabilities["roots"] = json!({});
+        }
+        let created =
+            (raw.request("tools/call", json!({"name": "consult", "arguments": {}}))).await;
+        let task = created["result"]["taskId"]
+            .as_str()
+            .expect("a task")
+            .to_owned();
+        if declared {
+            let asked = raw.until(&task, "input_required", 1).await;
+            let request = &asked["inputRequests"]["capital"];
+            assert_eq!(request["method"], "sampling/createMessage", "{asked}");
+            let model = json!({"role": "assistant", "model": "m",
+                "content": {"type": "text", "text": "Paris"}});
+            raw.update(&task, json!({"capital": model})).await;
+            let asked = raw.until(&task, "input_required", 1).await;
+            let request = &asked["inputRequests"]["client_roots"];
+            assert_eq!(request["method"], "roots/list", "{asked}");
+            raw.update(&task, json!({"client_roots": answers})).await;
+        }
+        let done = raw.until(&task, "completed", 0).await;
+        let text = done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.starts_with(said), "{done}");
     }
 }

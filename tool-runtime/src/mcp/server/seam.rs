@@ -2,8 +2,6 @@
 //! its user asked for approval by elicitation (H6), and on 2026-07-28 a handler's question
 //! that ends the call with an `input_required` answer (M3).
 
-use std::sync::Arc;
-
 use rmcp::RoleServer;
 use rmcp::model::{CallToolRequestParams, InputRequiredResult};
 use rmcp::service::RequestContext;
@@ -35,7 +33,7 @@ pub(crate) struct McpSeam<'a> {
     /// Told when the client's user is asked for approval (`true`) and when the answer came.
     pub(crate) asking: &'a (dyn Fn(bool) + Sync),
     /// A task's questions (M9, the Tasks extension), where its approval is asked too.
-    pub(crate) task_questions: Option<&'a Arc<dyn Elicitor>>,
+    pub(crate) task_questions: Option<&'a dyn Elicitor>,
 }
 
 impl Seam for McpSeam<'_> {
@@ -44,7 +42,7 @@ impl Seam for McpSeam<'_> {
     async fn approve(&self, awaiting: &Outcome) -> Approval<InputRequiredResult> {
         if let Some(asks) = self.task_questions {
             // M9: in a task of the Tasks extension the question waits in the task.
-            let asked = ask_in_task(asks.as_ref(), self.tool, awaiting, self.edits).await;
+            let asked = ask_in_task(asks, self.tool, awaiting, self.edits).await;
             return approval_of(asked);
         }
         (self.asking)(true);

@@ -61,8 +61,8 @@ struct Answering<'a> {
     protocol: Option<&'a ProtocolVersion>,
     /// Whether the call runs as a task (M5).
     task: bool,
-    /// Where a task's handler asks its user (M9, the Tasks extension): through the task.
-    task_questions: Option<Arc<dyn tool_core::elicit::Elicitor>>,
+    /// Where a task's handler asks its client (M9, the Tasks extension): through the task.
+    task_questions: Option<Arc<tasks::TaskQuestions>>,
     /// A call that becomes a task when its handler says so (M9), its questions before.
     later: Option<&'a Arc<tasks::Later>>,
 }
@@ -151,7 +151,7 @@ impl Session {
                 let protocol = cx.protocol_version();
                 // M9: on the Tasks extension the handler's questions wait in the task.
                 let task_questions = (flavor == tasks::Flavor::Extension)
-                    .then(|| task.elicitor(questions::declared(&cx).elicitation));
+                    .then(|| task.questions(questions::declared(&cx)));
                 let answering = Answering {
                     caller: Caller::Service(&cx),
                     id: cx.id.to_string(),
@@ -181,8 +181,8 @@ impl Session {
         span: tracing::Span,
         cancelled: &CancellationToken,
     ) -> Result<CallToolResponse, ErrorData> {
-        let can_ask = questions::declared(cx).elicitation;
-        let (later, replied) = tasks::Later::new(&self.shared.tasks, self.task_owner(cx), can_ask);
+        let declared = questions::declared(cx);
+        let (later, replied) = tasks::Later::new(&self.shared.tasks, self.task_owner(cx), declared);
         let (session, cx, running) = (self.clone(), cx.clone(), Arc::clone(&later));
         let call = tokio::spawn(async move {
             let protocol = cx.protocol_version();
@@ -296,7 +296,8 @@ impl Session {
                     edits: self.shared.approval_edits,
                     round: round.as_deref(),
                     asking: answering.asking,
-                    task_questions: answering.task_questions.as_ref(),
+                    task_questions: (answering.task_questions.as_deref())
+                        .map(|asks| asks as &dyn tool_core::elicit::Elicitor),
                 };
                 // B3: an earlier round's approval that edited the arguments runs them.
                 let edited = round.as_deref().and_then(RoundElicitor::edited);
@@ -341,7 +342,7 @@ impl Session {
     ) -> Context {
         let call_ctx = match (round, &answering.task_questions, answering.caller.service()) {
             (Some(round), _, _) => rounds::questions_in(call_ctx, round),
-            (None, Some(elicitor), _) => call_ctx.with_elicitor(Arc::clone(elicitor)),
+            (None, Some(asks), _) => tasks::questions_in(call_ctx, asks),
             (None, None, Some(cx)) => questions::during_call(call_ctx, cx, self.sessions),
             (None, None, None) => call_ctx,
         };

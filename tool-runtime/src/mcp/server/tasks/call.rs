@@ -121,10 +121,13 @@ impl Running {
         &self.0.cancel
     }
 
-    /// What the task's handler asks its user through (M9): the task, for a client that
-    /// declared elicitation (`can_ask`).
-    pub(crate) fn elicitor(&self, can_ask: bool) -> Arc<dyn tool_core::elicit::Elicitor> {
-        super::input::TaskElicitor::new(Arc::clone(&self.0), can_ask)
+    /// What the task's handler asks its client through (M9): the task, for what the client
+    /// `declared` it answers.
+    pub(crate) fn questions(
+        &self,
+        declared: crate::mcp::server::rounds::Declared,
+    ) -> Arc<super::input::TaskQuestions> {
+        super::input::TaskQuestions::new(Arc::clone(&self.0), declared)
     }
 
     /// While the client's user is asked for approval (`true`), the task waits on input.

@@ -24,9 +24,9 @@ use tool_core::{CancellationToken, Context};
 
 use super::Tasks;
 use super::call::{Flavor, ended};
-use super::input::TaskElicitor;
+use super::input::TaskQuestions;
 use super::store::Task;
-use crate::mcp::server::rounds::RoundElicitor;
+use crate::mcp::server::rounds::{Declared, RoundElicitor};
 
 /// What the call's request is answered with.
 type Reply = Result<CallToolResponse, ErrorData>;
@@ -38,8 +38,8 @@ pub(crate) struct Later {
     /// The call's own token: its request's cancellation cancels it until the task begins,
     /// `tasks/cancel` after.
     cancel: CancellationToken,
-    /// Whether the client declared elicitation: the task's questions are asked only then.
-    can_ask: bool,
+    /// What the client declared it answers: the task asks only that.
+    declared: Declared,
     phase: Mutex<Phase>,
 }
 
@@ -49,7 +49,7 @@ struct Phase {
     /// Where the call's answer goes while it is still a call.
     reply: Option<oneshot::Sender<Reply>>,
     /// The task, once the call became one, and what its handler asks through from then on.
-    task: Option<(Arc<Task>, Arc<dyn Elicitor>)>,
+    task: Option<(Arc<Task>, Arc<TaskQuestions>)>,
 }
 
 impl Later {
@@ -58,14 +58,14 @@ impl Later {
     pub(crate) fn new(
         tasks: &Arc<Tasks>,
         owner: String,
-        can_ask: bool,
+        declared: Declared,
     ) -> (Arc<Self>, oneshot::Receiver<Reply>) {
         let (reply, replied) = oneshot::channel();
         let later = Arc::new(Self {
             tasks: Arc::clone(tasks),
             owner,
             cancel: CancellationToken::new(),
-            can_ask,
+            declared,
             phase: Mutex::new(Phase {
                 reply: Some(reply),
                 task: None,
@@ -107,7 +107,7 @@ impl Later {
         match store.create_cancelled_by(&self.owner, None, self.cancel.clone()) {
             Ok(task) => {
                 let handle = task.handle();
-                let asks = TaskElicitor::new(Arc::clone(&task), self.can_ask);
+                let asks = TaskQuestions::new(Arc::clone(&task), self.declared);
                 phase.task = Some((task, asks));
                 let _ = reply.send(Ok(CallToolResponse::Task(CreateTaskResult::new(handle))));
             }
@@ -172,9 +172,9 @@ impl Later {
         })
     }
 
-    /// `call_ctx` told when its handler says the call goes on as a task; its questions asked
-    /// in `round` (the call's input rounds) until then, in the task after. Sampling and roots
-    /// are not asked of a task's client.
+    /// `call_ctx` told when its handler says the call goes on as a task; its questions
+    /// (elicitation, sampling, roots) asked in `round` (the call's input rounds) until then, in
+    /// the task after.
     pub(crate) fn context(
         self: &Arc<Self>,
         call_ctx: Context,
@@ -203,7 +203,7 @@ impl Later {
     }
 
     /// What the handler asks through once the call is a task.
-    fn task_questions(&self) -> Option<Arc<dyn Elicitor>> {
+    fn task_questions(&self) -> Option<Arc<TaskQuestions>> {
         self.phase().task.as_ref().map(|(_, asks)| Arc::clone(asks))
     }
 }
@@ -232,7 +232,7 @@ impl Questions {
         message: &str,
         schema: &Value,
     ) -> Result<ElicitAnswer, ElicitError> {
-        let in_task = async |task: Arc<dyn Elicitor>| match key {
+        let in_task = async |task: Arc<TaskQuestions>| match key {
             Some(key) => task.elicit_named(key, message, schema).await,
             None => task.elicit(message, schema).await,
         };
@@ -271,18 +271,31 @@ impl Sampler for Questions {
         key: Option<&'a str>,
         request: &'a SamplingRequest,
     ) -> SampleFuture<'a> {
-        if self.later.task_questions().is_some() {
-            return Box::pin(async { Err(SampleError::Unsupported) });
-        }
-        self.round.sample(key, request)
+        Box::pin(async move {
+            if let Some(task) = self.later.task_questions() {
+                return task.sample(key, request).await;
+            }
+            match (
+                self.round.sample(key, request).await,
+                self.later.task_questions(),
+            ) {
+                (Err(SampleError::Unsupported), Some(task)) => task.sample(key, request).await,
+                (asked, _) => asked,
+            }
+        })
     }
 }
 
 impl RootsSource for Questions {
     fn roots<'a>(&'a self, key: Option<&'a str>) -> RootsFuture<'a> {
-        if self.later.task_questions().is_some() {
-            return Box::pin(async { Err(RootsError::Unsupported) });
-        }
-        self.round.roots(key)
+        Box::pin(async move {
+            if let Some(task) = self.later.task_questions() {
+                return task.roots(key).await;
+            }
+            match (self.round.roots(key).await, self.later.task_questions()) {
+                (Err(RootsError::Unsupported), Some(task)) => task.roots(key).await,
+                (asked, _) => asked,
+            }
+        })
     }
 }
