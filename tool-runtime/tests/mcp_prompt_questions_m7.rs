@@ -14,8 +14,8 @@ mod raw_pipe;
 
 use raw_pipe::{Raw as RawPipe, meta_2026};
 use serde_json::{Value, json};
-use tool_runtime::elicit::{ElicitError, Elicited};
-use tool_runtime::mcp::{McpServer, Message, prompt};
+use tool_runtime::elicit::{ElicitAnswer, ElicitError, Elicited};
+use tool_runtime::mcp::{McpServer, McpToolset, Message, prompt};
 use tool_runtime::{Context, Schema, ToolError};
 
 /// The arguments of `plan`.
@@ -175,4 +175,36 @@ async fn m3_a_prompt_nobody_can_answer_is_told_so() {
     let mut raw = Raw::open(server());
     let answer = raw.get("plan", "db-1", json!({}), json!({})).await;
     assert_eq!(text(&answer), "Plan db-1; nobody to ask.");
+}
+
+/// M7, M3 before 2026-07-28: a prompt's handler asks during the get (`elicitation/create` on
+/// the session), as a tool's does during its call; our client's elicitor answers, and the
+/// prompt carries the typed answer. A client without an elicitor declares none, and the
+/// handler is told nobody can be asked.
+#[tokio::test]
+async fn m7_m3_before_2026_07_28_a_prompt_asks_during_the_get() {
+    for (answers, said) in [
+        (true, "Plan billing at 02:00."),
+        (false, "Plan billing; nobody to ask."),
+    ] {
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        tokio::spawn(async move { server().serve_io(server_read, server_write).await });
+        let (client_read, client_write) = tokio::io::split(client_io);
+        let mut builder = McpToolset::builder();
+        if answers {
+            builder = builder.elicitor(|message: String, _schema: Value| async move {
+                assert_eq!(message, "When does the window open?");
+                Ok(ElicitAnswer::Accept(json!({"start": "02:00"})))
+            });
+        }
+        let remote = (builder.connect_io(client_read, client_write))
+            .await
+            .expect("connected");
+        let messages = (remote.get_prompt("plan", [("service", "billing")]))
+            .await
+            .expect("the prompt");
+        remote.close().await;
+        assert_eq!(messages.first().and_then(Message::text), Some(said));
+    }
 }

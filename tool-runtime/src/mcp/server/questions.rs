@@ -21,7 +21,7 @@ pub(super) fn declared(cx: &RequestContext<RoleServer>) -> Declared {
 
 /// `call_ctx` asking its questions of `cx`'s client during the call, those the client can
 /// answer there (before 2026-07-28, with sessions).
-pub(super) fn during_call(
+pub(crate) fn during_call(
     call_ctx: Context,
     cx: &RequestContext<RoleServer>,
     sessions: bool,

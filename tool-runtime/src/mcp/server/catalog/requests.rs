@@ -13,7 +13,7 @@ use tool_core::Context;
 
 use crate::mcp::server::resources::serve::MAX_URI_LEN;
 use crate::mcp::server::session::Session;
-use crate::mcp::server::{completion, prompts, resources};
+use crate::mcp::server::{completion, prompts, questions, resources};
 
 /// The context of the request `cx`, as a tool call's is built.
 async fn context(session: &Session, cx: &RequestContext<RoleServer>) -> Result<Context, ErrorData> {
@@ -128,6 +128,12 @@ pub(crate) async fn get_prompt(
 ) -> Result<GetPromptResponse, ErrorData> {
     let ctx = context(session, cx).await?;
     let asking = prompts::ask::asking(&session.shared.request_states, &request, cx)?;
+    // M3: before 2026-07-28 a prompt's handler asks during the get, as a tool's does during
+    // its call, where the client can answer there.
+    let ctx = match asking {
+        Some(_) => ctx,
+        None => questions::during_call(ctx, cx, session.sessions),
+    };
     prompts::serve::get(&session.shared.catalog, request, ctx, version(cx), asking).await
 }
 

@@ -6,8 +6,10 @@
 //! name and arguments, H10); the client gets the prompt again with its answers, and the
 //! handler runs again from its start, each earlier question answered at once.
 //!
-//! Before 2026-07-28, or for a client that declared nothing it can answer, the handler's
-//! context names nobody to ask (`ElicitError::Unsupported`, the handler decides).
+//! Before 2026-07-28 the handler asks during the get, as a tool's handler asks during its
+//! call (`elicitation/create` and the others on a session, where the client declared it can
+//! answer); without a session, or for a client that declared nothing it can answer, the
+//! handler's context names nobody to ask (`ElicitError::Unsupported`, the handler decides).
 
 use std::future::Future;
 use std::sync::Arc;
