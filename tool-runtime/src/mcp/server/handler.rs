@@ -123,9 +123,7 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        catalog::read_resource(&self.session, request, &cx)
-            .await
-            .map(ReadResourceResponse::Complete)
+        catalog::read_resource(&self.session, request, &cx).await
     }
 
     /// `resources/subscribe` (M7, protocols before 2026-07-28).

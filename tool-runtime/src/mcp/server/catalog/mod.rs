@@ -7,9 +7,12 @@
 //!   did not produce its answer.
 //! - `requests`: each request as a session receives it.
 //! - `listen`: `subscriptions/listen`, the stream of changes of 2026-07-28.
+//! - `asking`: a prompt's or a resource's handler asking its client on 2026-07-28, in the
+//!   answer.
 //! - `typed_args`: a template's URI variables and a prompt's arguments, parsed and validated
 //!   like a tool's input (S2).
 
+pub(crate) mod asking;
 pub(crate) mod listen;
 pub(crate) mod problem;
 pub(crate) mod requests;

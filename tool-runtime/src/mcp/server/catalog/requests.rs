@@ -5,12 +5,13 @@
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
-    ReadResourceResult,
+    ReadResourceResponse,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use tool_core::Context;
 
+use super::asking::{self, Bound};
 use crate::mcp::server::resources::serve::MAX_URI_LEN;
 use crate::mcp::server::session::Session;
 use crate::mcp::server::{completion, prompts, questions, resources};
@@ -65,9 +66,23 @@ pub(crate) async fn read_resource(
     session: &Session,
     request: ReadResourceRequestParams,
     cx: &RequestContext<RoleServer>,
-) -> Result<ReadResourceResult, ErrorData> {
+) -> Result<ReadResourceResponse, ErrorData> {
     let ctx = context(session, cx).await?;
-    resources::serve::read(&session.shared.catalog, request, ctx, version(cx)).await
+    let bound = Bound {
+        method: "resources/read",
+        name: &request.uri,
+        args: Vec::new(),
+        state: request.request_state.as_deref(),
+        responses: request.input_responses.as_ref(),
+    };
+    let asking = asking::asking(&session.shared.request_states, bound, cx)?;
+    // M3: before 2026-07-28 a resource's handler asks during the read, where it can.
+    let ctx = match asking {
+        Some(_) => ctx,
+        None => questions::during_call(ctx, cx, session.sessions),
+    };
+    let catalog = &session.shared.catalog;
+    resources::serve::read(catalog, request, ctx, version(cx), asking).await
 }
 
 /// `resources/subscribe`: only to a resource the caller could read now (A5: another URI is
@@ -127,7 +142,15 @@ pub(crate) async fn get_prompt(
     cx: &RequestContext<RoleServer>,
 ) -> Result<GetPromptResponse, ErrorData> {
     let ctx = context(session, cx).await?;
-    let asking = prompts::ask::asking(&session.shared.request_states, &request, cx)?;
+    let arguments = request.arguments.clone().unwrap_or_default();
+    let bound = Bound {
+        method: "prompts/get",
+        name: &request.name,
+        args: serde_json::to_vec(&arguments).unwrap_or_default(),
+        state: request.request_state.as_deref(),
+        responses: request.input_responses.as_ref(),
+    };
+    let asking = asking::asking(&session.shared.request_states, bound, cx)?;
     // M3: before 2026-07-28 a prompt's handler asks during the get, as a tool's does during
     // its call, where the client can answer there.
     let ctx = match asking {

@@ -5,9 +5,7 @@
 //!
 //! - `message`: [`Message`].
 //! - `serve`: `prompts/list` and `prompts/get`.
-//! - `ask`: a handler's questions on 2026-07-28, asked in the get's answer.
 
-pub(crate) mod ask;
 mod message;
 pub(crate) mod serve;
 

@@ -13,7 +13,7 @@ use tool_core::Context;
 use tracing::Instrument as _;
 
 use super::McpPrompt;
-use super::ask::{Asking, Got};
+use crate::mcp::server::catalog::asking::{Asking, Got};
 use crate::mcp::server::catalog::{Catalog, answer_failure, contained, finished, policy_failed};
 use crate::mcp::server::offer::offered;
 

@@ -8,13 +8,14 @@ use std::time::Instant;
 use rmcp::ErrorData;
 use rmcp::model::{
     CacheScope, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
-    ReadResourceResult,
+    ReadResourceResponse, ReadResourceResult,
 };
 use serde_json::{Map, Value, json};
 use tool_core::Context;
 use tracing::Instrument as _;
 
 use super::McpResource;
+use crate::mcp::server::catalog::asking::{Asking, Got};
 use crate::mcp::server::catalog::{Catalog, answer_failure, contained, finished, policy_failed};
 use crate::mcp::server::offer::offered;
 
@@ -67,13 +68,15 @@ pub(crate) async fn list_templates(
         .with_cache_scope(CacheScope::Private))
 }
 
-/// `resources/read`, in its span (K2) and timed (K5).
+/// `resources/read`, in its span (K2) and timed (K5); its handler asks in `asking`'s rounds
+/// when there are any (2026-07-28).
 pub(crate) async fn read(
     catalog: &Catalog,
     request: ReadResourceRequestParams,
     ctx: Context,
     protocol_version: Option<String>,
-) -> Result<ReadResourceResult, ErrorData> {
+    asking: Option<Asking<'_>>,
+) -> Result<ReadResourceResponse, ErrorData> {
     let span = tracing::info_span!(
         "resources/read",
         otel.name = "resources/read",
@@ -84,7 +87,7 @@ pub(crate) async fn read(
         "rpc.response.status_code" = tracing::field::Empty,
     );
     let started = Instant::now();
-    let answer = read_uri(catalog, &request.uri, ctx)
+    let answer = read_uri(catalog, &request.uri, ctx, asking)
         .instrument(span.clone())
         .await;
     finished(&span, "resources/read", protocol_version, started, &answer);
@@ -97,7 +100,8 @@ async fn read_uri(
     catalog: &Catalog,
     uri: &str,
     ctx: Context,
-) -> Result<ReadResourceResult, ErrorData> {
+    asking: Option<Asking<'_>>,
+) -> Result<ReadResourceResponse, ErrorData> {
     if uri.len() > MAX_URI_LEN {
         return Err(ErrorData::invalid_params(
             format!("the URI is longer than {MAX_URI_LEN} bytes"),
@@ -119,13 +123,23 @@ async fn read_uri(
     let arguments: Map<String, Value> = (values.into_iter())
         .map(|(name, value)| (name, Value::String(value)))
         .collect();
-    let contents = contained(reader(ctx, arguments))
-        .await
-        .map_err(|failure| answer_failure(failure, "resource", uri))?;
+    let ctx = match &asking {
+        Some(asking) => asking.context(ctx),
+        None => ctx,
+    };
+    let reading = contained(reader(ctx, arguments));
+    let contents = match &asking {
+        Some(asking) => match asking.answer(reading).await? {
+            Got::Done(contents) => contents,
+            Got::Asked(input) => return Ok(ReadResourceResponse::InputRequired(input)),
+        },
+        None => reading.await,
+    };
+    let contents = contents.map_err(|failure| answer_failure(failure, "resource", uri))?;
     let mut result = ReadResourceResult::new(contents.into_mcp(uri, resource.mime_type()));
     result.ttl_ms = Some(0);
     result.cache_scope = Some(CacheScope::Private);
-    Ok(result)
+    Ok(ReadResourceResponse::Complete(result))
 }
 
 /// The answer to a URI no resource the caller is offered serves (SEP-2164).

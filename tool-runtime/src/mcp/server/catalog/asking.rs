@@ -1,12 +1,13 @@
-//! A prompt's handler asking its user (M7, M3) on protocol 2026-07-28, where a server asks in
-//! its answer: the handler's context asks through the same sealed rounds a tool's handler asks
-//! through (`rounds`), so a prompt asks with `ctx.elicit::<T>()` (or `elicit_named`,
-//! `sample`, `roots`) exactly as a tool does. A question no round answered ends the get with
-//! `input_required` (its `requestState` sealed with the server's key and bound to the prompt's
-//! name and arguments, H10); the client gets the prompt again with its answers, and the
-//! handler runs again from its start, each earlier question answered at once.
+//! A prompt's or a resource's handler asking its client (M7, M3) on protocol 2026-07-28, where
+//! a server asks in its answer: the handler's context asks through the same sealed rounds a
+//! tool's handler asks through (`rounds`), so a prompt or a resource asks with
+//! `ctx.elicit::<T>()` (or `elicit_named`, `sample`, `roots`) exactly as a tool does. A
+//! question no round answered ends the get or the read with `input_required` (its
+//! `requestState` sealed with the server's key and bound to the prompt's name and arguments,
+//! or to the resource's URI, H10); the client asks again with its answers, and the handler
+//! runs again from its start, each earlier question answered at once.
 //!
-//! Before 2026-07-28 the handler asks during the get, as a tool's handler asks during its
+//! Before 2026-07-28 the handler asks during the request, as a tool's handler asks during its
 //! call (`elicitation/create` and the others on a session, where the client declared it can
 //! answer); without a session, or for a client that declared nothing it can answer, the
 //! handler's context names nobody to ask (`ElicitError::Unsupported`, the handler decides).
@@ -14,7 +15,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use rmcp::model::{GetPromptRequestParams, InputRequiredResult, ProtocolVersion};
+use rmcp::model::{InputRequiredResult, InputResponses, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use tool_core::{CancellationToken, Context};
@@ -23,13 +24,23 @@ use crate::mcp::server::questions;
 use crate::mcp::server::request_state::RequestStates;
 use crate::mcp::server::rounds::{self, RoundElicitor, Rounds};
 
-/// What a prompt's rounds are bound to in place of a tool's name: no tool's state can pass
-/// for a prompt's, nor one prompt's for another's.
-fn bound_name(name: &str) -> String {
-    format!("prompts/get:{name}")
+/// What a request's rounds are bound to: `method` and what it names (a prompt's name, a
+/// resource's URI) in place of a tool's name, so that no tool's state can pass for a
+/// prompt's or a resource's, nor one prompt's for another's.
+pub(crate) struct Bound<'r> {
+    /// `prompts/get` or `resources/read`.
+    pub(crate) method: &'static str,
+    /// The prompt's name, or the resource's URI.
+    pub(crate) name: &'r str,
+    /// The request's arguments, as bytes (none for a read).
+    pub(crate) args: Vec<u8>,
+    /// The state the request brings back, if any.
+    pub(crate) state: Option<&'r str>,
+    /// The answers the request brings.
+    pub(crate) responses: Option<&'r InputResponses>,
 }
 
-/// The rounds of one `prompts/get` whose handler may ask.
+/// The rounds of one `prompts/get` or `resources/read` whose handler may ask.
 pub(crate) struct Asking<'a> {
     round: Arc<RoundElicitor>,
     states: &'a RequestStates,
@@ -47,17 +58,17 @@ pub(crate) enum Got<T> {
     Asked(InputRequiredResult),
 }
 
-/// The rounds a `prompts/get` continues on 2026-07-28 (none before, or those its
-/// `requestState` carries, with the answers its `inputResponses` bring); `None` before
-/// 2026-07-28 or for a client that can answer nothing.
+/// The rounds a request continues on 2026-07-28 (none before, or those its `requestState`
+/// carries, with the answers its `inputResponses` bring); `None` before 2026-07-28 or for a
+/// client that can answer nothing.
 ///
 /// # Errors
 ///
-/// A `requestState` that is not one this server gave for this prompt and these arguments,
-/// or that expired or was used: `-32602`, and the handler does not run.
+/// A `requestState` that is not one this server gave for this prompt and these arguments
+/// (this resource), or that expired or was used: `-32602`, and the handler does not run.
 pub(crate) fn asking<'a>(
     states: &'a RequestStates,
-    request: &GetPromptRequestParams,
+    request: Bound<'_>,
     cx: &RequestContext<RoleServer>,
 ) -> Result<Option<Asking<'a>>, ErrorData> {
     let modern = cx
@@ -67,20 +78,19 @@ pub(crate) fn asking<'a>(
     if !modern || !declared.any() {
         return Ok(None);
     }
-    let arguments = request.arguments.clone().unwrap_or_default();
-    let args = serde_json::to_vec(&arguments).unwrap_or_default();
-    let bound = bound_name(&request.name);
-    let rounds = match request.request_state.as_deref() {
+    let (args, bound) = (request.args, format!("{}:{}", request.method, request.name));
+    let rounds = match request.state {
         None => Rounds::default(),
         Some(state) => {
-            let responses = request.input_responses.as_ref();
+            let responses = request.responses;
             rounds::open(states, state, &bound, &args, responses).map_err(|refusal| {
                 tracing::warn!(
+                    method = request.method,
                     reason = %refusal,
-                    "an MCP client's answer to a prompt's question is refused"
+                    "an MCP client's answer to a handler's question is refused"
                 );
                 ErrorData::invalid_params(
-                    "the requestState is not one this server gave for this prompt, or it \
+                    "the requestState is not one this server gave for this request, or it \
                      expired or was used",
                     None,
                 )
@@ -120,8 +130,8 @@ impl Asking<'_> {
                 self.asked.cancel();
                 let sealed = self.round.input_required(self.states, &self.bound, &self.args, false, None);
                 sealed.map(Got::Asked).map_err(|refusal| {
-                    tracing::error!(reason = %refusal, "a prompt's question could not be sealed");
-                    ErrorData::internal_error("the prompt's question could not be asked", None)
+                    tracing::error!(reason = %refusal, "a handler's question could not be sealed");
+                    ErrorData::internal_error("the handler's question could not be asked", None)
                 })
             }
         }
