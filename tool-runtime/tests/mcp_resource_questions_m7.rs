@@ -2,7 +2,7 @@
 //! as a tool's and a prompt's do. On protocol 2026-07-28 the question ends the
 //! `resources/read` with `input_required` (the question under its key, a sealed
 //! `requestState` bound to the URI, H10); the client reads again with its answer and gets the
-//! contents. A state of another URI, of a prompt, altered or forged is `-32602`. Before
+//! contents. A state of another URI, altered, forged or replayed is `-32602`. Before
 //! 2026-07-28 the question is asked during the read, on the session; a client that can answer
 //! nothing is not asked.
 #![cfg(feature = "mcp")]

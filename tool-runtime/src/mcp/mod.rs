@@ -38,7 +38,8 @@ pub use server::auth;
 pub(crate) use server::list_entry;
 pub use server::{
     HttpOptions, HttpServer, McpCall, McpNaming, McpRequest, McpServer, McpServerBuilder,
-    McpTransport, NO_ELICITATION, NO_ELICITATION_STATELESS, ProtocolError, ServeError, TaskSupport,
+    McpTransport, NO_APPROVAL_ANONYMOUS_TASK, NO_ELICITATION, NO_ELICITATION_STATELESS,
+    ProtocolError, ServeError, TaskSupport,
 };
 // M7: resources, resource templates and prompts, and the macros that make them of a fn.
 pub use client::{RemoteCatalogError, RemotePrompt, RemoteResource};

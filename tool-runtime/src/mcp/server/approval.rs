@@ -1,8 +1,11 @@
 //! Approval over MCP (H6): a call that awaits approval asks the client's user by elicitation,
 //! as the protocol the client speaks allows: an `elicitation/create` request during the call
 //! (protocols up to 2025-11-25), or an `input_required` result that the client answers by
-//! calling again with the user's response (2026-07-28 on). A client that declared no
-//! elicitation capability is not asked: the call is answered with [`NO_ELICITATION`].
+//! calling again with the user's response (2026-07-28 on); in a task of the Tasks extension,
+//! a question that waits in the task, answered by `tasks/update` within the approval expiry
+//! (never in a task every caller without credentials shares:
+//! [`NO_APPROVAL_ANONYMOUS_TASK`]). A client that declared no elicitation capability is not
+//! asked: the call is answered with [`NO_ELICITATION`].
 //!
 //! A server without sessions ([`HttpOptions::stateless`](super::HttpOptions::stateless)) cannot
 //! wait for an `elicitation/create` answer: the client posts it as a request of its own, which
@@ -39,6 +42,14 @@ use super::request_state::{Binding, RequestStates};
 pub const NO_ELICITATION: &str = "the call needs approval, and this client cannot ask its user \
                                   for it (it did not declare the elicitation capability), so \
                                   it did not run";
+
+/// What a call that needs approval is answered when it runs as a task of the Tasks extension
+/// that every caller without credentials shares (H6, M9): any of them could answer its
+/// question in the task, so it is not asked.
+pub const NO_APPROVAL_ANONYMOUS_TASK: &str = "the call needs approval, and it runs as a task \
+                                             that every caller without credentials shares, \
+                                             whom any of them could answer, so it did not run \
+                                             (call with an Authorization header)";
 
 /// What a client on a protocol before 2026-07-28 is answered, by a server without sessions,
 /// for a call that needs approval (H6): its user's answer could not reach the waiting call.
@@ -238,18 +249,16 @@ fn retry(
     }
 }
 
-/// What the user's answer `result` says of the call `pending`: approved on "accept", with the
-/// arguments it edits when the question offered edits (B3); an edit the question did not
-/// offer refuses the approval.
 /// Asks the client's user whether a call that runs as a task of the Tasks extension may run
 /// (H6, M9): the question waits in the task, unnamed (`question-N`), and `tasks/update`
 /// answers it; an accepted answer is taken as any approval's is (B3: its edits checked). A
-/// task cancelled while it waits is not approved.
+/// task cancelled while it waits, or not answered within `expiry` (the server's approval
+/// expiry, as a sealed approval's), is not approved.
 pub(super) async fn ask_in_task(
     asks: &dyn Elicitor,
-    tool: &Tool,
-    pending: &Outcome,
+    (tool, pending): (&Tool, &Outcome),
     edits: bool,
+    expiry: std::time::Duration,
 ) -> Asked {
     let form = if edits {
         approval_edits::form(tool, pending)
@@ -259,7 +268,16 @@ pub(super) async fn ask_in_task(
     let Ok(schema) = serde_json::to_value(&form) else {
         return Asked::NotApproved;
     };
-    let answer = match asks.elicit(&question_text(tool, pending), &schema).await {
+    let text = question_text(tool, pending);
+    let question = asks.elicit(&text, &schema);
+    let Ok(answered) = tokio::time::timeout(expiry, question).await else {
+        tracing::info!(
+            tool = tool.name(),
+            "an approval asked in a task was not answered in time; the call does not run"
+        );
+        return Asked::NotApproved;
+    };
+    let answer = match answered {
         Ok(ElicitAnswer::Accept(content)) => {
             ElicitResult::new(ElicitationAction::Accept).with_content(content)
         }
@@ -273,6 +291,9 @@ pub(super) async fn ask_in_task(
     verdict(&answer, pending, edits)
 }
 
+/// What the user's answer `result` says of the call `pending`: approved on "accept", with the
+/// arguments it edits when the question offered edits (B3); an edit the question did not
+/// offer refuses the approval.
 fn verdict(result: &ElicitResult, pending: &Outcome, edits: bool) -> Asked {
     if result.action != ElicitationAction::Accept {
         return Asked::NotApproved;

@@ -82,7 +82,7 @@ use tool_core::Tool;
 use handler::Handler;
 use session::Session;
 
-pub use approval::{NO_ELICITATION, NO_ELICITATION_STATELESS};
+pub use approval::{NO_APPROVAL_ANONYMOUS_TASK, NO_ELICITATION, NO_ELICITATION_STATELESS};
 pub use builder::McpServerBuilder;
 #[cfg(all(feature = "openai", feature = "anthropic"))]
 pub(crate) use builder::list_entry;

@@ -105,6 +105,11 @@ pub(crate) struct RequestStates {
 }
 
 impl RequestStates {
+    /// How long a state counts: how long a client has to answer an approval.
+    pub(crate) fn expiry(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.expiry_secs)
+    }
+
     /// States sealed under `key`, or under a random key of this process when there is none;
     /// `expiry` is kept within [`MIN_EXPIRY`] and [`MAX_EXPIRY`], and counted in whole
     /// seconds, rounded up.

@@ -11,7 +11,8 @@ use tool_core::{Outcome, Tool};
 use crate::call::{Approval, Entered, Seam};
 
 use super::approval::{
-    Asked, NO_ELICITATION, NO_ELICITATION_STATELESS, Question, ask, ask_in_task,
+    Asked, NO_APPROVAL_ANONYMOUS_TASK, NO_ELICITATION, NO_ELICITATION_STATELESS, Question, ask,
+    ask_in_task,
 };
 use super::request_state::RequestStates;
 use super::rounds::RoundElicitor;
@@ -34,6 +35,9 @@ pub(crate) struct McpSeam<'a> {
     pub(crate) asking: &'a (dyn Fn(bool) + Sync),
     /// A task's questions (M9, the Tasks extension), where its approval is asked too.
     pub(crate) task_questions: Option<&'a dyn Elicitor>,
+    /// Whether the task is shared by every caller without credentials: any of them could
+    /// answer its questions, so no approval is asked in it.
+    pub(crate) task_shared: bool,
 }
 
 impl Seam for McpSeam<'_> {
@@ -41,8 +45,12 @@ impl Seam for McpSeam<'_> {
 
     async fn approve(&self, awaiting: &Outcome) -> Approval<InputRequiredResult> {
         if let Some(asks) = self.task_questions {
+            if self.task_shared {
+                return Approval::Refused(Outcome::denied(NO_APPROVAL_ANONYMOUS_TASK));
+            }
             // M9: in a task of the Tasks extension the question waits in the task.
-            let asked = ask_in_task(asks, self.tool, awaiting, self.edits).await;
+            let expiry = self.states.expiry();
+            let asked = ask_in_task(asks, (self.tool, awaiting), self.edits, expiry).await;
             return approval_of(asked);
         }
         (self.asking)(true);

@@ -298,6 +298,7 @@ impl Session {
                     asking: answering.asking,
                     task_questions: (answering.task_questions.as_deref())
                         .map(|asks| asks as &dyn tool_core::elicit::Elicitor),
+                    task_shared: owner == super::session::ANYONE,
                 };
                 // B3: an earlier round's approval that edited the arguments runs them.
                 let edited = round.as_deref().and_then(RoundElicitor::edited);
