@@ -45,6 +45,23 @@ async fn plan(ctx: Context, args: Service) -> Result<Vec<Message>, ToolError> {
     Ok(vec![Message::user(text)])
 }
 
+/// How many runs of `patient` saw their get cancelled after their question.
+static TOLD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Asks, and says whether its get was cancelled when its question ended it.
+#[prompt(name = "patient")]
+async fn patient(ctx: Context, args: Service) -> Result<Vec<Message>, ToolError> {
+    let asked = ctx.elicit_named::<Window>("window", "When does the window open?");
+    if let Ok(Elicited::Cancelled) = asked.await {
+        // P2: the handler is told its get ended with its question, and may tidy up.
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        if ctx.is_cancelled() {
+            TOLD.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    Ok(vec![Message::user(args.service)])
+}
+
 /// Another prompt that asks the same question.
 #[prompt(name = "other")]
 async fn other(ctx: Context, args: Service) -> Result<Vec<Message>, ToolError> {
@@ -55,6 +72,7 @@ fn server() -> McpServer {
     McpServer::builder()
         .prompt(Plan)
         .prompt(Other)
+        .prompt(Patient)
         .build()
         .expect("built")
 }
@@ -207,4 +225,14 @@ async fn m7_m3_before_2026_07_28_a_prompt_asks_during_the_get() {
         remote.close().await;
         assert_eq!(messages.first().and_then(Message::text), Some(said));
     }
+}
+
+/// M7, P2: a prompt's handler whose question ends the get (2026-07-28) is cancelled and
+/// awaited, as a tool's is: it sees its context cancelled and ends before the answer goes out.
+#[tokio::test]
+async fn m7_p2_a_prompt_whose_question_ends_the_get_is_cancelled_and_awaited() {
+    let mut raw = Raw::open(server());
+    let answer = raw.get("patient", "db-1", asking(), json!({})).await;
+    assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
+    assert_eq!(TOLD.load(std::sync::atomic::Ordering::SeqCst), 1);
 }

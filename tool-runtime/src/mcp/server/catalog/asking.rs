@@ -108,13 +108,15 @@ pub(crate) fn asking<'a>(
 }
 
 impl Asking<'_> {
-    /// `ctx` asking its questions in these rounds.
+    /// `ctx` asking its questions in these rounds, cancelled when a question ends the request
+    /// (P2: the handler is told, as a tool's is).
     pub(crate) fn context(&self, ctx: Context) -> Context {
-        rounds::questions_in(ctx, &self.round)
+        rounds::questions_in(ctx.with_cancellation(self.asked.clone()), &self.round)
     }
 
     /// `getting` (the handler's answer), unless the handler asks a question no round
-    /// answered first: then the sealed `input_required` answer, and `getting` is dropped.
+    /// answered first: then its context is cancelled, its end awaited (P2: cancellation kills
+    /// nothing), and the answer is the sealed `input_required`.
     ///
     /// # Errors
     ///
@@ -123,11 +125,13 @@ impl Asking<'_> {
         &self,
         getting: impl Future<Output = T>,
     ) -> Result<Got<T>, ErrorData> {
+        tokio::pin!(getting);
         tokio::select! {
             biased;
-            done = getting => Ok(Got::Done(done)),
+            done = &mut getting => Ok(Got::Done(done)),
             () = self.round.question() => {
                 self.asked.cancel();
+                let _ = getting.await;
                 let sealed = self.round.input_required(self.states, &self.bound, &self.args, false, None);
                 sealed.map(Got::Asked).map_err(|refusal| {
                     tracing::error!(reason = %refusal, "a handler's question could not be sealed");
