@@ -12,6 +12,10 @@
 #[path = "support/raw_pipe.rs"]
 mod raw_pipe;
 
+mod support {
+    pub mod mcp;
+}
+
 use raw_pipe::{Raw as RawPipe, meta_2026};
 use serde_json::{Value, json};
 use tool_runtime::elicit::{ElicitAnswer, ElicitError, Elicited};
@@ -205,10 +209,6 @@ async fn m7_m3_before_2026_07_28_a_prompt_asks_during_the_get() {
         (true, "Plan billing at 02:00."),
         (false, "Plan billing; nobody to ask."),
     ] {
-        let (client_io, server_io) = tokio::io::duplex(1 << 16);
-        let (server_read, server_write) = tokio::io::split(server_io);
-        tokio::spawn(async move { server().serve_io(server_read, server_write).await });
-        let (client_read, client_write) = tokio::io::split(client_io);
         let mut builder = McpToolset::builder();
         if answers {
             builder = builder.elicitor(|message: String, _schema: Value| async move {
@@ -216,9 +216,7 @@ async fn m7_m3_before_2026_07_28_a_prompt_asks_during_the_get() {
                 Ok(ElicitAnswer::Accept(json!({"start": "02:00"})))
             });
         }
-        let remote = (builder.connect_io(client_read, client_write))
-            .await
-            .expect("connected");
+        let remote = support::mcp::connect_in_process_with(server(), builder).await;
         let messages = (remote.get_prompt("plan", [("service", "billing")]))
             .await
             .expect("the prompt");

@@ -10,6 +10,10 @@
 #[path = "support/raw_pipe.rs"]
 mod raw_pipe;
 
+mod support {
+    pub mod mcp;
+}
+
 use raw_pipe::{Raw as RawPipe, meta_2026};
 use serde_json::{Value, json};
 use tool_runtime::elicit::{ElicitAnswer, ElicitError, Elicited};
@@ -114,19 +118,13 @@ async fn m7_m3_before_2026_07_28_a_resource_asks_during_the_read() {
         (true, "Ada: runbook for db-1"),
         (false, "runbook for db-1; nobody asked"),
     ] {
-        let (client_io, server_io) = tokio::io::duplex(1 << 16);
-        let (server_read, server_write) = tokio::io::split(server_io);
-        tokio::spawn(async move { server().serve_io(server_read, server_write).await });
-        let (client_read, client_write) = tokio::io::split(client_io);
         let mut builder = McpToolset::builder();
         if answers {
             builder = builder.elicitor(|_message: String, _schema: Value| async move {
                 Ok(ElicitAnswer::Accept(json!({"name": "Ada"})))
             });
         }
-        let remote = (builder.connect_io(client_read, client_write))
-            .await
-            .expect("connected");
+        let remote = support::mcp::connect_in_process_with(server(), builder).await;
         let contents = (remote.read_resource("runbook://db-1"))
             .await
             .expect("the contents");

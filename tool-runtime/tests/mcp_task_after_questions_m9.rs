@@ -12,6 +12,10 @@
 #[path = "support/raw_pipe.rs"]
 mod raw_pipe;
 
+mod support {
+    pub mod mcp;
+}
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -326,12 +330,7 @@ fn m9_asking_before_a_task_needs_a_task_support() {
 /// elicitor, and gets the task's result.
 #[tokio::test]
 async fn m9_our_client_answers_the_questions_before_and_inside_the_task() {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    let server = server(&Cancelled::default());
-    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
-    let (client_read, client_write) = tokio::io::split(client_io);
-    let remote = McpToolset::builder()
+    let builder = McpToolset::builder()
         .handshake(Handshake::Discover)
         .elicitor(|message: String, _schema: Value| async move {
             Ok(match message.as_str() {
@@ -339,10 +338,9 @@ async fn m9_our_client_answers_the_questions_before_and_inside_the_task() {
                 "Purge everything?" => ElicitAnswer::Accept(json!({"ok": true})),
                 _ => ElicitAnswer::Decline,
             })
-        })
-        .connect_io(client_read, client_write)
-        .await
-        .expect("connected");
+        });
+    let remote =
+        support::mcp::connect_in_process_with(server(&Cancelled::default()), builder).await;
     let purge = (remote.tools().iter())
         .find(|tool| tool.name() == "purge")
         .cloned()
@@ -459,16 +457,10 @@ async fn m9_our_client_cancels_a_task_it_leaves_for_an_approval() {
         .task_support("wipe", TaskSupport::Required)
         .build()
         .expect("built");
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
-    let (client_read, client_write) = tokio::io::split(client_io);
-    let remote = McpToolset::builder()
+    let builder = McpToolset::builder()
         .handshake(Handshake::Discover)
-        .pause_on_approval()
-        .connect_io(client_read, client_write)
-        .await
-        .expect("connected");
+        .pause_on_approval();
+    let remote = support::mcp::connect_in_process_with(server, builder).await;
     let wipe = (remote.tools().iter())
         .find(|tool| tool.name() == "wipe")
         .cloned()

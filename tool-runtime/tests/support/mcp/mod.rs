@@ -239,12 +239,21 @@ pub async fn run_python_client(
 pub async fn connect_in_process(
     server: tool_runtime::mcp::McpServer,
 ) -> tool_runtime::mcp::McpToolset {
+    let builder =
+        tool_runtime::mcp::McpToolset::builder().handshake(tool_runtime::mcp::Handshake::Auto);
+    connect_in_process_with(server, builder).await
+}
+
+/// As [`connect_in_process`], the client made by `builder` (its handshake, its elicitor).
+pub async fn connect_in_process_with(
+    server: tool_runtime::mcp::McpServer,
+    builder: tool_runtime::mcp::McpToolsetBuilder,
+) -> tool_runtime::mcp::McpToolset {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_io);
     tokio::spawn(async move { server.serve_io(server_read, server_write).await });
     let (client_read, client_write) = tokio::io::split(client_io);
-    tool_runtime::mcp::McpToolset::builder()
-        .handshake(tool_runtime::mcp::Handshake::Auto)
+    builder
         .connect_io(client_read, client_write)
         .await
         .expect("our client connects to our server")

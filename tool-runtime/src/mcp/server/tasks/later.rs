@@ -10,6 +10,7 @@
 //! The call runs in a task of the runtime from its start, so nothing of it moves when it
 //! becomes a task: until then its request's cancellation cancels it, and `tasks/cancel` after.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rmcp::ErrorData;
@@ -17,7 +18,7 @@ use rmcp::model::{CallToolResponse, CreateTaskResult};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tool_core::elicit::{ElicitAnswer, ElicitError, ElicitFuture, Elicitor};
+use tool_core::elicit::{ElicitError, ElicitFuture, Elicitor};
 use tool_core::roots::{RootsError, RootsFuture, RootsSource};
 use tool_core::sampling::{SampleError, SampleFuture, Sampler, SamplingRequest};
 use tool_core::{CancellationToken, Context};
@@ -224,27 +225,20 @@ struct Questions {
 }
 
 impl Questions {
-    /// Asks `message` (named `key`) in the rounds, or in the task once there is one: a round
-    /// closed by the task's start (`Unsupported` from it) hands the question to the task.
-    async fn ask(
+    /// What `in_task` asks once the call is a task; before, what `in_round` asks, handed to
+    /// `in_task` after all when the task's start closed the rounds meanwhile (the round then
+    /// answers what `closed` recognizes: its `Unsupported`).
+    async fn routed<T, E>(
         &self,
-        key: Option<&str>,
-        message: &str,
-        schema: &Value,
-    ) -> Result<ElicitAnswer, ElicitError> {
-        let in_task = async |task: Arc<TaskQuestions>| match key {
-            Some(key) => task.elicit_named(key, message, schema).await,
-            None => task.elicit(message, schema).await,
-        };
+        in_round: impl Future<Output = Result<T, E>>,
+        in_task: impl AsyncFnOnce(&TaskQuestions) -> Result<T, E>,
+        closed: fn(&E) -> bool,
+    ) -> Result<T, E> {
         if let Some(task) = self.later.task_questions() {
-            return in_task(task).await;
+            return in_task(&task).await;
         }
-        let asked = match key {
-            Some(key) => self.round.elicit_named(key, message, schema).await,
-            None => self.round.elicit(message, schema).await,
-        };
-        match (asked, self.later.task_questions()) {
-            (Err(ElicitError::Unsupported), Some(task)) => in_task(task).await,
+        match (in_round.await, self.later.task_questions()) {
+            (Err(error), Some(task)) if closed(&error) => in_task(&task).await,
             (asked, _) => asked,
         }
     }
@@ -252,7 +246,11 @@ impl Questions {
 
 impl Elicitor for Questions {
     fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a> {
-        Box::pin(self.ask(None, message, schema))
+        Box::pin(self.routed(
+            self.round.elicit(message, schema),
+            async |task| task.elicit(message, schema).await,
+            |error| matches!(error, ElicitError::Unsupported),
+        ))
     }
 
     fn elicit_named<'a>(
@@ -261,7 +259,11 @@ impl Elicitor for Questions {
         message: &'a str,
         schema: &'a Value,
     ) -> ElicitFuture<'a> {
-        Box::pin(self.ask(Some(key), message, schema))
+        Box::pin(self.routed(
+            self.round.elicit_named(key, message, schema),
+            async |task| task.elicit_named(key, message, schema).await,
+            |error| matches!(error, ElicitError::Unsupported),
+        ))
     }
 }
 
@@ -271,31 +273,20 @@ impl Sampler for Questions {
         key: Option<&'a str>,
         request: &'a SamplingRequest,
     ) -> SampleFuture<'a> {
-        Box::pin(async move {
-            if let Some(task) = self.later.task_questions() {
-                return task.sample(key, request).await;
-            }
-            match (
-                self.round.sample(key, request).await,
-                self.later.task_questions(),
-            ) {
-                (Err(SampleError::Unsupported), Some(task)) => task.sample(key, request).await,
-                (asked, _) => asked,
-            }
-        })
+        Box::pin(self.routed(
+            self.round.sample(key, request),
+            async move |task| task.sample(key, request).await,
+            |error| matches!(error, SampleError::Unsupported),
+        ))
     }
 }
 
 impl RootsSource for Questions {
     fn roots<'a>(&'a self, key: Option<&'a str>) -> RootsFuture<'a> {
-        Box::pin(async move {
-            if let Some(task) = self.later.task_questions() {
-                return task.roots(key).await;
-            }
-            match (self.round.roots(key).await, self.later.task_questions()) {
-                (Err(RootsError::Unsupported), Some(task)) => task.roots(key).await,
-                (asked, _) => asked,
-            }
-        })
+        Box::pin(self.routed(
+            self.round.roots(key),
+            async move |task| task.roots(key).await,
+            |error| matches!(error, RootsError::Unsupported),
+        ))
     }
 }
