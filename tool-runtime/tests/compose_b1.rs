@@ -8,6 +8,7 @@ mod support {
     #[cfg(feature = "mcp")]
     pub mod mcp;
     pub mod spans;
+    pub mod trace;
 }
 
 use std::time::Duration;

@@ -11,6 +11,7 @@
 mod support {
     pub mod capture;
     pub mod oidc;
+    pub mod trace;
     pub mod user_agent;
 }
 

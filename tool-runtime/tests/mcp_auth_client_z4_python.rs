@@ -10,6 +10,7 @@ mod support {
     pub mod capture;
     pub mod mcp;
     pub mod oidc;
+    pub mod trace;
 }
 
 use std::process::Stdio;

@@ -8,6 +8,7 @@
 
 mod support {
     pub mod mcp;
+    pub mod trace;
 }
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -425,7 +426,7 @@ impl Subscriber for Events {
 async fn e3_e4_p1_a_fatal_call_is_logged_for_the_application_and_the_server_goes_on() {
     let events = Events::default();
     // A current-thread runtime: the server's tasks log on this thread.
-    let _guard = tracing::subscriber::set_default(events.clone());
+    let _guard = support::trace::install(events.clone());
     let remote = over_mcp(served().tools, Principal::OPERATOR).await;
     let ctx = Context::new();
     for name in ["doom", "crash", "fail"] {

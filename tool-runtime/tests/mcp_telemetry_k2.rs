@@ -8,6 +8,7 @@
 mod support {
     pub mod mcp;
     pub mod spans;
+    pub mod trace;
 }
 
 use support::mcp::{Principal, served};

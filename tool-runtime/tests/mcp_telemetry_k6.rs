@@ -8,6 +8,7 @@
 mod support {
     pub mod mcp;
     pub mod otel;
+    pub mod trace;
 }
 
 use opentelemetry::trace::{SpanId, TraceId};

@@ -41,6 +41,7 @@
 
 mod support {
     pub mod spans;
+    pub mod trace;
 }
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -12,6 +12,7 @@ mod support {
     pub mod bedrock_peers;
     pub mod capture;
     pub mod provider;
+    pub mod trace;
 }
 
 use serde_json::{Value, json};

@@ -8,6 +8,7 @@ mod support {
     pub mod bedrock;
     pub mod provider;
     pub mod spans;
+    pub mod trace;
 }
 
 use support::bedrock::{ACCESS_KEY_ID, MODEL, REGION, SECRET_ACCESS_KEY, error, text_answer};

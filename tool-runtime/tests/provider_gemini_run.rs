@@ -10,6 +10,7 @@ mod support {
     pub mod gemini;
     pub mod provider;
     pub mod spans;
+    pub mod trace;
 }
 
 use support::agent::drain;

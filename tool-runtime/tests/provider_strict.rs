@@ -6,6 +6,7 @@
 mod support {
     pub mod dialect_shapes;
     pub mod provider;
+    pub mod trace;
 }
 
 use serde_json::{Value, json};
@@ -218,10 +219,11 @@ fn v1_a_fallback_from_strict_mode_is_logged() {
     let warnings = Warnings::default();
     let model = openai(StrictMode::Auto);
     let loose = tool::<Loose>("loose");
-    tracing::subscriber::with_default(warnings.clone(), || {
+    {
+        let _guard = support::trace::install(warnings.clone());
         model.tool_spec(&loose).expect("falls back");
         model.tool_spec(&tool::<Drawing>("draw")).expect("strict");
-    });
+    }
     let seen = warnings.0.lock().expect("not poisoned").clone();
     assert_eq!(seen.len(), 1, "{seen:?}");
     assert!(

@@ -8,6 +8,7 @@
 mod support {
     pub mod agent;
     pub mod spans;
+    pub mod trace;
 }
 
 use support::agent::{Args, tool};

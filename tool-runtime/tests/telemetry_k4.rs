@@ -13,6 +13,7 @@ mod support {
     pub mod otel;
     pub mod provider;
     pub mod spans;
+    pub mod trace;
 }
 
 use opentelemetry::{Array, StringValue, Value};

@@ -4,6 +4,7 @@
 
 mod support {
     pub mod agent;
+    pub mod trace;
 }
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -95,7 +96,7 @@ fn field<'a>(fields: &'a Fields, name: &str) -> Option<&'a str> {
 #[tokio::test]
 async fn e3_redacted_failures_are_logged_with_spans_for_each_call_and_no_argument_values() {
     let capture = Capture::default();
-    let _guard = tracing::subscriber::set_default(capture.clone());
+    let _guard = support::trace::install(capture.clone());
 
     let failing = tool("failing", |_ctx, _args: Args| async move {
         Err::<(), _>(std::io::Error::other("SECRET upstream said 403"))

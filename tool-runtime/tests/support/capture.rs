@@ -23,7 +23,7 @@ impl Captured {
     pub fn install() -> (Self, DefaultGuard) {
         let captured = Self::default();
         let layer = Capture(captured.clone());
-        let guard = tracing::subscriber::set_default(Registry::default().with(layer));
+        let guard = super::trace::install(Registry::default().with(layer));
         (captured, guard)
     }
 

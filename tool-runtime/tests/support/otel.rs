@@ -26,7 +26,7 @@ impl Otel {
             .build();
         let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("tests"));
         let subscriber = tracing_subscriber::registry().with(layer);
-        let _guard = tracing::subscriber::set_default(subscriber);
+        let _guard = super::trace::install(subscriber);
         Self {
             exporter,
             provider,

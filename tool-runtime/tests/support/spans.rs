@@ -93,12 +93,7 @@ where
 impl Spans {
     /// Records every span and event of the current thread until the guard is dropped.
     pub fn install(&self) -> DefaultGuard {
-        let guard = tracing::subscriber::set_default(Registry::default().with(self.clone()));
-        // A span's callsite first reached by a test of another thread, while no subscriber
-        // of this thread existed yet, may hold the interest "never": ask every callsite again
-        // now that this one exists, or its spans go unrecorded now and then.
-        tracing::callsite::rebuild_interest_cache();
-        guard
+        super::trace::install(Registry::default().with(self.clone()))
     }
 
     /// Every span so far, in creation order.
