@@ -44,8 +44,9 @@ pub use server::{
 // M7: resources, resource templates and prompts, and the macros that make them of a fn.
 pub use client::{RemoteCatalogError, RemotePrompt, RemoteResource};
 pub use server::{
-    CatalogProblem, Contents, Icon, IntoPrompt, IntoResource, McpPrompt, McpPromptBuilder,
-    McpResource, McpResourceBuilder, Message, registered_prompts, registered_resources,
+    CatalogEnd, CatalogHook, CatalogItem, CatalogProblem, CatalogRequest, Contents, Icon,
+    IntoPrompt, IntoResource, McpPrompt, McpPromptBuilder, McpResource, McpResourceBuilder,
+    Message, registered_prompts, registered_resources,
 };
 // What `#[resource]` and `#[prompt]` submit at link time. Not public API.
 #[doc(hidden)]

@@ -16,7 +16,7 @@ use tool_core::{BoxError, Context, IntoTool, Limits, Tool};
 
 use crate::agent::toolset::ToolSetBuilder;
 
-use super::catalog::Catalog;
+use super::catalog::{Catalog, CatalogHook, CatalogHooks};
 use super::handle::McpServer;
 use super::icon::Icon;
 use super::naming::{self, McpNaming};
@@ -49,6 +49,8 @@ pub struct McpServerBuilder {
     resources: Vec<McpResource>,
     /// The prompts, in the order added (M7).
     prompts: Vec<McpPrompt>,
+    /// The hooks around each read and get, in the order added (M7).
+    catalog_hooks: CatalogHooks,
     /// Icons of tools, by declared name.
     tool_icons: Vec<(String, Vec<Icon>)>,
 }
@@ -78,6 +80,7 @@ impl McpServerBuilder {
             task_support: Vec::new(),
             questions_before_task: Vec::new(),
             resources: Vec::new(),
+            catalog_hooks: CatalogHooks::default(),
             prompts: Vec::new(),
             tool_icons: Vec::new(),
         }
@@ -187,6 +190,17 @@ impl McpServerBuilder {
     /// goes on. See [`tool_core::hook`].
     pub fn hook(mut self, hook: impl Hook) -> Self {
         self.set.hook(hook);
+        self
+    }
+
+    /// Adds a hook around every `resources/read` and `prompts/get` that reaches its handler
+    /// (M7, as [`McpServerBuilder::hook`] is for tools): its `before` runs after the
+    /// availability re-check and validation, its `after` once the handler ended, in the order
+    /// hooks are added. A hook that denies a request answers it with its message; one that
+    /// gives it up, or panics, answers `the resource failed` (`the prompt failed`), the cause
+    /// logged. See [`CatalogHook`].
+    pub fn catalog_hook(mut self, hook: impl CatalogHook) -> Self {
+        self.catalog_hooks.push(hook);
         self
     }
 
@@ -358,7 +372,12 @@ impl McpServerBuilder {
         let tasks = task_supports(&set.tools, &self.naming, supports, &mut problems);
         add_icons(&set.tools, &mut listed, self.tool_icons, &mut problems);
         let mut catalog_problems = Vec::new();
-        let catalog = Catalog::check(self.resources, self.prompts, &mut catalog_problems);
+        let catalog = Catalog::check(
+            self.resources,
+            self.prompts,
+            self.catalog_hooks,
+            &mut catalog_problems,
+        );
         problems.extend(catalog_problems.into_iter().map(BuildProblem::from));
         if !problems.is_empty() {
             return Err(BuildError::new(problems));

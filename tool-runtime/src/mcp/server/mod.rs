@@ -87,6 +87,7 @@ pub use builder::McpServerBuilder;
 #[cfg(all(feature = "openai", feature = "anthropic"))]
 pub(crate) use builder::list_entry;
 pub use catalog::problem::CatalogProblem;
+pub use catalog::{CatalogEnd, CatalogHook, CatalogItem, CatalogRequest};
 pub use error::ServeError;
 pub use handle::McpServer;
 pub use http_server::{HttpOptions, HttpServer};

@@ -9,24 +9,29 @@
 //! - `listen`: `subscriptions/listen`, the stream of changes of 2026-07-28.
 //! - `asking`: a prompt's or a resource's handler asking its client on 2026-07-28, in the
 //!   answer.
+//! - `hooks`: application code around each read and get ([`CatalogHook`]).
+//! - `run`: a handler run for one request: validation, the hooks, the handler.
 //! - `typed_args`: a template's URI variables and a prompt's arguments, parsed and validated
 //!   like a tool's input (S2).
 
 pub(crate) mod asking;
+pub(crate) mod hooks;
 pub(crate) mod listen;
 pub(crate) mod problem;
 pub(crate) mod requests;
+pub(crate) mod run;
 pub(crate) mod typed_args;
 
 use rmcp::ErrorData;
 use tool_core::error::find_in_chain;
-use tool_core::panic::CatchUnwind;
 use tool_core::{BoxError, ToolError};
 
 use super::prompts::McpPrompt;
 use super::resources::McpResource;
 use super::resources::subscriptions::Subscriptions;
 use crate::telemetry::metrics::{self, McpRecord, Side};
+pub(crate) use hooks::CatalogHooks;
+pub use hooks::{CatalogEnd, CatalogHook, CatalogItem, CatalogRequest};
 pub(crate) use problem::{CatalogProblem, Failure};
 
 /// A server's resources and prompts, and the subscriptions to its resources.
@@ -38,6 +43,8 @@ pub(crate) struct Catalog {
     pub(crate) prompts: Vec<McpPrompt>,
     /// Which sessions asked to hear of which resource's changes.
     pub(crate) subscriptions: Subscriptions,
+    /// The hooks around each read and get.
+    pub(crate) hooks: CatalogHooks,
 }
 
 impl Catalog {
@@ -46,6 +53,7 @@ impl Catalog {
     pub(crate) fn check(
         resources: Vec<McpResource>,
         prompts: Vec<McpPrompt>,
+        hooks: CatalogHooks,
         problems: &mut Vec<CatalogProblem>,
     ) -> Self {
         let mut uris: Vec<&str> = Vec::new();
@@ -76,6 +84,7 @@ impl Catalog {
             resources,
             prompts,
             subscriptions: Subscriptions::default(),
+            hooks,
         }
     }
 
@@ -92,28 +101,18 @@ impl Catalog {
     }
 }
 
-/// Runs a handler's future, a panic in it a failure (E4).
-pub(crate) async fn contained<T>(
-    future: impl std::future::Future<Output = Result<T, Failure>>,
-) -> Result<T, Failure> {
-    match CatchUnwind::new(future).await {
-        Ok(result) => result,
-        Err(panic) => Err(Failure::Failed(
-            format!("the handler panicked: {panic}").into(),
-        )),
-    }
-}
-
 /// The JSON-RPC error a client gets for `failure` of the `what` (`resource`, `prompt`): the
 /// violations as invalid params; a handler's failure as `the {what} failed`, unless its chain
-/// holds a [`ToolError`], whose own text goes (E2). The unredacted error goes to `tracing`
-/// (E3).
+/// holds a [`ToolError`], whose own text goes (E2); a hook's refusal as its message; a hook's
+/// giving up as `the {what} failed`. The unredacted error goes to `tracing` (E3).
 pub(crate) fn answer_failure(failure: Failure, what: &str, id: &str) -> ErrorData {
+    let item = tool_core::violation::preview_str(id);
     match failure {
         Failure::Invalid(violations) => ErrorData::invalid_params(violations, None),
+        Failure::Denied(message) => ErrorData::internal_error(message, None),
         Failure::Failed(error) => {
             tracing::error!(
-                item = %tool_core::violation::preview_str(id),
+                item = %item,
                 kind = what,
                 error = %error,
                 "an MCP {what} handler failed; the client was told no more than its ToolError"
@@ -121,6 +120,15 @@ pub(crate) fn answer_failure(failure: Failure, what: &str, id: &str) -> ErrorDat
             let text = find_in_chain::<ToolError>(error.as_ref())
                 .map_or_else(|| format!("the {what} failed"), ToString::to_string);
             ErrorData::internal_error(text, None)
+        }
+        Failure::Ended(error) => {
+            tracing::error!(
+                item = %item,
+                kind = what,
+                error = %format_args!("{error:#}"),
+                "a hook gave up an MCP {what} request; the client was told it failed"
+            );
+            ErrorData::internal_error(format!("the {what} failed"), None)
         }
     }
 }

@@ -8,8 +8,14 @@ use tool_core::BoxError;
 pub(crate) enum Failure {
     /// The arguments broke the type's schema: the rendered violations (S2, S3).
     Invalid(String),
-    /// The handler (or a custom validator, S5) failed: redacted for the client (E2).
+    /// The handler (or a custom validator, S5, or a hook that panicked) failed: redacted
+    /// for the client (E2).
     Failed(BoxError),
+    /// A hook refused the request: the client reads its message.
+    Denied(String),
+    /// A hook gave the request up: logged, and the client reads that the item failed,
+    /// whatever the cause holds.
+    Ended(BoxError),
 }
 
 /// One problem of a server's resources or prompts, found at `build()`.

@@ -77,17 +77,17 @@ impl Params {
     /// The arguments as the JSON the parser reads: a string sent for a property whose schema
     /// says integer, number or boolean is read as one when it spells one (else it stays a
     /// string, which the parser reports as a type violation).
-    pub(crate) fn coerce(&self, arguments: Map<String, Value>) -> Value {
+    pub(crate) fn coerce(&self, arguments: &Map<String, Value>) -> Value {
         let properties = self.schema.get("properties").and_then(Value::as_object);
         let coerced = arguments
-            .into_iter()
+            .iter()
             .map(|(name, value)| {
-                let kind = properties.and_then(|p| p.get(&name)).and_then(scalar_type);
+                let kind = properties.and_then(|p| p.get(name)).and_then(scalar_type);
                 let value = match (value, kind) {
                     (Value::String(text), Some(kind)) => read_scalar(text, kind),
-                    (value, _) => value,
+                    (value, _) => value.clone(),
                 };
-                (name, value)
+                (name.clone(), value)
             })
             .collect();
         Value::Object(coerced)
@@ -98,7 +98,7 @@ impl Params {
 /// or the operational error of a custom validator (S5), which is redacted.
 pub(crate) fn parse<P: Schema>(
     params: &Params,
-    arguments: Map<String, Value>,
+    arguments: &Map<String, Value>,
 ) -> Result<P, Failure> {
     let value = params.coerce(arguments);
     match parse_root::<P>(Json::from_value(value)) {
@@ -129,7 +129,7 @@ fn scalar_type(schema: &Value) -> Option<&'static str> {
 }
 
 /// `text` as a value of `kind`, when it spells one; else `text` itself.
-fn read_scalar(text: String, kind: &str) -> Value {
+fn read_scalar(text: &str, kind: &str) -> Value {
     let read = match kind {
         "integer" => (text.parse::<i64>().ok().map(Value::from))
             .or_else(|| text.parse::<u64>().ok().map(Value::from)),
@@ -138,12 +138,12 @@ fn read_scalar(text: String, kind: &str) -> Value {
             .ok()
             .and_then(serde_json::Number::from_f64)
             .map(Value::Number),
-        "boolean" => match text.as_str() {
+        "boolean" => match text {
             "true" => Some(Value::Bool(true)),
             "false" => Some(Value::Bool(false)),
             _ => None,
         },
         _ => None,
     };
-    read.unwrap_or(Value::String(text))
+    read.unwrap_or_else(|| Value::String(text.to_owned()))
 }

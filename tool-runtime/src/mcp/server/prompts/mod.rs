@@ -14,24 +14,21 @@ use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tool_core::policy::{AsyncPolicy, AsyncPolicyFn, BoxFuture, SyncPolicy};
+use tool_core::policy::{AsyncPolicy, AsyncPolicyFn, SyncPolicy};
 use tool_core::{BoxError, Context, Policy, Schema};
 use tool_rules::mcp_name::invalid_mcp_name;
 
-use super::catalog::problem::{CatalogProblem, Failure};
+use super::catalog::problem::CatalogProblem;
+use super::catalog::run::Prepare;
 use super::catalog::typed_args::{self, Params};
 use super::completer::{Completer, Completers};
 use super::icon::Icon;
-use super::resources::failed;
 
 pub use message::Message;
 
-/// Answers `prompts/get`: the request's context and its arguments.
-pub(crate) type GetFn = Arc<
-    dyn Fn(Context, Map<String, Value>) -> BoxFuture<'static, Result<Vec<Message>, Failure>>
-        + Send
-        + Sync,
->;
+/// Answers `prompts/get`: its arguments validated, the handler readied on the request's
+/// context.
+pub(crate) type GetFn = Prepare<Vec<Message>>;
 
 /// A prompt an [`McpServer`](super::McpServer) serves.
 ///
@@ -268,11 +265,15 @@ impl McpPromptBuilder {
         let f = Arc::new(f);
         if let Ok(checked) = &params {
             let checked = checked.clone();
-            self.inner.getter = Some(Arc::new(move |ctx, arguments| {
-                let parsed = typed_args::parse::<A>(&checked, arguments);
-                let f = Arc::clone(&f);
-                Box::pin(async move { f(ctx, parsed?).await.map_err(failed) })
-            }));
+            self.inner.getter = Some(Arc::new(
+                move |ctx: Context, arguments: &Map<String, Value>| {
+                    let parsed = typed_args::parse::<A>(&checked, arguments)?;
+                    let f = Arc::clone(&f);
+                    Ok(Box::pin(
+                        async move { f(ctx, parsed).await.map_err(Into::into) },
+                    ))
+                },
+            ));
         }
         self.inner.params = Some(params);
         self

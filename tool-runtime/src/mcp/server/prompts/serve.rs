@@ -1,7 +1,7 @@
 //! `prompts/list` and `prompts/get` (M7): the list holds what the caller's context is offered
 //! (A2), in declaration order; a get finds the prompt, checks its policy again (A4), parses
-//! its arguments (S2) and answers the handler's messages, its failure redacted (E2), or, on
-//! 2026-07-28, the handler's question (`input_required`, `ask`).
+//! its arguments (S2), runs the hooks around the handler and answers its messages, its
+//! failure redacted (E2), or, on 2026-07-28, the handler's question (`input_required`).
 
 use std::time::Instant;
 
@@ -14,7 +14,10 @@ use tracing::Instrument as _;
 
 use super::McpPrompt;
 use crate::mcp::server::catalog::asking::{Asking, Got};
-use crate::mcp::server::catalog::{Catalog, answer_failure, contained, finished, policy_failed};
+use crate::mcp::server::catalog::run::{prepared, run};
+use crate::mcp::server::catalog::{
+    Catalog, CatalogHooks, CatalogItem, CatalogRequest, answer_failure, finished, policy_failed,
+};
 use crate::mcp::server::offer::offered;
 
 /// The longest prompt name looked up, in bytes (longer ones are no prompt's).
@@ -58,7 +61,7 @@ pub(crate) async fn get(
     let prompt = catalog
         .prompt(&request.name)
         .filter(|_| request.name.len() <= MAX_NAME_LEN);
-    let answer = get_prompt(prompt, request, ctx, asking)
+    let answer = get_prompt(&catalog.hooks, prompt, request, ctx, asking)
         .instrument(span.clone())
         .await;
     finished(&span, "prompts/get", protocol_version, started, &answer);
@@ -66,6 +69,7 @@ pub(crate) async fn get(
 }
 
 async fn get_prompt(
+    hooks: &CatalogHooks,
     prompt: Option<&McpPrompt>,
     request: GetPromptRequestParams,
     ctx: Context,
@@ -88,15 +92,13 @@ async fn get_prompt(
         Some(asking) => asking.context(ctx),
         None => ctx,
     };
-    let getting = contained(getter(ctx, arguments));
-    let messages = match &asking {
-        Some(asking) => match asking.answer(getting).await? {
-            Got::Done(messages) => messages,
-            Got::Asked(input) => return Ok(GetPromptResponse::InputRequired(input)),
-        },
-        None => getting.await,
+    let failed = |failure| answer_failure(failure, "prompt", prompt.name());
+    let getting = prepared(getter, ctx.clone(), &arguments).map_err(failed)?;
+    let request = CatalogRequest::new(CatalogItem::Prompt(prompt), &arguments, &ctx);
+    let messages = match run(hooks, &request, getting, asking.as_ref()).await? {
+        Got::Done(messages) => messages.map_err(failed)?,
+        Got::Asked(input) => return Ok(GetPromptResponse::InputRequired(input)),
     };
-    let messages = messages.map_err(|failure| answer_failure(failure, "prompt", prompt.name()))?;
     let messages = messages.iter().map(super::Message::to_mcp).collect();
     let result = GetPromptResult::new(messages).with_description(prompt.description());
     Ok(GetPromptResponse::Complete(result))

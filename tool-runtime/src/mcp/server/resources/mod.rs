@@ -15,24 +15,22 @@ use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tool_core::policy::{AsyncPolicy, AsyncPolicyFn, BoxFuture, SyncPolicy};
+use tool_core::policy::{AsyncPolicy, AsyncPolicyFn, SyncPolicy};
 use tool_core::{BoxError, Context, Policy, Schema};
 use tool_rules::mcp_name::invalid_mcp_name;
 use tool_rules::uri_template::UriTemplate;
 
-use super::catalog::problem::{CatalogProblem, Failure};
+use super::catalog::problem::CatalogProblem;
+use super::catalog::run::Prepare;
 use super::catalog::typed_args::{self, Params};
 use super::completer::{Completer, Completers};
 use super::icon::Icon;
 
 pub use contents::Contents;
 
-/// Reads a resource: the request's context and the template's variables.
-pub(crate) type ReadFn = Arc<
-    dyn Fn(Context, Map<String, Value>) -> BoxFuture<'static, Result<Contents, Failure>>
-        + Send
-        + Sync,
->;
+/// Reads a resource: the template's variables validated, the reader readied on the
+/// request's context.
+pub(crate) type ReadFn = Prepare<Contents>;
 
 /// A resource (a fixed URI) or a resource template (a URI template whose variables are typed
 /// parameters) that an [`McpServer`](super::McpServer) serves.
@@ -342,9 +340,11 @@ impl McpResourceBuilder {
         E: Into<BoxError>,
     {
         let f = Arc::new(f);
-        self.inner.reader = Some(Arc::new(move |ctx, _| {
-            let future = f(ctx);
-            Box::pin(async move { future.await.map(Into::into).map_err(failed) })
+        self.inner.reader = Some(Arc::new(move |ctx: Context, _: &Map<String, Value>| {
+            let f = Arc::clone(&f);
+            Ok(Box::pin(async move {
+                f(ctx).await.map(Into::into).map_err(Into::into)
+            }))
         }));
         self.inner.params = None;
         self
@@ -366,14 +366,15 @@ impl McpResourceBuilder {
         let f = Arc::new(f);
         if let Ok(checked) = &params {
             let checked = checked.clone();
-            self.inner.reader = Some(Arc::new(move |ctx, arguments| {
-                let parsed = typed_args::parse::<P>(&checked, arguments);
-                let f = Arc::clone(&f);
-                Box::pin(async move {
-                    let future = f(ctx, parsed?);
-                    future.await.map(Into::into).map_err(failed)
-                })
-            }));
+            self.inner.reader = Some(Arc::new(
+                move |ctx: Context, arguments: &Map<String, Value>| {
+                    let parsed = typed_args::parse::<P>(&checked, arguments)?;
+                    let f = Arc::clone(&f);
+                    Ok(Box::pin(async move {
+                        f(ctx, parsed).await.map(Into::into).map_err(Into::into)
+                    }))
+                },
+            ));
         }
         self.inner.params = Some(params);
         self
@@ -401,9 +402,4 @@ impl McpResourceBuilder {
             inner: Arc::new(self.inner),
         }
     }
-}
-
-/// A handler's error as a failure.
-pub(crate) fn failed(error: impl Into<BoxError>) -> Failure {
-    Failure::Failed(error.into())
 }

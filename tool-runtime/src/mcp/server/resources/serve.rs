@@ -1,7 +1,8 @@
 //! `resources/list`, `resources/templates/list` and `resources/read` (M7): each list holds
 //! what the caller's context is offered (A2), in declaration order; a read finds the one
 //! resource that serves the URI, checks its policy again (A4), parses the template's
-//! variables (S2) and answers the reader's contents, its failure redacted (E2).
+//! variables (S2), runs the hooks around the reader and answers its contents, its failure
+//! redacted (E2).
 
 use std::time::Instant;
 
@@ -16,7 +17,10 @@ use tracing::Instrument as _;
 
 use super::McpResource;
 use crate::mcp::server::catalog::asking::{Asking, Got};
-use crate::mcp::server::catalog::{Catalog, answer_failure, contained, finished, policy_failed};
+use crate::mcp::server::catalog::run::{prepared, run};
+use crate::mcp::server::catalog::{
+    Catalog, CatalogItem, CatalogRequest, answer_failure, finished, policy_failed,
+};
 use crate::mcp::server::offer::offered;
 
 /// The longest URI read, in bytes.
@@ -127,15 +131,14 @@ async fn read_uri(
         Some(asking) => asking.context(ctx),
         None => ctx,
     };
-    let reading = contained(reader(ctx, arguments));
-    let contents = match &asking {
-        Some(asking) => match asking.answer(reading).await? {
-            Got::Done(contents) => contents,
-            Got::Asked(input) => return Ok(ReadResourceResponse::InputRequired(input)),
-        },
-        None => reading.await,
+    let item = CatalogItem::Resource { resource, uri };
+    let failed = |failure| answer_failure(failure, "resource", uri);
+    let reading = prepared(reader, ctx.clone(), &arguments).map_err(failed)?;
+    let request = CatalogRequest::new(item, &arguments, &ctx);
+    let contents = match run(&catalog.hooks, &request, reading, asking.as_ref()).await? {
+        Got::Done(contents) => contents.map_err(failed)?,
+        Got::Asked(input) => return Ok(ReadResourceResponse::InputRequired(input)),
     };
-    let contents = contents.map_err(|failure| answer_failure(failure, "resource", uri))?;
     let mut result = ReadResourceResult::new(contents.into_mcp(uri, resource.mime_type()));
     result.ttl_ms = Some(0);
     result.cache_scope = Some(CacheScope::Private);
