@@ -22,6 +22,7 @@
 //! - `progress`: a handler's progress, sent as `notifications/progress` (K3).
 //! - `logging`: a handler's log messages, sent as `notifications/message` (M8).
 //! - `protocol_error`: [`ProtocolError`], a handler's way to answer with a JSON-RPC error (M9).
+//! - `protocol_header`: the `MCP-Protocol-Version` header, read one way.
 //! - `search`: deferred tools, served with the search that loads them (Q1).
 //! - `tasks`: long-running tools as MCP tasks ([`TaskSupport`], M5).
 //! - `resources`, `prompts`: what a server serves besides tools ([`McpResource`],
@@ -54,6 +55,7 @@ mod offer;
 mod progress;
 mod prompts;
 mod protocol_error;
+mod protocol_header;
 mod questions;
 mod registry;
 mod request;

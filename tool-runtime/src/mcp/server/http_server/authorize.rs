@@ -21,6 +21,7 @@ use tool_core::{Context, Tool};
 use super::refusal::Refusal;
 use crate::call::scopes::{self, Granted};
 use crate::mcp::server::auth::{Authorization, Challenge, Claims};
+use crate::mcp::server::protocol_header::{NamedVersion, named_version};
 use crate::mcp::server::session::http_owner;
 use crate::mcp::server::shared::Shared;
 
@@ -176,10 +177,10 @@ async fn challenged<'s>(
 /// The protocol version a request's `MCP-Protocol-Version` header names, when the server
 /// knows it.
 fn protocol(headers: &HeaderMap) -> Option<ProtocolVersion> {
-    let named = headers.get("mcp-protocol-version")?.to_str().ok()?;
-    (ProtocolVersion::KNOWN_VERSIONS.iter())
-        .find(|known| known.as_str() == named)
-        .cloned()
+    match named_version(headers) {
+        NamedVersion::Known(version) => Some(version),
+        NamedVersion::Absent | NamedVersion::Unreadable => None,
+    }
 }
 
 /// The one bearer token of `headers`, or why there is none to check.

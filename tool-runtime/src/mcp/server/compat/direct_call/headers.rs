@@ -7,12 +7,11 @@ use http::uri::Authority;
 use http::{HeaderMap, Uri, header};
 use rmcp::model::ProtocolVersion;
 
+use crate::mcp::server::protocol_header::{NamedVersion, PROTOCOL_VERSION, named_version};
+
 /// The media types a client must accept (rmcp's `JSON_MIME_TYPE`, `EVENT_STREAM_MIME_TYPE`).
 const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
-
-/// The header that names the protocol version of a request.
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 
 /// The protocol version rmcp's stateless service takes a request for when it names none.
 const UNNAMED_VERSION: ProtocolVersion = ProtocolVersion::V_2025_03_26;
@@ -29,18 +28,12 @@ pub(super) fn served_version(uri: &Uri, headers: &HeaderMap) -> Option<ProtocolV
     if !plain {
         return None;
     }
-    let mut named = headers.get_all(PROTOCOL_VERSION).iter();
-    let Some(value) = named.next() else {
-        return Some(UNNAMED_VERSION);
-    };
-    if named.next().is_some() {
-        return None;
+    match named_version(headers) {
+        NamedVersion::Absent => Some(UNNAMED_VERSION),
+        // 2026-07-28 has standard headers (SEP-2243) and rounds of questions: rmcp's.
+        NamedVersion::Known(version) if version < ProtocolVersion::V_2026_07_28 => Some(version),
+        NamedVersion::Known(_) | NamedVersion::Unreadable => None,
     }
-    let value = value.to_str().ok()?;
-    // 2026-07-28 has standard headers (SEP-2243) and rounds of questions: rmcp's.
-    (ProtocolVersion::KNOWN_VERSIONS.iter())
-        .find(|known| known.as_str() == value && **known < ProtocolVersion::V_2026_07_28)
-        .cloned()
 }
 
 /// Whether the request names a host rmcp can read (the guard checked it against the same
