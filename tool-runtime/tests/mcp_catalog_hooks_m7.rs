@@ -10,16 +10,22 @@
 #[path = "support/raw_pipe.rs"]
 mod raw_pipe;
 
+mod support {
+    pub mod capture;
+    pub mod trace;
+}
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use raw_pipe::{Raw, meta_2026};
 use serde_json::{Value, json};
-use tool_runtime::elicit::Elicited;
+use support::capture::Captured;
+use tool_runtime::elicit::{ElicitError, Elicited};
 use tool_runtime::hook::Before;
 use tool_runtime::mcp::{
     CatalogEnd, CatalogHook, CatalogItem, CatalogRequest, Contents, McpPrompt, McpResource,
-    McpServer, Message,
+    McpServer, McpServerBuilder, Message,
 };
 use tool_runtime::schema::Invalid;
 use tool_runtime::{Context, Schema, ToolError};
@@ -69,6 +75,13 @@ fn check_code(code: &str) -> Result<(), Invalid> {
 struct Window {
     /// When the window opens.
     start: String,
+}
+
+/// What the confirming hook asks its user.
+#[derive(Schema)]
+struct Confirm {
+    /// Whether the user is sure.
+    sure: bool,
 }
 
 /// What the hooks and handlers did, in order.
@@ -134,6 +147,9 @@ fn allow(_: &CatalogRequest<'_>) -> Before {
 fn guard(request: &CatalogRequest<'_>) -> Before {
     match (request.uri(), request.name()) {
         (Some("maint://log"), _) => Before::deny("the log is for operators on call"),
+        (None, _) if request.arguments().get("service") == Some(&json!("prod")) => {
+            Before::deny("production is planned by people")
+        }
         (_, "doomed") => Before::end(ToolError::new("the quota hunter2 is spent")),
         (_, "fragile") => panic!("the guard panicked over hunter2"),
         _ => Before::Allow,
@@ -142,6 +158,18 @@ fn guard(request: &CatalogRequest<'_>) -> Before {
 
 /// The server, its hooks `hooks`, and how many times a handler ran.
 fn served(hooks: Vec<Recorder>, log: &Log) -> (McpServer, Arc<AtomicUsize>) {
+    served_with(log, |builder| {
+        hooks
+            .into_iter()
+            .fold(builder, |builder, hook| builder.catalog_hook(hook))
+    })
+}
+
+/// The server, its hooks added by `add`, and how many times a handler ran.
+fn served_with(
+    log: &Log,
+    add: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+) -> (McpServer, Arc<AtomicUsize>) {
     let runs = Arc::new(AtomicUsize::new(0));
     let (history_runs, log_runs, prompt_runs) = (runs.clone(), runs.clone(), runs.clone());
     let (history_log, prompt_log) = (log.clone(), log.clone());
@@ -180,6 +208,23 @@ fn served(hooks: Vec<Recorder>, log: &Log) -> (McpServer, Arc<AtomicUsize>) {
                     })
                     .build(),
             );
+    for name in ["doomed", "fragile"] {
+        let (runs, uri) = (Arc::clone(&runs), format!("maint://{name}"));
+        builder = builder.resource(
+            McpResource::builder(uri, name)
+                .read(move |_ctx: Context| {
+                    runs.fetch_add(1, Ordering::SeqCst);
+                    async { Ok::<_, ToolError>("never") }
+                })
+                .build(),
+        );
+    }
+    builder = builder.prompt(
+        McpPrompt::builder("hidden-plan", "Hidden from everyone.")
+            .available_fn(|_ctx: &Context| Ok::<_, ToolError>(false))
+            .get(|_ctx: Context| async { Ok::<_, ToolError>(vec![Message::user("never")]) })
+            .build(),
+    );
     for name in ["plan", "doomed", "fragile"] {
         let (runs, log) = (prompt_runs.clone(), prompt_log.clone());
         builder = builder.prompt(
@@ -213,10 +258,7 @@ fn served(hooks: Vec<Recorder>, log: &Log) -> (McpServer, Arc<AtomicUsize>) {
             })
             .build(),
     );
-    let builder = hooks
-        .into_iter()
-        .fold(builder, |builder, hook| builder.catalog_hook(hook));
-    (builder.build().expect("the server builds"), runs)
+    (add(builder).build().expect("the server builds"), runs)
 }
 
 fn recorder(name: &'static str, log: &Log, decide: fn(&CatalogRequest<'_>) -> Before) -> Recorder {
@@ -309,6 +351,8 @@ async fn m7_k1_a_request_refused_before_reaches_no_hook() {
     assert_eq!(error(&invalid).0, INVALID_PARAMS, "{invalid}");
     let bad_name = read(&mut raw, "maint://DB_1/history/3").await;
     assert_eq!(error(&bad_name).0, INVALID_PARAMS, "{bad_name}");
+    let hidden_prompt = get(&mut raw, "hidden-plan", json!({})).await;
+    assert_eq!(error(&hidden_prompt).0, INVALID_PARAMS, "{hidden_prompt}");
     let unknown = get(&mut raw, "nope", json!({})).await;
     assert_eq!(error(&unknown).0, INVALID_PARAMS, "{unknown}");
     let missing = get(&mut raw, "plan", json!({})).await;
@@ -336,19 +380,35 @@ async fn m7_k1_a_denial_answers_with_its_message_and_nothing_runs() {
         ),
         "{denied}"
     );
-    assert_eq!(runs.load(Ordering::SeqCst), 0, "the reader did not run");
+    let refused = get(&mut raw, "plan", json!({"service": "prod"})).await;
+    assert_eq!(
+        error(&refused),
+        (INTERNAL_ERROR, "production is planned by people".to_owned()),
+        "{refused}"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "no handler ran");
     let lines = log.lines();
-    assert_eq!(lines.len(), 1, "only the guard's before: {lines:?}");
+    assert_eq!(lines.len(), 2, "only the guard's before: {lines:?}");
     assert!(lines[0].starts_with("guard before resources/read maintenance-log"));
+    assert!(lines[1].starts_with("guard before prompts/get plan"));
 }
 
 /// M7, K1, E2, E4: a hook that gives a request up or panics answers `the … failed`, whatever
 /// its cause holds (a `ToolError` included): the cause is for the application only.
 #[tokio::test]
 async fn m7_k1_a_hook_that_ends_or_panics_fails_the_request_and_its_cause_is_not_sent() {
+    let (captured, _guard) = Captured::install();
     let log = Log::default();
     let (server, runs) = served(vec![recorder("guard", &log, guard)], &log);
     let mut raw = Raw::open(server, "2025-11-25").await;
+    for uri in ["maint://doomed", "maint://fragile"] {
+        let answer = read(&mut raw, uri).await;
+        assert_eq!(
+            error(&answer),
+            (INTERNAL_ERROR, "the resource failed".to_owned()),
+            "{uri}"
+        );
+    }
 
     let ended = get(&mut raw, "doomed", json!({"service": "db-1"})).await;
     assert_eq!(
@@ -360,12 +420,18 @@ async fn m7_k1_a_hook_that_ends_or_panics_fails_the_request_and_its_cause_is_not
         error(&panicked),
         (INTERNAL_ERROR, "the prompt failed".to_owned())
     );
-    assert!(!format!("{ended}{panicked}").contains("hunter2"));
     assert_eq!(runs.load(Ordering::SeqCst), 0, "no handler ran");
 
     // The server goes on.
     let fine = get(&mut raw, "plan", json!({"service": "db-2"})).await;
     assert_eq!(fine["result"]["messages"][0]["content"]["text"], "db-2");
+    // E3: the causes are the application's, in its log.
+    let logged = captured.text();
+    assert!(logged.contains("the quota hunter2 is spent"), "{logged}");
+    assert!(
+        logged.contains("the guard panicked over hunter2"),
+        "{logged}"
+    );
 }
 
 /// M7, K1, E3, E4: `after` sees a handler's failure unredacted while the client reads
@@ -395,7 +461,6 @@ async fn m7_k1_after_sees_the_failure_and_a_panic_after_fails_the_request() {
         error(&answer),
         (INTERNAL_ERROR, "the resource failed".to_owned())
     );
-    assert!(!answer.to_string().contains("hunter2"));
     assert_eq!(runs.load(Ordering::SeqCst), 1, "the reader ran once");
 }
 
@@ -445,9 +510,67 @@ async fn m7_e4_a_validator_that_panics_fails_the_get_and_the_server_goes_on() {
         error(&panicked),
         (INTERNAL_ERROR, "the prompt failed".to_owned())
     );
-    assert!(!panicked.to_string().contains("hunter2"));
     assert_eq!(log.lines(), Vec::<String>::new(), "no hook ran");
     assert_eq!(runs.load(Ordering::SeqCst), 0, "no handler ran");
     let fine = get(&mut raw, "checked", json!({"code": "ok"})).await;
     assert_eq!(fine["result"]["messages"][0]["content"]["text"], "ok");
+}
+
+/// Asks its user to confirm every get before it runs, and says what `after` may ask.
+struct Confirming(Log);
+
+impl CatalogHook for Confirming {
+    async fn before(&self, request: &CatalogRequest<'_>) -> Before {
+        let asked = request
+            .context()
+            .elicit_named::<Confirm>("confirm", "Really?");
+        match asked.await {
+            Ok(Elicited::Accepted(Confirm { sure: true })) => Before::Allow,
+            _ => Before::deny("not confirmed"),
+        }
+    }
+
+    async fn after(&self, request: &CatalogRequest<'_>, _ended: &CatalogEnd<'_>) {
+        let asked = request.context().elicit_named::<Confirm>("again", "Again?");
+        let line = match asked.await {
+            Err(ElicitError::Unsupported) => "after asks nobody",
+            _ => "after asked",
+        };
+        self.0.push(line.to_owned());
+    }
+}
+
+/// M7, K1, M3: on 2026-07-28 a hook's `before` asks in the request's rounds as a handler
+/// does: its question ends the get before the handler ran, and with the answer the hook and
+/// the handler run; `after`, once the answer is decided, asks nobody (and does not hang).
+#[tokio::test]
+async fn m7_k1_m3_a_hook_asks_in_the_rounds_before_the_handler_runs() {
+    let log = Log::default();
+    let (server, runs) = served_with(&log, |builder| {
+        builder.catalog_hook(Confirming(log.clone()))
+    });
+    let mut raw = Raw::unopened(server);
+    let meta = meta_2026("m7", json!({"elicitation": {}}));
+    let params = json!({"name": "plan", "arguments": {"service": "db-1"}, "_meta": meta});
+    let first = raw.answer("prompts/get", params.clone()).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert_eq!(
+        first["result"]["inputRequests"]["confirm"]["method"], "elicitation/create",
+        "{first}"
+    );
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        0,
+        "the handler waits for the hook"
+    );
+    let mut again = params;
+    again["requestState"] = first["result"]["requestState"].clone();
+    again["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"sure": true}}});
+    let second = raw.answer("prompts/get", again).await;
+    assert_eq!(
+        second["result"]["messages"][0]["content"]["text"], "db-1",
+        "{second}"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    assert_eq!(log.lines(), ["prompt db-1", "after asks nobody"]);
 }

@@ -14,12 +14,10 @@ use tracing::{Dispatch, Subscriber};
 /// one live subscriber, a callsite first reached on another thread (another test's) is asked
 /// only of that thread's default, which is none: the callsite is cached as wanted by nobody, and
 /// this thread's events there go unrecorded now and then. A second, inert subscriber kept
-/// alive for the whole process makes every registration ask each live subscriber; every
-/// callsite reached before is asked again once this one is in place.
+/// alive for the whole process makes every registration ask each live subscriber; installing
+/// this one asks every callsite reached before again.
 pub fn install(subscriber: impl Subscriber + Send + Sync + 'static) -> DefaultGuard {
     static INERT: OnceLock<Dispatch> = OnceLock::new();
     INERT.get_or_init(|| Dispatch::new(NoSubscriber::default()));
-    let guard = tracing::subscriber::set_default(subscriber);
-    tracing::callsite::rebuild_interest_cache();
-    guard
+    tracing::subscriber::set_default(subscriber)
 }

@@ -22,9 +22,12 @@ impl Completer {
         Fut: Future<Output = Result<Vec<String>, E>> + Send + 'static,
         E: Into<BoxError>,
     {
+        // Called when the box is first polled, so that a panic in the call itself (not only
+        // in its future) is contained where `completion/complete` polls it (E4).
+        let f = Arc::new(f);
         Self(Arc::new(move |ctx, typed| {
-            let future = f(ctx, typed);
-            Box::pin(async move { future.await.map_err(Into::into) })
+            let f = Arc::clone(&f);
+            Box::pin(async move { f(ctx, typed).await.map_err(Into::into) })
         }))
     }
 

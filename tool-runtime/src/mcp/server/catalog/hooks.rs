@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tool_core::Context;
+use tool_core::error::ErrorKind;
 use tool_core::hook::Before;
 use tool_core::panic::CatchUnwind;
 use tool_core::policy::BoxFuture;
@@ -46,9 +47,12 @@ use crate::mcp::server::resources::McpResource;
 ///   holds, and the cause is logged (E3).
 /// - A hook that panics, in `before` or in `after`, fails the request as a panicking handler
 ///   does (E4): `the resource failed`, the panic logged.
-/// - On 2026-07-28 a handler whose question ends the request (`input_required`) has run: the
-///   request ends [`CatalogEnd::Asked`], and the hooks run again when the client brings its
-///   answer, as every check does.
+/// - A hook asks its client through the request's context as a handler does
+///   (`ctx.elicit`, …). On 2026-07-28 a question of `before` or of the handler that no
+///   round answered ends the request (`input_required`); the hooks and the handler run again
+///   when the client brings its answer, as every check does, and a handler's question is
+///   seen by `after` as [`CatalogEnd::Asked`]. `after` runs once the answer is decided: its
+///   context asks nobody in the request's rounds (`Unsupported`).
 ///
 /// ```
 /// use tool_runtime::hook::Before;
@@ -89,8 +93,8 @@ pub trait CatalogHook: Send + Sync + 'static {
         std::future::ready(Before::Allow)
     }
 
-    /// Sees how the request ended once its handler did. It changes nothing the client reads:
-    /// what a failure tells the client is the handler's to say (a
+    /// Sees how the request ended once its handler did. It changes nothing the client reads,
+    /// unless it panics: what a failure tells the client is the handler's to say (a
     /// [`ToolError`](tool_core::ToolError)).
     fn after(
         &self,
@@ -183,8 +187,9 @@ impl<'a> CatalogRequest<'a> {
         }
     }
 
-    /// A template's URI variables or a prompt's arguments, as the client sent them (strings),
-    /// after they passed validation (S2); empty for a plain resource.
+    /// A template's URI variables (strings) or a prompt's arguments, as the client sent them,
+    /// once they passed validation (S2): not read by the type's schema, no default filled in;
+    /// empty for a plain resource.
     pub fn arguments(&self) -> &'a Map<String, Value> {
         self.arguments
     }
@@ -260,7 +265,8 @@ impl CatalogHooks {
                         position + 1,
                         entry.name
                     );
-                    return Some(Failure::Ended(Ended { what, cause }.into()));
+                    let ended = tool_core::Error::with_source(ErrorKind::Hook, what, cause);
+                    return Some(Failure::Ended(ended.into()));
                 }
                 Ok(decision) => {
                     // A decision this server does not know: nothing runs on it.
@@ -309,17 +315,8 @@ impl CatalogHooks {
     }
 }
 
-/// A hook's cause for giving up a request, with which hook it was.
-#[derive(Debug, thiserror::Error)]
-#[error("{what}")]
-struct Ended {
-    what: String,
-    #[source]
-    cause: tool_core::BoxError,
-}
-
 fn panicked(entry: &Entry, position: usize, phase: &str, panic: &str) -> Failure {
-    Failure::Failed(
+    Failure::Panicked(
         format!(
             "hook {} (`{}`) panicked {phase} the handler ran: {panic}",
             position + 1,

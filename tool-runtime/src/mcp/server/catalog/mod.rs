@@ -104,7 +104,8 @@ impl Catalog {
 /// The JSON-RPC error a client gets for `failure` of the `what` (`resource`, `prompt`): the
 /// violations as invalid params; a handler's failure as `the {what} failed`, unless its chain
 /// holds a [`ToolError`], whose own text goes (E2); a hook's refusal as its message; a hook's
-/// giving up as `the {what} failed`. The unredacted error goes to `tracing` (E3).
+/// giving up, a hook's or a validator's panic as `the {what} failed`. The unredacted error
+/// goes to `tracing` (E3).
 pub(crate) fn answer_failure(failure: Failure, what: &str, id: &str) -> ErrorData {
     let item = tool_core::violation::preview_str(id);
     match failure {
@@ -120,6 +121,15 @@ pub(crate) fn answer_failure(failure: Failure, what: &str, id: &str) -> ErrorDat
             let text = find_in_chain::<ToolError>(error.as_ref())
                 .map_or_else(|| format!("the {what} failed"), ToString::to_string);
             ErrorData::internal_error(text, None)
+        }
+        Failure::Panicked(error) => {
+            tracing::error!(
+                item = %item,
+                kind = what,
+                error = %error,
+                "an MCP {what} request failed: a hook or a validator panicked"
+            );
+            ErrorData::internal_error(format!("the {what} failed"), None)
         }
         Failure::Ended(error) => {
             tracing::error!(

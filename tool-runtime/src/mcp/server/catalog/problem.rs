@@ -8,9 +8,11 @@ use tool_core::BoxError;
 pub(crate) enum Failure {
     /// The arguments broke the type's schema: the rendered violations (S2, S3).
     Invalid(String),
-    /// The handler (or a custom validator, S5, or a hook that panicked) failed: redacted
-    /// for the client (E2).
+    /// The handler (or a custom validator, S5) failed, or panicked: redacted for the client
+    /// (E2).
     Failed(BoxError),
+    /// A hook or a custom validator panicked: redacted for the client (E4).
+    Panicked(BoxError),
     /// A hook refused the request: the client reads its message.
     Denied(String),
     /// A hook gave the request up: logged, and the client reads that the item failed,

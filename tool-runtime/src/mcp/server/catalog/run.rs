@@ -1,11 +1,14 @@
 //! A resource's reader or a prompt's handler, run for one request (M7): its arguments
-//! validated first (S2), then the hooks' `before`, the handler (a panic contained, E4; on
-//! 2026-07-28 its question ending the request), and the hooks' `after`. What `resources/read`
-//! and `prompts/get` share once they found the item and checked its availability.
+//! validated first (S2), then the hooks' `before` and the handler (a panic contained, E4; on
+//! 2026-07-28 a question of either ending the request), then the hooks' `after`. What
+//! `resources/read` and `prompts/get` share once they found the item and checked its
+//! availability.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ErrorData;
+use rmcp::model::InputRequiredResult;
 use serde_json::{Map, Value};
 use tool_core::panic::CatchUnwind;
 use tool_core::policy::BoxFuture;
@@ -31,48 +34,87 @@ pub(crate) fn prepared<T>(
     arguments: &Map<String, Value>,
 ) -> Result<Handler<T>, Failure> {
     tool_core::panic::catch(|| prepare(ctx, arguments)).unwrap_or_else(|panic| {
-        Err(Failure::Failed(
+        Err(Failure::Panicked(
             format!("a validator panicked: {panic}").into(),
         ))
     })
 }
 
-/// Runs `handler` for `request` between the hooks, asking in `asking`'s rounds when there are
-/// any: what the handler answered, the failure that answers the request instead, or its
-/// question (2026-07-28).
+/// One request's handler and what its hooks are given.
+pub(crate) struct Run<'r, T> {
+    /// The handler, readied on the request's context.
+    pub(crate) handler: Handler<T>,
+    /// The request as `before` sees it: on the context the handler asks through.
+    pub(crate) request: CatalogRequest<'r>,
+    /// The context `after` is given: one that asks nobody in the request's rounds, since the
+    /// request's answer is decided by then (before 2026-07-28, the request's own).
+    pub(crate) settled: &'r Context,
+}
+
+/// Runs `run` between the hooks, asking in `asking`'s rounds when there are any: what the
+/// handler answered, the failure that answers the request instead, or the question of a
+/// hook's `before` or of the handler (2026-07-28), which ends the request.
 ///
 /// # Errors
 ///
-/// The handler's question could not be sealed (the server's states are full).
+/// The question could not be sealed (the server's states are full).
 pub(crate) async fn run<T>(
     hooks: &CatalogHooks,
-    request: &CatalogRequest<'_>,
-    handler: Handler<T>,
+    run: Run<'_, T>,
     asking: Option<&Asking<'_>>,
 ) -> Result<Got<Result<T, Failure>>, ErrorData> {
-    if let Some(refused) = hooks.before(request).await {
-        drop(handler);
-        return Ok(Got::Done(Err(refused)));
-    }
-    let running = contained(handler);
-    let got = match asking {
-        Some(asking) => asking.answer(running).await?,
-        None => Got::Done(running.await),
+    let Run {
+        handler,
+        request,
+        settled,
+    } = run;
+    // Set once every `before` allowed the request: then its `after`s run, however it ended.
+    let allowed = AtomicBool::new(false);
+    let before_then_handler = async {
+        if let Some(refused) = hooks.before(&request).await {
+            return Err(refused);
+        }
+        allowed.store(true, Ordering::Relaxed);
+        Ok(contained(handler).await)
     };
-    if !hooks.is_empty() {
-        let ended = match &got {
-            Got::Done(Ok(_)) => CatalogEnd::Served,
-            Got::Done(Err(error)) => CatalogEnd::Failed(error.as_ref()),
-            Got::Asked(_) => CatalogEnd::Asked,
+    let got = match asking {
+        Some(asking) => asking.answer(before_then_handler).await,
+        None => Ok(Got::Done(before_then_handler.await)),
+    };
+    let ended = match got {
+        Ok(Got::Done(Err(refused))) => return Ok(Got::Done(Err(refused))),
+        Ok(Got::Done(Ok(answer))) => Ended::Answered(answer),
+        Ok(Got::Asked(input)) => Ended::Asked(input),
+        Err(unsealed) => Ended::Unsealed(unsealed),
+    };
+    if !hooks.is_empty() && allowed.load(Ordering::Relaxed) {
+        let settled = CatalogRequest::new(request.item(), request.arguments(), settled);
+        let unsealed: BoxError = "the handler's question could not be asked".into();
+        let seen = match &ended {
+            Ended::Answered(Ok(_)) => CatalogEnd::Served,
+            Ended::Answered(Err(error)) => CatalogEnd::Failed(error.as_ref()),
+            Ended::Asked(_) => CatalogEnd::Asked,
+            Ended::Unsealed(_) => CatalogEnd::Failed(unsealed.as_ref()),
         };
-        if let Some(failure) = hooks.after(request, &ended).await {
+        if let Some(failure) = hooks.after(&settled, &seen).await {
             return Ok(Got::Done(Err(failure)));
         }
     }
-    Ok(match got {
-        Got::Done(answer) => Got::Done(answer.map_err(Failure::Failed)),
-        Got::Asked(input) => Got::Asked(input),
-    })
+    match ended {
+        Ended::Answered(answer) => Ok(Got::Done(answer.map_err(Failure::Failed))),
+        Ended::Asked(input) => Ok(Got::Asked(input)),
+        Ended::Unsealed(error) => Err(error),
+    }
+}
+
+/// How a request that every `before` allowed ended.
+enum Ended<T> {
+    /// The handler answered, or failed.
+    Answered(Result<T, BoxError>),
+    /// A question ended it.
+    Asked(InputRequiredResult),
+    /// A question could not be sealed.
+    Unsealed(ErrorData),
 }
 
 /// Runs a handler's future, a panic in it an error (E4).

@@ -14,7 +14,7 @@ use tracing::Instrument as _;
 
 use super::McpPrompt;
 use crate::mcp::server::catalog::asking::{Asking, Got};
-use crate::mcp::server::catalog::run::{prepared, run};
+use crate::mcp::server::catalog::run::{Run, prepared, run};
 use crate::mcp::server::catalog::{
     Catalog, CatalogHooks, CatalogItem, CatalogRequest, answer_failure, finished, policy_failed,
 };
@@ -88,14 +88,21 @@ async fn get_prompt(
         return Err(not_found());
     };
     let arguments = request.arguments.unwrap_or_default();
-    let ctx = match &asking {
-        Some(asking) => asking.context(ctx),
-        None => ctx,
+    // The handler and the hooks' `before` ask in the rounds; `after`, once the answer is
+    // decided, asks nobody there.
+    let asking_ctx = match &asking {
+        Some(asking) => asking.context(ctx.clone()),
+        None => ctx.clone(),
     };
     let failed = |failure| answer_failure(failure, "prompt", prompt.name());
-    let getting = prepared(getter, ctx.clone(), &arguments).map_err(failed)?;
-    let request = CatalogRequest::new(CatalogItem::Prompt(prompt), &arguments, &ctx);
-    let messages = match run(hooks, &request, getting, asking.as_ref()).await? {
+    let handler = prepared(getter, asking_ctx.clone(), &arguments).map_err(failed)?;
+    let request = CatalogRequest::new(CatalogItem::Prompt(prompt), &arguments, &asking_ctx);
+    let getting = Run {
+        handler,
+        request,
+        settled: &ctx,
+    };
+    let messages = match run(hooks, getting, asking.as_ref()).await? {
         Got::Done(messages) => messages.map_err(failed)?,
         Got::Asked(input) => return Ok(GetPromptResponse::InputRequired(input)),
     };

@@ -17,7 +17,7 @@ use tracing::Instrument as _;
 
 use super::McpResource;
 use crate::mcp::server::catalog::asking::{Asking, Got};
-use crate::mcp::server::catalog::run::{prepared, run};
+use crate::mcp::server::catalog::run::{Run, prepared, run};
 use crate::mcp::server::catalog::{
     Catalog, CatalogItem, CatalogRequest, answer_failure, finished, policy_failed,
 };
@@ -127,15 +127,22 @@ async fn read_uri(
     let arguments: Map<String, Value> = (values.into_iter())
         .map(|(name, value)| (name, Value::String(value)))
         .collect();
-    let ctx = match &asking {
-        Some(asking) => asking.context(ctx),
-        None => ctx,
+    // The handler and the hooks' `before` ask in the rounds; `after`, once the answer is
+    // decided, asks nobody there.
+    let asking_ctx = match &asking {
+        Some(asking) => asking.context(ctx.clone()),
+        None => ctx.clone(),
     };
     let item = CatalogItem::Resource { resource, uri };
     let failed = |failure| answer_failure(failure, "resource", uri);
-    let reading = prepared(reader, ctx.clone(), &arguments).map_err(failed)?;
-    let request = CatalogRequest::new(item, &arguments, &ctx);
-    let contents = match run(&catalog.hooks, &request, reading, asking.as_ref()).await? {
+    let handler = prepared(reader, asking_ctx.clone(), &arguments).map_err(failed)?;
+    let request = CatalogRequest::new(item, &arguments, &asking_ctx);
+    let reading = Run {
+        handler,
+        request,
+        settled: &ctx,
+    };
+    let contents = match run(&catalog.hooks, reading, asking.as_ref()).await? {
         Got::Done(contents) => contents.map_err(failed)?,
         Got::Asked(input) => return Ok(ReadResourceResponse::InputRequired(input)),
     };
