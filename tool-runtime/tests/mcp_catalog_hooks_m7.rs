@@ -244,6 +244,10 @@ fn served_with(
                 checked_runs.fetch_add(1, Ordering::SeqCst);
                 async move { Ok::<_, ToolError>(vec![Message::user(p.code)]) }
             })
+            .complete("code", |_ctx: Context, typed: String| {
+                assert_ne!(typed, "panic", "the completer panicked over hunter2");
+                async move { Ok::<_, ToolError>(vec![format!("{typed}-1")]) }
+            })
             .build(),
     );
     let builder = builder.prompt(
@@ -499,9 +503,10 @@ async fn m7_k1_m3_a_get_that_asks_ends_asked_and_its_answer_runs_the_hooks_again
 }
 
 /// M7, E4, S5: a custom validator that panics fails the get as a panicking handler does: no
-/// hook and no handler runs, the client reads `the prompt failed`, and the server goes on.
+/// hook and no handler runs, the client reads `the prompt failed`, and the server goes on; a
+/// completer that panics fails its completion the same way.
 #[tokio::test]
-async fn m7_e4_a_validator_that_panics_fails_the_get_and_the_server_goes_on() {
+async fn m7_e4_a_validator_or_completer_that_panics_fails_its_request_and_the_server_goes_on() {
     let log = Log::default();
     let (server, runs) = served(vec![recorder("a", &log, allow)], &log);
     let mut raw = Raw::open(server, "2025-11-25").await;
@@ -514,6 +519,25 @@ async fn m7_e4_a_validator_that_panics_fails_the_get_and_the_server_goes_on() {
     assert_eq!(runs.load(Ordering::SeqCst), 0, "no handler ran");
     let fine = get(&mut raw, "checked", json!({"code": "ok"})).await;
     assert_eq!(fine["result"]["messages"][0]["content"]["text"], "ok");
+
+    // A completer that panics before its future is made is contained as well.
+    let complete = |value: &str| {
+        json!({
+            "ref": {"type": "ref/prompt", "name": "checked"},
+            "argument": {"name": "code", "value": value},
+        })
+    };
+    let (panicked, _) = raw.request("completion/complete", complete("panic")).await;
+    assert_eq!(
+        error(&panicked),
+        (INTERNAL_ERROR, "the completion failed".to_owned())
+    );
+    let (fine, _) = raw.request("completion/complete", complete("ab")).await;
+    assert_eq!(
+        fine["result"]["completion"]["values"],
+        json!(["ab-1"]),
+        "{fine}"
+    );
 }
 
 /// Asks its user to confirm every get before it runs, and says what `after` may ask.
