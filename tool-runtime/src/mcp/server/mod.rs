@@ -16,6 +16,7 @@
 //! - `request_state`: the sealed `requestState` of an approval question (H10).
 //! - `rounds`: a handler's questions on 2026-07-28, asked in the call's answer (M3, M8).
 //! - `questions`: what a handler can ask its client (elicitation, sampling, roots: M3, M8).
+//! - `ask`: one such question, asked through a carrier (the rounds, a task).
 //! - `sampling`, `roots`: a handler's sampling requests and roots, during a call (M8).
 //! - `malformed`: the answers to requests the SDK cannot parse.
 //! - `spans`: each call's `tools/call` span, as the MCP semantic conventions name it (K2).
@@ -35,6 +36,7 @@
 
 mod approval;
 mod approval_edits;
+mod ask;
 pub mod auth;
 mod builder;
 mod catalog;

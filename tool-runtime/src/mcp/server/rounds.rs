@@ -15,19 +15,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use rmcp::model::{
-    CreateMessageRequest, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, InputRequest, InputRequiredResult, InputResponses, ListRootsRequest,
-};
+use rmcp::model::{InputRequest, InputRequiredResult, InputResponses};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 use tool_core::CancellationToken;
-use tool_core::elicit::{ElicitAnswer, ElicitError, ElicitFuture, Elicitor};
-use tool_core::roots::{RootsError, RootsFuture, RootsSource};
-use tool_core::sampling::{SampleError, SampleFuture, Sampler, SamplingRequest};
 
+use super::ask::{Carrier, NoAnswer, Question};
 use super::request_state::{Binding, Refusal, RequestStates};
 
 /// How a state of these rounds starts.
@@ -107,17 +102,6 @@ impl Rounds {
             _ => format!("question-{index}"),
         }
     }
-}
-
-/// `call_ctx` asking its questions (elicitation, sampling, roots) in `round`'s rounds.
-pub(crate) fn questions_in(
-    call_ctx: tool_core::Context,
-    round: &Arc<RoundElicitor>,
-) -> tool_core::Context {
-    call_ctx
-        .with_elicitor(Arc::clone(round) as Arc<dyn Elicitor>)
-        .with_sampler(Arc::clone(round) as Arc<dyn Sampler>)
-        .with_roots_source(Arc::clone(round) as Arc<dyn RootsSource>)
 }
 
 /// The digest of a question of `kind` named `key`, asking `content`.
@@ -348,132 +332,37 @@ impl RoundElicitor {
     }
 }
 
-impl Elicitor for RoundElicitor {
-    fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a> {
-        self.elicit_as(None, message, schema)
+impl Carrier for RoundElicitor {
+    fn declared(&self) -> Declared {
+        self.declared
     }
 
-    fn elicit_named<'a>(
-        &'a self,
-        key: &'a str,
-        message: &'a str,
-        schema: &'a Value,
-    ) -> ElicitFuture<'a> {
-        self.elicit_as(Some(key), message, schema)
-    }
-}
-
-impl RoundElicitor {
-    fn elicit_as<'a>(
-        &'a self,
-        key: Option<&'a str>,
-        message: &'a str,
-        schema: &'a Value,
-    ) -> ElicitFuture<'a> {
-        Box::pin(async move {
-            if !self.declared.elicitation {
-                return Err(ElicitError::Unsupported);
+    async fn carry(&self, key: Option<&str>, question: Question<'_>) -> Result<Value, NoAnswer> {
+        let digest = match question {
+            Question::Elicit { message, schema } => {
+                digest("elicitation", key, &[message, &schema.to_string()])
             }
-            let schema_text = schema.to_string();
-            let digest = digest("elicitation", key, &[message, &schema_text]);
-            let request = || elicitation_request(message, schema);
-            match self.answered(key, digest, request).await {
-                Ok(Some(answer)) => Ok(answer_of(&answer)),
-                Ok(None) => Ok(ElicitAnswer::Cancel),
-                // The call is a task now: `tasks::Later` asks the task instead.
-                Err(AskError::Closed) => Err(ElicitError::Unsupported),
-                Err(AskError::TooMany) => Err(ElicitError::Failed(
-                    "a call may ask at most 16 questions".into(),
-                )),
-                Err(AskError::Taken(key)) => Err(ElicitError::Key {
-                    key,
-                    reason: "another question of this call has that name",
-                }),
-                Err(AskError::Request(reason)) => Err(ElicitError::Failed(reason)),
+            Question::Sample(request) => {
+                let params = super::sampling::params_of(request);
+                let text = serde_json::to_string(&params).unwrap_or_default();
+                digest("sampling", key, &[&text])
             }
-        })
-    }
-}
-
-impl Sampler for RoundElicitor {
-    fn sample<'a>(
-        &'a self,
-        key: Option<&'a str>,
-        request: &'a SamplingRequest,
-    ) -> SampleFuture<'a> {
-        Box::pin(async move {
-            if !self.declared.sampling {
-                return Err(SampleError::Unsupported);
-            }
-            let params = super::sampling::params_of(request);
-            let text = serde_json::to_string(&params).unwrap_or_default();
-            let digest = digest("sampling", key, &[&text]);
-            let ask = || {
-                Ok(InputRequest::CreateMessage(CreateMessageRequest::new(
-                    params,
-                )))
-            };
-            match self.answered(key, digest, ask).await {
-                Ok(Some(answer)) => super::sampling::answer_of_value(&answer),
-                Ok(None) => Err(SampleError::Cancelled),
-                Err(AskError::Closed) => Err(SampleError::Unsupported),
-                Err(AskError::TooMany) => {
-                    Err(SampleError::Request("a call may ask at most 16 questions"))
-                }
-                Err(AskError::Taken(_)) => Err(SampleError::Request(
-                    "another question of this call has that name",
-                )),
-                Err(AskError::Request(reason)) => Err(SampleError::Failed(reason)),
-            }
-        })
-    }
-}
-
-impl RootsSource for RoundElicitor {
-    fn roots<'a>(&'a self, key: Option<&'a str>) -> RootsFuture<'a> {
-        Box::pin(async move {
-            if !self.declared.roots {
-                return Err(RootsError::Unsupported);
-            }
-            let digest = digest("roots", key, &[]);
-            let ask = || Ok(InputRequest::ListRoots(ListRootsRequest::default()));
-            match self.answered(key, digest, ask).await {
-                Ok(Some(answer)) => super::roots::roots_of_value(&answer),
-                Ok(None) => Err(RootsError::Cancelled),
-                Err(AskError::Closed) => Err(RootsError::Unsupported),
-                Err(AskError::TooMany) => Err(RootsError::Failed(
-                    "a call may ask at most 16 questions".into(),
-                )),
-                Err(AskError::Taken(key)) => Err(RootsError::Key(key)),
-                Err(AskError::Request(reason)) => Err(RootsError::Failed(reason)),
-            }
-        })
-    }
-}
-
-/// The input request asking `message` with the form `schema` (an elicitation).
-pub(crate) fn elicitation_request(message: &str, schema: &Value) -> Result<InputRequest, String> {
-    let schema: ElicitationSchema = serde_json::from_value(schema.clone())
-        .map_err(|e| format!("the schema is not one MCP elicitation takes: {e}"))?;
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: message.to_owned(),
-        requested_schema: schema,
-    };
-    Ok(InputRequest::Elicitation(ElicitRequest::new(params)))
-}
-
-/// The handler's answer from the client's `ElicitResult`; anything unreadable is a decline.
-pub(crate) fn answer_of(answer: &Value) -> ElicitAnswer {
-    match serde_json::from_value::<ElicitResult>(answer.clone()) {
-        Ok(result) => match result.action {
-            ElicitationAction::Accept => {
-                ElicitAnswer::Accept(result.content.unwrap_or(Value::Object(Default::default())))
-            }
-            ElicitationAction::Cancel => ElicitAnswer::Cancel,
-            _ => ElicitAnswer::Decline,
-        },
-        Err(_) => ElicitAnswer::Decline,
+            Question::Roots => digest("roots", key, &[]),
+        };
+        match self.answered(key, digest, || question.request()).await {
+            Ok(Some(answer)) => Ok(answer),
+            Ok(None) => Err(NoAnswer::Ended),
+            // The call is a task now: `tasks::Later` asks the task instead.
+            Err(AskError::Closed) => Err(NoAnswer::Unsupported),
+            Err(AskError::TooMany) => Err(NoAnswer::Failed(format!(
+                "a call may ask at most {MAX_QUESTIONS} questions"
+            ))),
+            Err(AskError::Taken(key)) => Err(NoAnswer::KeyTaken {
+                key,
+                reason: "another question of this call has that name",
+            }),
+            Err(AskError::Request(reason)) => Err(NoAnswer::Failed(reason)),
+        }
     }
 }
 
@@ -484,8 +373,12 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::server::ask::Through;
     use serde_json::json;
     use std::time::Duration;
+    use tool_core::elicit::{ElicitAnswer, ElicitError, Elicitor};
+    use tool_core::roots::{RootsError, RootsSource};
+    use tool_core::sampling::{SampleError, Sampler, SamplingRequest};
 
     fn states() -> RequestStates {
         RequestStates::new(Some(&[7; 32]), Duration::from_secs(60))
@@ -542,12 +435,7 @@ mod tests {
     };
 
     fn elicitation(message: &str, schema: &Value) -> InputRequest {
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: message.to_owned(),
-            requested_schema: serde_json::from_value(schema.clone()).expect("a schema"),
-        };
-        InputRequest::Elicitation(ElicitRequest::new(params))
+        crate::mcp::server::ask::elicitation_request(message, schema).expect("a schema")
     }
 
     #[tokio::test]
@@ -563,12 +451,13 @@ mod tests {
         };
         let cancelled = CancellationToken::new();
         let round = RoundElicitor::new(rounds, cancelled.clone(), ALL);
-        let first = round.elicit("Who?", &schema).await;
+        let asks = Through(Arc::clone(&round));
+        let first = asks.elicit("Who?", &schema).await;
         assert!(
             matches!(first, Ok(ElicitAnswer::Accept(ref v)) if v["name"] == "Ada"),
             "{first:?}"
         );
-        let second = round.elicit("And when?", &schema);
+        let second = asks.elicit("And when?", &schema);
         let (second, ()) = tokio::join!(second, async {
             round.question().await;
             cancelled.cancel();
@@ -579,7 +468,7 @@ mod tests {
     /// Asks an elicitation, a sampling request and the roots at once, as a handler that joins
     /// them does, in the call of `ask` with `{}`; gives what each was told and the round.
     async fn ask_three(
-        round: &RoundElicitor,
+        round: &Arc<RoundElicitor>,
         cancelled: &CancellationToken,
     ) -> (
         Result<ElicitAnswer, ElicitError>,
@@ -588,10 +477,11 @@ mod tests {
     ) {
         let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
         let request = SamplingRequest::new("Generate a greeting", 50);
+        let asks = Through(Arc::clone(round));
         let (elicited, sampled, roots, ()) = tokio::join!(
-            round.elicit_named("user_name", "What is your name?", &schema),
-            round.sample(Some("greeting"), &request),
-            RootsSource::roots(round, Some("client_roots")),
+            asks.elicit_named("user_name", "What is your name?", &schema),
+            asks.sample(Some("greeting"), &request),
+            asks.roots(Some("client_roots")),
             async {
                 // A new question ends the run; a run whose questions were all answered goes on.
                 tokio::select! {
@@ -667,14 +557,12 @@ mod tests {
             only_elicitation,
         );
         let request = SamplingRequest::new("hi", 5);
+        let asks = Through(round);
         assert_eq!(
-            round.sample(None, &request).await,
+            asks.sample(None, &request).await,
             Err(SampleError::Unsupported)
         );
-        assert_eq!(
-            RootsSource::roots(&*round, None).await,
-            Err(RootsError::Unsupported)
-        );
+        assert_eq!(asks.roots(None).await, Err(RootsError::Unsupported));
         // A sampling answer of the wrong shape, answered in the next round.
         let params = super::super::sampling::params_of(&request);
         let text = serde_json::to_string(&params).expect("json");
@@ -686,7 +574,7 @@ mod tests {
             answers: vec![json!({"role": "assistant", "content": {"type": "text"}})],
         };
         let round = RoundElicitor::new(rounds, CancellationToken::new(), ALL);
-        let answer = round.sample(None, &request).await;
+        let answer = Through(round).sample(None, &request).await;
         assert!(matches!(answer, Err(SampleError::Invalid(_))), "{answer:?}");
     }
 }

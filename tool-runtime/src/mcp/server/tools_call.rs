@@ -24,7 +24,7 @@ use super::rounds::{self, Declared, RoundElicitor, Rounds};
 use super::seam::McpSeam;
 use super::session::Session;
 use super::spans::{self, Seen};
-use super::{logging, progress, protocol_error, questions, tasks};
+use super::{ask, logging, progress, protocol_error, questions, tasks};
 
 /// Whom a call is answered for, as the pipeline sees them.
 #[derive(Clone, Copy)]
@@ -282,6 +282,7 @@ impl Session {
                 }),
         };
         let call_ctx = self.asking_in(call_ctx, round.as_ref(), answering);
+        let task_asks = answering.task_questions.clone().map(ask::Through);
         let outcome = match tool {
             // A5: a name the server does not hold gets the same answer as a hidden tool.
             None => Outcome::unavailable(),
@@ -296,7 +297,7 @@ impl Session {
                     edits: self.shared.approval_edits,
                     round: round.as_deref(),
                     asking: answering.asking,
-                    task_questions: (answering.task_questions.as_deref())
+                    task_questions: (task_asks.as_ref())
                         .map(|asks| asks as &dyn tool_core::elicit::Elicitor),
                     task_shared: owner == super::session::ANYONE,
                 };
@@ -342,8 +343,8 @@ impl Session {
         answering: &Answering<'_>,
     ) -> Context {
         let call_ctx = match (round, &answering.task_questions, answering.caller.service()) {
-            (Some(round), _, _) => rounds::questions_in(call_ctx, round),
-            (None, Some(asks), _) => tasks::questions_in(call_ctx, asks),
+            (Some(round), _, _) => ask::questions_in(call_ctx, round),
+            (None, Some(asks), _) => ask::questions_in(call_ctx, asks),
             (None, None, Some(cx)) => questions::during_call(call_ctx, cx, self.sessions),
             (None, None, None) => call_ctx,
         };

@@ -20,9 +20,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use tool_core::{CancellationToken, Context};
 
-use crate::mcp::server::questions;
 use crate::mcp::server::request_state::RequestStates;
 use crate::mcp::server::rounds::{self, RoundElicitor, Rounds};
+use crate::mcp::server::{ask, questions};
 
 /// What a request's rounds are bound to: `method` and what it names (a prompt's name, a
 /// resource's URI) in place of a tool's name, so that no tool's state can pass for a
@@ -111,7 +111,7 @@ impl Asking<'_> {
     /// `ctx` asking its questions in these rounds, cancelled when a question ends the request
     /// (P2: the handler is told, as a tool's is).
     pub(crate) fn context(&self, ctx: Context) -> Context {
-        rounds::questions_in(ctx.with_cancellation(self.asked.clone()), &self.round)
+        ask::questions_in(ctx.with_cancellation(self.asked.clone()), &self.round)
     }
 
     /// `getting` (the handler's answer), unless the handler asks a question no round

@@ -10,7 +10,6 @@
 //! The call runs in a task of the runtime from its start, so nothing of it moves when it
 //! becomes a task: until then its request's cancellation cancels it, and `tasks/cancel` after.
 
-use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rmcp::ErrorData;
@@ -18,15 +17,13 @@ use rmcp::model::{CallToolResponse, CreateTaskResult};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tool_core::elicit::{ElicitError, ElicitFuture, Elicitor};
-use tool_core::roots::{RootsError, RootsFuture, RootsSource};
-use tool_core::sampling::{SampleError, SampleFuture, Sampler, SamplingRequest};
 use tool_core::{CancellationToken, Context};
 
 use super::Tasks;
 use super::call::{Flavor, ended};
 use super::input::TaskQuestions;
 use super::store::Task;
+use crate::mcp::server::ask::{self, Carrier, NoAnswer, Question};
 use crate::mcp::server::rounds::{Declared, RoundElicitor};
 
 /// What the call's request is answered with.
@@ -197,10 +194,7 @@ impl Later {
             later: Arc::clone(self),
             round: Arc::clone(round),
         });
-        call_ctx
-            .with_elicitor(Arc::clone(&questions) as Arc<dyn Elicitor>)
-            .with_sampler(Arc::clone(&questions) as Arc<dyn Sampler>)
-            .with_roots_source(questions as Arc<dyn RootsSource>)
+        ask::questions_in(call_ctx, &questions)
     }
 
     /// What the handler asks through once the call is a task.
@@ -224,69 +218,24 @@ struct Questions {
     round: Arc<RoundElicitor>,
 }
 
-impl Questions {
-    /// What `in_task` asks once the call is a task; before, what `in_round` asks, handed to
-    /// `in_task` after all when the task's start closed the rounds meanwhile (the round then
-    /// answers what `closed` recognizes: its `Unsupported`).
-    async fn routed<T, E>(
-        &self,
-        in_round: impl Future<Output = Result<T, E>>,
-        in_task: impl AsyncFnOnce(&TaskQuestions) -> Result<T, E>,
-        closed: fn(&E) -> bool,
-    ) -> Result<T, E> {
+impl Carrier for Questions {
+    fn declared(&self) -> Declared {
+        self.round.declared()
+    }
+
+    /// In the task once the call is one; before, in the rounds, handed to the task after all
+    /// when the task's start closed the rounds meanwhile (the round then answers
+    /// `Unsupported`).
+    async fn carry(&self, key: Option<&str>, question: Question<'_>) -> Result<Value, NoAnswer> {
         if let Some(task) = self.later.task_questions() {
-            return in_task(&task).await;
+            return task.carry(key, question).await;
         }
-        match (in_round.await, self.later.task_questions()) {
-            (Err(error), Some(task)) if closed(&error) => in_task(&task).await,
+        match (
+            self.round.carry(key, question).await,
+            self.later.task_questions(),
+        ) {
+            (Err(NoAnswer::Unsupported), Some(task)) => task.carry(key, question).await,
             (asked, _) => asked,
         }
-    }
-}
-
-impl Elicitor for Questions {
-    fn elicit<'a>(&'a self, message: &'a str, schema: &'a Value) -> ElicitFuture<'a> {
-        Box::pin(self.routed(
-            self.round.elicit(message, schema),
-            async |task| task.elicit(message, schema).await,
-            |error| matches!(error, ElicitError::Unsupported),
-        ))
-    }
-
-    fn elicit_named<'a>(
-        &'a self,
-        key: &'a str,
-        message: &'a str,
-        schema: &'a Value,
-    ) -> ElicitFuture<'a> {
-        Box::pin(self.routed(
-            self.round.elicit_named(key, message, schema),
-            async |task| task.elicit_named(key, message, schema).await,
-            |error| matches!(error, ElicitError::Unsupported),
-        ))
-    }
-}
-
-impl Sampler for Questions {
-    fn sample<'a>(
-        &'a self,
-        key: Option<&'a str>,
-        request: &'a SamplingRequest,
-    ) -> SampleFuture<'a> {
-        Box::pin(self.routed(
-            self.round.sample(key, request),
-            async move |task| task.sample(key, request).await,
-            |error| matches!(error, SampleError::Unsupported),
-        ))
-    }
-}
-
-impl RootsSource for Questions {
-    fn roots<'a>(&'a self, key: Option<&'a str>) -> RootsFuture<'a> {
-        Box::pin(self.routed(
-            self.round.roots(key),
-            async move |task| task.roots(key).await,
-            |error| matches!(error, RootsError::Unsupported),
-        ))
     }
 }

@@ -26,7 +26,7 @@ mod store;
 use std::collections::{HashMap, HashSet};
 
 pub(crate) use call::{Flavor, Route, as_extension_task, extension_required, route, start};
-pub(crate) use input::{TaskQuestions, questions_in};
+pub(crate) use input::TaskQuestions;
 pub(crate) use later::Later;
 pub(crate) use methods::answer as answer_method;
 pub(crate) use methods::{cancel, get, update};
