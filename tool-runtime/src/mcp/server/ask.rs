@@ -20,8 +20,26 @@ use tool_core::elicit::{ElicitAnswer, ElicitError, ElicitFuture, Elicitor};
 use tool_core::roots::{RootsError, RootsFuture, RootsSource};
 use tool_core::sampling::{SampleError, SampleFuture, Sampler, SamplingRequest};
 
-use super::rounds::Declared;
 use super::{roots, sampling};
+
+/// The client's capabilities a handler's questions need (M8): a question of a kind the client
+/// did not declare is refused to the handler, never sent.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Declared {
+    /// `elicitation` (form questions).
+    pub(crate) elicitation: bool,
+    /// `sampling`.
+    pub(crate) sampling: bool,
+    /// `roots`.
+    pub(crate) roots: bool,
+}
+
+impl Declared {
+    /// Whether any question can be asked.
+    pub(crate) fn any(self) -> bool {
+        self.elicitation || self.sampling || self.roots
+    }
+}
 
 /// One question a handler asks its client.
 #[derive(Clone, Copy)]

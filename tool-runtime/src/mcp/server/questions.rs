@@ -7,7 +7,7 @@ use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 use tool_core::Context;
 
-use super::rounds::Declared;
+use super::ask::Declared;
 use super::{elicit, roots, sampling};
 
 /// What `cx`'s client declared it answers.

@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 use tool_core::CancellationToken;
 
-use super::ask::{Carrier, NoAnswer, Question};
+use super::ask::{Carrier, Declared, NoAnswer, Question};
 use super::request_state::{Binding, Refusal, RequestStates};
 
 /// How a state of these rounds starts.
@@ -120,25 +120,6 @@ fn digest(kind: &str, key: Option<&str>, content: &[&str]) -> String {
 struct Asked {
     key: String,
     request: InputRequest,
-}
-
-/// The client's capabilities a round's questions need (M8): a question of a kind the client
-/// did not declare is refused to the handler, never sent.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Declared {
-    /// `elicitation` (form questions).
-    pub(crate) elicitation: bool,
-    /// `sampling`.
-    pub(crate) sampling: bool,
-    /// `roots`.
-    pub(crate) roots: bool,
-}
-
-impl Declared {
-    /// Whether any question can be asked.
-    pub(crate) fn any(self) -> bool {
-        self.elicitation || self.sampling || self.roots
-    }
 }
 
 /// The questions a run asked that no round answered, not yet sent.

@@ -18,9 +18,10 @@ use tracing::Instrument;
 
 use crate::call::{self, CallRequest, Entered, Facts, Via};
 
+use super::ask::Declared;
 use super::request::{McpCall, McpTransport};
 use super::result::result_of;
-use super::rounds::{self, Declared, RoundElicitor, Rounds};
+use super::rounds::{self, RoundElicitor, Rounds};
 use super::seam::McpSeam;
 use super::session::Session;
 use super::spans::{self, Seen};

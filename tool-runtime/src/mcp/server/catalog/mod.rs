@@ -10,11 +10,13 @@
 //! - `asking`: a prompt's or a resource's handler asking its client on 2026-07-28, in the
 //!   answer.
 //! - `hooks`: application code around each read and get ([`CatalogHook`]).
-//! - `run`: a handler run for one request: validation, the hooks, the handler.
+//! - `handler`: a reader or a handler as an item holds it, its arguments validated first.
+//! - `run`: a handler run for one request between the hooks.
 //! - `typed_args`: a template's URI variables and a prompt's arguments, parsed and validated
 //!   like a tool's input (S2).
 
 pub(crate) mod asking;
+pub(crate) mod handler;
 pub(crate) mod hooks;
 pub(crate) mod listen;
 pub(crate) mod problem;

@@ -4,41 +4,17 @@
 //! `resources/read` and `prompts/get` share once they found the item and checked its
 //! availability.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ErrorData;
 use rmcp::model::InputRequiredResult;
-use serde_json::{Map, Value};
 use tool_core::panic::CatchUnwind;
-use tool_core::policy::BoxFuture;
 use tool_core::{BoxError, Context};
 
 use super::asking::{Asking, Got};
+use super::handler::Handler;
 use super::hooks::{CatalogEnd, CatalogHooks, CatalogRequest};
 use super::problem::Failure;
-
-/// A handler whose arguments were validated, not yet polled.
-pub(crate) type Handler<T> = BoxFuture<'static, Result<T, BoxError>>;
-
-/// Validates a request's arguments (a template's URI variables, a prompt's arguments) and
-/// readies the handler on the request's context; the violations (or a custom validator's
-/// error, S5) when they do not pass.
-pub(crate) type Prepare<T> =
-    Arc<dyn Fn(Context, &Map<String, Value>) -> Result<Handler<T>, Failure> + Send + Sync>;
-
-/// `prepare` on `ctx` and `arguments`, a panic of a custom validator contained (E4).
-pub(crate) fn prepared<T>(
-    prepare: &Prepare<T>,
-    ctx: Context,
-    arguments: &Map<String, Value>,
-) -> Result<Handler<T>, Failure> {
-    tool_core::panic::catch(|| prepare(ctx, arguments)).unwrap_or_else(|panic| {
-        Err(Failure::Panicked(
-            format!("a validator panicked: {panic}").into(),
-        ))
-    })
-}
 
 /// One request's handler and what its hooks are given.
 pub(crate) struct Run<'r, T> {

@@ -18,8 +18,8 @@ use tool_core::policy::{AsyncPolicy, AsyncPolicyFn, SyncPolicy};
 use tool_core::{BoxError, Context, Policy, Schema};
 use tool_rules::mcp_name::invalid_mcp_name;
 
+use super::catalog::handler::Prepare;
 use super::catalog::problem::CatalogProblem;
-use super::catalog::run::Prepare;
 use super::catalog::typed_args::{self, Params};
 use super::completer::{Completer, Completers};
 use super::icon::Icon;

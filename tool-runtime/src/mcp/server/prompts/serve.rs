@@ -14,7 +14,8 @@ use tracing::Instrument as _;
 
 use super::McpPrompt;
 use crate::mcp::server::catalog::asking::{Asking, Got};
-use crate::mcp::server::catalog::run::{Run, prepared, run};
+use crate::mcp::server::catalog::handler::prepared;
+use crate::mcp::server::catalog::run::{Run, run};
 use crate::mcp::server::catalog::{
     Catalog, CatalogHooks, CatalogItem, CatalogRequest, answer_failure, finished, policy_failed,
 };

@@ -20,8 +20,8 @@ use tool_core::{BoxError, Context, Policy, Schema};
 use tool_rules::mcp_name::invalid_mcp_name;
 use tool_rules::uri_template::UriTemplate;
 
+use super::catalog::handler::Prepare;
 use super::catalog::problem::CatalogProblem;
-use super::catalog::run::Prepare;
 use super::catalog::typed_args::{self, Params};
 use super::completer::{Completer, Completers};
 use super::icon::Icon;

@@ -17,7 +17,8 @@ use tracing::Instrument as _;
 
 use super::McpResource;
 use crate::mcp::server::catalog::asking::{Asking, Got};
-use crate::mcp::server::catalog::run::{Run, prepared, run};
+use crate::mcp::server::catalog::handler::prepared;
+use crate::mcp::server::catalog::run::{Run, run};
 use crate::mcp::server::catalog::{
     Catalog, CatalogItem, CatalogRequest, answer_failure, finished, policy_failed,
 };

@@ -125,7 +125,7 @@ impl Running {
     /// `declared` it answers.
     pub(crate) fn questions(
         &self,
-        declared: crate::mcp::server::rounds::Declared,
+        declared: crate::mcp::server::ask::Declared,
     ) -> Arc<super::input::TaskQuestions> {
         super::input::TaskQuestions::new(Arc::clone(&self.0), declared)
     }

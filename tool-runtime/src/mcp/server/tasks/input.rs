@@ -11,8 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::Value;
 
 use super::store::{NotAsked, Task};
-use crate::mcp::server::ask::{Carrier, NoAnswer, Question};
-use crate::mcp::server::rounds::Declared;
+use crate::mcp::server::ask::{Carrier, Declared, NoAnswer, Question};
 
 /// The most requests one task may make of its client.
 pub(crate) const MAX_QUESTIONS: usize = 16;

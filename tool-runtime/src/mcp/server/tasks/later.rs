@@ -23,8 +23,8 @@ use super::Tasks;
 use super::call::{Flavor, ended};
 use super::input::TaskQuestions;
 use super::store::Task;
-use crate::mcp::server::ask::{self, Carrier, NoAnswer, Question};
-use crate::mcp::server::rounds::{Declared, RoundElicitor};
+use crate::mcp::server::ask::{self, Carrier, Declared, NoAnswer, Question};
+use crate::mcp::server::rounds::RoundElicitor;
 
 /// What the call's request is answered with.
 type Reply = Result<CallToolResponse, ErrorData>;
