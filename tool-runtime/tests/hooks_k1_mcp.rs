@@ -5,6 +5,9 @@
 //! client's run), the application reads why (E3, E4), and the server goes on.
 #![cfg(feature = "mcp")]
 
+#[path = "support/raw_pipe.rs"]
+mod raw_pipe;
+
 mod support {
     pub mod mcp;
 }
@@ -259,4 +262,67 @@ async fn k1_t1_the_python_sdk_client_reads_what_the_agent_reads() {
     let transports = guard.transports.lock().expect("not poisoned");
     assert!(transports.iter().all(|(_, t)| *t == Transport::Mcp));
     assert_eq!(transports.len(), 8);
+}
+
+/// Asks its user to confirm each call, and lets a call through when its question was cancelled
+/// (carelessly, as a hook may).
+struct Confirming;
+
+/// What `Confirming` asks.
+#[derive(tool_runtime::Schema)]
+struct Confirm {
+    /// Whether the user is sure.
+    sure: bool,
+}
+
+impl Hook for Confirming {
+    async fn before(&self, call: &HookCall<'_>) -> Before {
+        let asked = call.context().elicit_named::<Confirm>("confirm", "Really?");
+        match asked.await {
+            Ok(
+                tool_runtime::elicit::Elicited::Accepted(Confirm { sure: true })
+                | tool_runtime::elicit::Elicited::Cancelled,
+            ) => Before::Allow,
+            _ => Before::deny("not confirmed"),
+        }
+    }
+}
+
+/// K1, M3: on 2026-07-28 a hook asks in the call's rounds; its question ends the call, and the
+/// handler does not run for that answer even when the hook, told its question was cancelled,
+/// lets the call through. With the answer, the hook allows and the handler runs once.
+#[tokio::test]
+async fn k1_m3_a_hooks_question_ends_the_call_before_the_handler_runs() {
+    let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&runs);
+    let deploy = Tool::builder("deploy", "Deploys.")
+        .handler(move |_ctx: Context, _args: support::mcp::Args| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async { Ok::<_, std::io::Error>("deployed") }
+        })
+        .build();
+    let server = McpServer::builder()
+        .tool(deploy)
+        .hook(Confirming)
+        .build()
+        .expect("built");
+    let mut raw = raw_pipe::Raw::unopened(server);
+    let meta = raw_pipe::meta_2026("k1", json!({"elicitation": {}}));
+    let params = json!({"name": "deploy", "arguments": {}, "_meta": meta});
+    let first = raw.answer("tools/call", params.clone()).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert_eq!(
+        runs.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "the handler does not run for a call its hook's question ended"
+    );
+    let mut again = params;
+    again["requestState"] = first["result"]["requestState"].clone();
+    again["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"sure": true}}});
+    let second = raw.answer("tools/call", again).await;
+    assert_eq!(
+        second["result"]["content"][0]["text"], "deployed",
+        "{second}"
+    );
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
 }

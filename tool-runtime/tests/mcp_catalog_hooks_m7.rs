@@ -549,7 +549,9 @@ impl CatalogHook for Confirming {
             .context()
             .elicit_named::<Confirm>("confirm", "Really?");
         match asked.await {
-            Ok(Elicited::Accepted(Confirm { sure: true })) => Before::Allow,
+            // A careless hook lets a cancelled question through: the request its question
+            // ended must still not run the handler.
+            Ok(Elicited::Accepted(Confirm { sure: true }) | Elicited::Cancelled) => Before::Allow,
             _ => Before::deny("not confirmed"),
         }
     }

@@ -41,7 +41,9 @@
 //!   [`ErrorKind::Panic`] (permanent, E4), as a panicking handler is; nothing of the panic
 //!   reaches the model.
 //! - A call's timeout covers its hooks, and a call that times out or is cancelled while its
-//!   future is dropped runs no `after`.
+//!   future is dropped runs no `after`. A call whose context was cancelled while its hooks ran
+//!   (over MCP on 2026-07-28, by a hook's own question, which ends the call) runs no handler,
+//!   whatever the hooks decided then: its outcome is [`OutcomeKind::Cancelled`].
 //!
 //! # Redaction
 //!

@@ -235,6 +235,15 @@ impl Tool {
         if let Some(stopped) = hooks.before(&call).await {
             return stopped;
         }
+        if ctx.is_cancelled() {
+            // The call was cancelled while a hook ran, or (M3) a hook's question ended it,
+            // whatever the hook then decided: the handler does not run for an answer nobody
+            // reads.
+            return Outcome::cancelled(Error::new(
+                ErrorKind::Cancelled,
+                format!("`{}` was cancelled before its handler ran", self.name()),
+            ));
+        }
         let outcome = self.run(handler, ctx, input).await;
         hooks.after(&call, outcome).await
     }

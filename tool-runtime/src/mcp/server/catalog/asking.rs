@@ -114,6 +114,12 @@ impl Asking<'_> {
         ask::questions_in(ctx.with_cancellation(self.asked.clone()), &self.round)
     }
 
+    /// Whether a question no round answered ended the request already: nothing more of it
+    /// should run.
+    pub(crate) fn was_asked(&self) -> bool {
+        self.asked.is_cancelled()
+    }
+
     /// `getting` (the handler's answer), unless the handler asks a question no round
     /// answered first: then its context is cancelled, its end awaited (P2: cancellation kills
     /// nothing), and the answer is the sealed `input_required`.

@@ -50,6 +50,11 @@ pub(crate) async fn run<T>(
         if let Some(refused) = hooks.before(&request).await {
             return Err(refused);
         }
+        if asking.is_some_and(Asking::was_asked) {
+            // A hook's question ended the request (its answer is that question), whatever
+            // the hook decided on being cancelled: the handler does not run for nothing.
+            return Err(Failure::Ended("a hook's question ended the request".into()));
+        }
         allowed.store(true, Ordering::Relaxed);
         Ok(contained(handler).await)
     };
@@ -65,12 +70,15 @@ pub(crate) async fn run<T>(
     };
     if !hooks.is_empty() && allowed.load(Ordering::Relaxed) {
         let settled = CatalogRequest::new(request.item(), request.arguments(), settled);
-        let unsealed: BoxError = "the handler's question could not be asked".into();
+        let unsealed: BoxError;
         let seen = match &ended {
             Ended::Answered(Ok(_)) => CatalogEnd::Served,
             Ended::Answered(Err(error)) => CatalogEnd::Failed(error.as_ref()),
             Ended::Asked(_) => CatalogEnd::Asked,
-            Ended::Unsealed(_) => CatalogEnd::Failed(unsealed.as_ref()),
+            Ended::Unsealed(_) => {
+                unsealed = "a question could not be asked".into();
+                CatalogEnd::Failed(unsealed.as_ref())
+            }
         };
         if let Some(failure) = hooks.after(&settled, &seen).await {
             return Ok(Got::Done(Err(failure)));
