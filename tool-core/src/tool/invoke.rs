@@ -184,48 +184,14 @@ impl Tool {
         let Some(handler) = self.handler() else {
             return Outcome::deferred(parser.to_json(&input, args));
         };
-        if !approved {
-            match self.gate() {
-                None => {}
-                Some(Gate::Always) => {
-                    return Outcome::awaiting_approval(
-                        format!("every call of `{}` needs approval", self.name()),
-                        parser.to_json(&input, args),
-                    );
-                }
-                Some(Gate::Predicate(predicate)) => {
-                    let check = predicate.check(ctx, &*input);
-                    match CatchUnwind::boxed(check).await {
-                        Ok(Ok(Approval::NotRequired)) => {}
-                        Ok(Ok(Approval::Required { reason })) => {
-                            return Outcome::awaiting_approval(
-                                reason,
-                                parser.to_json(&input, args),
-                            );
-                        }
-                        Ok(Err(cause)) => {
-                            return Outcome::failure(
-                                Error::with_source(
-                                    ErrorKind::Approval,
-                                    format!("the approval predicate of `{}` failed", self.name()),
-                                    cause,
-                                )
-                                .into_permanent(),
-                            );
-                        }
-                        Err(panic) => {
-                            return Outcome::failure(Error::new(
-                                ErrorKind::Panic,
-                                format!(
-                                    "the approval predicate of `{}` panicked: {panic}",
-                                    self.name()
-                                ),
-                            ));
-                        }
-                    }
-                }
+        let input = if approved {
+            input
+        } else {
+            match self.approval(ctx, parser, input, args).await {
+                Ok(input) => input,
+                Err(stopped) => return stopped,
             }
-        }
+        };
         let Some(hooks) = hooks else {
             return self.run(handler, ctx, input).await;
         };
@@ -246,6 +212,51 @@ impl Tool {
         }
         let outcome = self.run(handler, ctx, input).await;
         hooks.after(&call, outcome).await
+    }
+
+    /// Whether a call that was not approved yet may run (H1): its input back when it needs no
+    /// approval, else the outcome that ends it here (waiting for approval, or the predicate's
+    /// failure). The input is held by value across the predicate, as a future that may move
+    /// between threads holds it.
+    async fn approval(
+        &self,
+        ctx: &Context,
+        parser: &dyn ErasedInput,
+        input: ParsedInput,
+        args: &[u8],
+    ) -> Result<ParsedInput, Outcome> {
+        let predicate = match self.gate() {
+            None => return Ok(input),
+            Some(Gate::Always) => {
+                return Err(Outcome::awaiting_approval(
+                    format!("every call of `{}` needs approval", self.name()),
+                    parser.to_json(&input, args),
+                ));
+            }
+            Some(Gate::Predicate(predicate)) => predicate,
+        };
+        match CatchUnwind::boxed(predicate.check(ctx, &*input)).await {
+            Ok(Ok(Approval::NotRequired)) => Ok(input),
+            Ok(Ok(Approval::Required { reason })) => Err(Outcome::awaiting_approval(
+                reason,
+                parser.to_json(&input, args),
+            )),
+            Ok(Err(cause)) => Err(Outcome::failure(
+                Error::with_source(
+                    ErrorKind::Approval,
+                    format!("the approval predicate of `{}` failed", self.name()),
+                    cause,
+                )
+                .into_permanent(),
+            )),
+            Err(panic) => Err(Outcome::failure(Error::new(
+                ErrorKind::Panic,
+                format!(
+                    "the approval predicate of `{}` panicked: {panic}",
+                    self.name()
+                ),
+            ))),
+        }
     }
 
     /// Runs the handler on a parsed input to the outcome.
