@@ -1,6 +1,6 @@
 //! A resource's reader or a prompt's handler, run for one request (M7): its arguments
 //! validated first (S2), then the hooks' `before` and the handler (a panic contained, E4; on
-//! 2026-07-28 a question of either ending the request), then the hooks' `after`. What
+//! 2026-07-28 a question of either ending the request), then the hooks' `after`: all that
 //! `resources/read` and `prompts/get` share once they found the item and checked its
 //! availability.
 
@@ -8,42 +8,43 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ErrorData;
 use rmcp::model::InputRequiredResult;
+use serde_json::{Map, Value};
 use tool_core::panic::CatchUnwind;
 use tool_core::{BoxError, Context};
 
 use super::asking::{Asking, Got};
-use super::handler::Handler;
-use super::hooks::{CatalogEnd, CatalogHooks, CatalogRequest};
+use super::handler::{Handler, Prepare, prepared};
+use super::hooks::{CatalogEnd, CatalogHooks, CatalogItem, CatalogRequest};
 use super::problem::Failure;
 
-/// One request's handler and what its hooks are given.
-pub(crate) struct Run<'r, T> {
-    /// The handler, readied on the request's context.
-    pub(crate) handler: Handler<T>,
-    /// The request as `before` sees it: on the context the handler asks through.
-    pub(crate) request: CatalogRequest<'r>,
-    /// The context `after` is given: one that asks nobody in the request's rounds, since the
-    /// request's answer is decided by then (before 2026-07-28, the request's own).
-    pub(crate) settled: &'r Context,
-}
-
-/// Runs `run` between the hooks, asking in `asking`'s rounds when there are any: what the
-/// handler answered, the failure that answers the request instead, or the question of a
-/// hook's `before` or of the handler (2026-07-28), which ends the request.
+/// Runs `prepare`'s handler for a request of `item` with `arguments`, between the hooks,
+/// asking in `asking`'s rounds when there are any: what the handler answered, the failure that
+/// answers the request instead (invalid arguments included), or the question of a hook's
+/// `before` or of the handler (2026-07-28), which ends the request.
+///
+/// The handler and the hooks' `before` ask in the rounds; `after`, once the answer is decided,
+/// is given `ctx` itself, which asks nobody there.
 ///
 /// # Errors
 ///
 /// The question could not be sealed (the server's states are full).
 pub(crate) async fn run<T>(
     hooks: &CatalogHooks,
-    run: Run<'_, T>,
+    item: CatalogItem<'_>,
+    prepare: &Prepare<T>,
+    arguments: &Map<String, Value>,
+    ctx: Context,
     asking: Option<&Asking<'_>>,
 ) -> Result<Got<Result<T, Failure>>, ErrorData> {
-    let Run {
-        handler,
-        request,
-        settled,
-    } = run;
+    let asking_ctx = match asking {
+        Some(asking) => asking.context(ctx.clone()),
+        None => ctx.clone(),
+    };
+    let handler = match prepared(prepare, asking_ctx.clone(), arguments) {
+        Ok(handler) => handler,
+        Err(invalid) => return Ok(Got::Done(Err(invalid))),
+    };
+    let request = CatalogRequest::new(item, arguments, &asking_ctx);
     // Set once every `before` allowed the request: then its `after`s run, however it ended.
     let allowed = AtomicBool::new(false);
     let before_then_handler = async {
@@ -69,7 +70,7 @@ pub(crate) async fn run<T>(
         Err(unsealed) => Ended::Unsealed(unsealed),
     };
     if !hooks.is_empty() && allowed.load(Ordering::Relaxed) {
-        let settled = CatalogRequest::new(request.item(), request.arguments(), settled);
+        let settled = CatalogRequest::new(item, arguments, &ctx);
         let unsealed: BoxError;
         let seen = match &ended {
             Ended::Answered(Ok(_)) => CatalogEnd::Served,

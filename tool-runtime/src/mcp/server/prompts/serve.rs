@@ -14,10 +14,9 @@ use tracing::Instrument as _;
 
 use super::McpPrompt;
 use crate::mcp::server::catalog::asking::{Asking, Got};
-use crate::mcp::server::catalog::handler::prepared;
-use crate::mcp::server::catalog::run::{Run, run};
+use crate::mcp::server::catalog::run::run;
 use crate::mcp::server::catalog::{
-    Catalog, CatalogHooks, CatalogItem, CatalogRequest, answer_failure, finished, policy_failed,
+    Catalog, CatalogHooks, CatalogItem, answer_failure, finished, policy_failed,
 };
 use crate::mcp::server::offer::offered;
 
@@ -89,22 +88,11 @@ async fn get_prompt(
         return Err(not_found());
     };
     let arguments = request.arguments.unwrap_or_default();
-    // The handler and the hooks' `before` ask in the rounds; `after`, once the answer is
-    // decided, asks nobody there.
-    let asking_ctx = match &asking {
-        Some(asking) => asking.context(ctx.clone()),
-        None => ctx.clone(),
-    };
-    let failed = |failure| answer_failure(failure, "prompt", prompt.name());
-    let handler = prepared(getter, asking_ctx.clone(), &arguments).map_err(failed)?;
-    let request = CatalogRequest::new(CatalogItem::Prompt(prompt), &arguments, &asking_ctx);
-    let getting = Run {
-        handler,
-        request,
-        settled: &ctx,
-    };
-    let messages = match run(hooks, getting, asking.as_ref()).await? {
-        Got::Done(messages) => messages.map_err(failed)?,
+    let item = CatalogItem::Prompt(prompt);
+    let messages = match run(hooks, item, getter, &arguments, ctx, asking.as_ref()).await? {
+        Got::Done(messages) => {
+            messages.map_err(|failure| answer_failure(failure, "prompt", prompt.name()))?
+        }
         Got::Asked(input) => return Ok(GetPromptResponse::InputRequired(input)),
     };
     let messages = messages.iter().map(super::Message::to_mcp).collect();

@@ -17,11 +17,8 @@ use tracing::Instrument as _;
 
 use super::McpResource;
 use crate::mcp::server::catalog::asking::{Asking, Got};
-use crate::mcp::server::catalog::handler::prepared;
-use crate::mcp::server::catalog::run::{Run, run};
-use crate::mcp::server::catalog::{
-    Catalog, CatalogItem, CatalogRequest, answer_failure, finished, policy_failed,
-};
+use crate::mcp::server::catalog::run::run;
+use crate::mcp::server::catalog::{Catalog, CatalogItem, answer_failure, finished, policy_failed};
 use crate::mcp::server::offer::offered;
 
 /// The longest URI read, in bytes.
@@ -128,23 +125,12 @@ async fn read_uri(
     let arguments: Map<String, Value> = (values.into_iter())
         .map(|(name, value)| (name, Value::String(value)))
         .collect();
-    // The handler and the hooks' `before` ask in the rounds; `after`, once the answer is
-    // decided, asks nobody there.
-    let asking_ctx = match &asking {
-        Some(asking) => asking.context(ctx.clone()),
-        None => ctx.clone(),
-    };
     let item = CatalogItem::Resource { resource, uri };
-    let failed = |failure| answer_failure(failure, "resource", uri);
-    let handler = prepared(reader, asking_ctx.clone(), &arguments).map_err(failed)?;
-    let request = CatalogRequest::new(item, &arguments, &asking_ctx);
-    let reading = Run {
-        handler,
-        request,
-        settled: &ctx,
-    };
-    let contents = match run(&catalog.hooks, reading, asking.as_ref()).await? {
-        Got::Done(contents) => contents.map_err(failed)?,
+    let hooks = &catalog.hooks;
+    let contents = match run(hooks, item, reader, &arguments, ctx, asking.as_ref()).await? {
+        Got::Done(contents) => {
+            contents.map_err(|failure| answer_failure(failure, "resource", uri))?
+        }
         Got::Asked(input) => return Ok(ReadResourceResponse::InputRequired(input)),
     };
     let mut result = ReadResourceResult::new(contents.into_mcp(uri, resource.mime_type()));
